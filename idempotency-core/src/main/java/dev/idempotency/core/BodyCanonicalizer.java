@@ -1,0 +1,60 @@
+package dev.idempotency.core;
+
+/**
+ * Turns a request body into the bytes its fingerprint is computed from, so that two bodies that
+ * mean the same request hash the same.
+ *
+ * <p>Contract: the method is a pure function of its arguments, thread-safe, and never throws for
+ * malformed input — a body it cannot canonicalize is returned as it came (raw bytes), so it is
+ * still fingerprinted byte for byte. The engine computes {@code SHA-256(canonicalize(body))}.
+ */
+@FunctionalInterface
+public interface BodyCanonicalizer {
+
+    /**
+     * @param body        the raw request body, never {@code null} (empty when there was none)
+     * @param contentType the request's {@code Content-Type} header, or {@code null} when absent
+     * @return the canonical bytes; may be {@code body} itself
+     */
+    byte[] canonicalize(byte[] body, String contentType);
+
+    /**
+     * The default: JSON bodies with object members sorted by key (recursively, UTF-16 code-unit
+     * order), array order kept, insignificant whitespace dropped, numbers compared by value
+     * (integers exactly, decimals as IEEE-754 doubles) and the last of duplicate keys winning —
+     * the behaviour of {@code JSON.stringify} over a key-sorted {@code JSON.parse}. Bodies whose
+     * content type is not JSON, and bodies that do not parse, are hashed as raw bytes.
+     */
+    static BodyCanonicalizer sortedJson() {
+        return SortedJsonCanonicalizer.INSTANCE;
+    }
+
+    /**
+     * RFC 8785 JSON Canonicalization Scheme: ECMAScript number formatting, the RFC's string
+     * escaping, members sorted by UTF-16 code units. Bodies that are not JSON, do not parse, or
+     * carry duplicate member names are hashed as raw bytes.
+     */
+    static BodyCanonicalizer jcs() {
+        return JcsCanonicalizer.INSTANCE;
+    }
+
+    /** No canonicalization: the fingerprint is the SHA-256 of the raw bytes. */
+    static BodyCanonicalizer rawBytes() {
+        return (body, contentType) -> body;
+    }
+
+    /**
+     * Whether a content type should be tried as JSON: absent, {@code application/json}, or any
+     * {@code +json} / {@code -json} structured suffix.
+     */
+    static boolean looksLikeJson(String contentType) {
+        if (contentType == null || contentType.isBlank()) {
+            return true;
+        }
+        int semicolon = contentType.indexOf(';');
+        String mediaType = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim();
+        return mediaType.regionMatches(true, 0, "application/json", 0, 16) && mediaType.length() == 16
+                || mediaType.toLowerCase(java.util.Locale.ROOT).endsWith("+json")
+                || mediaType.toLowerCase(java.util.Locale.ROOT).endsWith("-json");
+    }
+}

@@ -1,0 +1,372 @@
+package dev.idempotency.core;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Immutable engine settings, checked when built. {@link #defaults()} gives every default below;
+ * {@link #builder()} changes some.
+ *
+ * <table>
+ *   <caption>Settings and defaults</caption>
+ *   <tr><th>setting</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@code headerName}</td><td>{@code Idempotency-Key}</td><td>the request header carrying the key</td></tr>
+ *   <tr><td>{@code methods}</td><td>{@code POST}</td><td>methods in scope; others pass through</td></tr>
+ *   <tr><td>{@code keyRequired}</td><td>false</td><td>answer 400 {@code idempotency_key_missing} instead of passing through</td></tr>
+ *   <tr><td>{@code mode}</td><td>{@link Mode#RESERVE}</td><td>optimistic, reserve or atomic</td></tr>
+ *   <tr><td>{@code ttl}</td><td>24 h</td><td>how long a record lives (from completion)</td></tr>
+ *   <tr><td>{@code lease}</td><td>30 s</td><td>how long a reservation is safe without renewal</td></tr>
+ *   <tr><td>{@code renewLease}</td><td>true</td><td>renew the lease every {@code lease / 3} while the handler runs</td></tr>
+ *   <tr><td>{@code inFlightWait}</td><td>0</td><td>how long a duplicate waits for the first to finish before 409</td></tr>
+ *   <tr><td>{@code inFlightPollInterval}</td><td>50 ms</td><td>how often a waiting duplicate looks again</td></tr>
+ *   <tr><td>{@code retryAfter}</td><td>1 s</td><td>{@code Retry-After} on 409 and 503</td></tr>
+ *   <tr><td>{@code maxRequestBodyBytes}</td><td>1 MiB</td><td>larger bodies get 413</td></tr>
+ *   <tr><td>{@code maxStoredBodyBytes}</td><td>1 MiB</td><td>larger responses are not stored</td></tr>
+ *   <tr><td>{@code replayedHeaders}</td><td>Location, Content-Location, ETag, Last-Modified, Link</td><td>response headers stored and replayed (credential headers are refused)</td></tr>
+ *   <tr><td>{@code canonicalizer}</td><td>{@link BodyCanonicalizer#sortedJson()}</td><td>how bodies are normalized before hashing</td></tr>
+ *   <tr><td>{@code replayPolicy}</td><td>{@link ReplayPolicy#defaults()}</td><td>which responses are stored</td></tr>
+ *   <tr><td>{@code tenantResolver}</td><td>{@code fixed("default")}</td><td>the tenant of each request</td></tr>
+ *   <tr><td>{@code clock}</td><td>{@link Clock#systemUTC()}</td><td>the time for expiry and leases</td></tr>
+ *   <tr><td>{@code listener}</td><td>none</td><td>told every request's outcome</td></tr>
+ *   <tr><td>{@code problemTypeBase}</td><td>{@code urn:idempotency:problem:}</td><td>prefix of each problem's {@code type} URI</td></tr>
+ * </table>
+ */
+public final class IdempotencyConfig {
+
+    /** Headers that carry credentials: never stored, never replayed, refused in the allow-list. */
+    public static final Set<String> CREDENTIAL_HEADERS = caseInsensitive(List.of("Set-Cookie", "Set-Cookie2",
+            "Cookie", "Authorization", "Proxy-Authorization", "WWW-Authenticate", "Proxy-Authenticate"));
+
+    private final String headerName;
+    private final Set<String> methods;
+    private final boolean keyRequired;
+    private final Mode mode;
+    private final Duration ttl;
+    private final Duration lease;
+    private final boolean renewLease;
+    private final Duration inFlightWait;
+    private final Duration inFlightPollInterval;
+    private final Duration retryAfter;
+    private final int maxRequestBodyBytes;
+    private final int maxStoredBodyBytes;
+    private final Set<String> replayedHeaders;
+    private final BodyCanonicalizer canonicalizer;
+    private final ReplayPolicy replayPolicy;
+    private final TenantResolver tenantResolver;
+    private final Clock clock;
+    private final IdempotencyListener listener;
+    private final String problemTypeBase;
+
+    private IdempotencyConfig(Builder b) {
+        headerName = requireToken(b.headerName);
+        methods = upperCase(b.methods);
+        keyRequired = b.keyRequired;
+        mode = Objects.requireNonNull(b.mode, "mode");
+        ttl = requirePositive(b.ttl, "ttl");
+        lease = requirePositive(b.lease, "lease");
+        renewLease = b.renewLease;
+        inFlightWait = requireNotNegative(b.inFlightWait, "inFlightWait");
+        inFlightPollInterval = requirePositive(b.inFlightPollInterval, "inFlightPollInterval");
+        retryAfter = requirePositive(b.retryAfter, "retryAfter");
+        maxRequestBodyBytes = requirePositive(b.maxRequestBodyBytes, "maxRequestBodyBytes");
+        maxStoredBodyBytes = requirePositive(b.maxStoredBodyBytes, "maxStoredBodyBytes");
+        replayedHeaders = caseInsensitive(b.replayedHeaders);
+        canonicalizer = Objects.requireNonNull(b.canonicalizer, "canonicalizer");
+        replayPolicy = Objects.requireNonNull(b.replayPolicy, "replayPolicy");
+        tenantResolver = Objects.requireNonNull(b.tenantResolver, "tenantResolver");
+        clock = Objects.requireNonNull(b.clock, "clock");
+        listener = Objects.requireNonNull(b.listener, "listener");
+        problemTypeBase = Objects.requireNonNull(b.problemTypeBase, "problemTypeBase");
+        if (lease.compareTo(ttl) > 0) {
+            throw new IllegalArgumentException("lease (" + lease + ") must not be longer than ttl (" + ttl + ")");
+        }
+        for (String header : replayedHeaders) {
+            if (CREDENTIAL_HEADERS.contains(header)) {
+                throw new IllegalArgumentException(header + " carries credentials and is never replayed");
+            }
+        }
+    }
+
+    /** Every setting at its default. */
+    public static IdempotencyConfig defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding this config's values, to derive a changed copy. */
+    public Builder toBuilder() {
+        return new Builder()
+                .headerName(headerName).methods(methods).keyRequired(keyRequired).mode(mode).ttl(ttl)
+                .lease(lease).renewLease(renewLease).inFlightWait(inFlightWait)
+                .inFlightPollInterval(inFlightPollInterval).retryAfter(retryAfter)
+                .maxRequestBodyBytes(maxRequestBodyBytes).maxStoredBodyBytes(maxStoredBodyBytes)
+                .replayedHeaders(replayedHeaders).canonicalizer(canonicalizer).replayPolicy(replayPolicy)
+                .tenantResolver(tenantResolver).clock(clock).listener(listener).problemTypeBase(problemTypeBase);
+    }
+
+    public String headerName() {
+        return headerName;
+    }
+
+    public Set<String> methods() {
+        return methods;
+    }
+
+    public boolean keyRequired() {
+        return keyRequired;
+    }
+
+    public Mode mode() {
+        return mode;
+    }
+
+    public Duration ttl() {
+        return ttl;
+    }
+
+    public Duration lease() {
+        return lease;
+    }
+
+    public boolean renewLease() {
+        return renewLease;
+    }
+
+    public Duration inFlightWait() {
+        return inFlightWait;
+    }
+
+    public Duration inFlightPollInterval() {
+        return inFlightPollInterval;
+    }
+
+    public Duration retryAfter() {
+        return retryAfter;
+    }
+
+    public int maxRequestBodyBytes() {
+        return maxRequestBodyBytes;
+    }
+
+    public int maxStoredBodyBytes() {
+        return maxStoredBodyBytes;
+    }
+
+    /** The allow-list of replayed response headers; a case-insensitive set. */
+    public Set<String> replayedHeaders() {
+        return replayedHeaders;
+    }
+
+    public BodyCanonicalizer canonicalizer() {
+        return canonicalizer;
+    }
+
+    public ReplayPolicy replayPolicy() {
+        return replayPolicy;
+    }
+
+    public TenantResolver tenantResolver() {
+        return tenantResolver;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    public IdempotencyListener listener() {
+        return listener;
+    }
+
+    public String problemTypeBase() {
+        return problemTypeBase;
+    }
+
+    /** Whether requests with this method are in scope. */
+    public boolean covers(String method) {
+        return methods.contains(method.toUpperCase(Locale.ROOT));
+    }
+
+    private static Set<String> caseInsensitive(java.util.Collection<String> names) {
+        TreeSet<String> set = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        set.addAll(names);
+        return java.util.Collections.unmodifiableSet(set);
+    }
+
+    private static Set<String> upperCase(Set<String> methods) {
+        if (methods.isEmpty()) {
+            throw new IllegalArgumentException("methods must not be empty");
+        }
+        Set<String> upper = new LinkedHashSet<>();
+        methods.forEach(m -> upper.add(requireToken(m).toUpperCase(Locale.ROOT)));
+        return Set.copyOf(upper);
+    }
+
+    private static String requireToken(String value) {
+        Objects.requireNonNull(value, "header or method name");
+        if (!IdempotencyKeys.isVisibleAscii(value, 255)) {
+            throw new IllegalArgumentException("not a valid HTTP token: '" + value + "'");
+        }
+        return value;
+    }
+
+    private static Duration requirePositive(Duration d, String name) {
+        Objects.requireNonNull(d, name);
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, was " + d);
+        }
+        return d;
+    }
+
+    private static Duration requireNotNegative(Duration d, String name) {
+        Objects.requireNonNull(d, name);
+        if (d.isNegative()) {
+            throw new IllegalArgumentException(name + " must not be negative, was " + d);
+        }
+        return d;
+    }
+
+    private static int requirePositive(int value, String name) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(name + " must be positive, was " + value);
+        }
+        return value;
+    }
+
+    /** Collects settings; {@link #build()} checks them. Not thread-safe. */
+    public static final class Builder {
+        private String headerName = "Idempotency-Key";
+        private Set<String> methods = Set.of("POST");
+        private boolean keyRequired;
+        private Mode mode = Mode.RESERVE;
+        private Duration ttl = Duration.ofHours(24);
+        private Duration lease = Duration.ofSeconds(30);
+        private boolean renewLease = true;
+        private Duration inFlightWait = Duration.ZERO;
+        private Duration inFlightPollInterval = Duration.ofMillis(50);
+        private Duration retryAfter = Duration.ofSeconds(1);
+        private int maxRequestBodyBytes = 1 << 20;
+        private int maxStoredBodyBytes = 1 << 20;
+        private Set<String> replayedHeaders = Set.of("Location", "Content-Location", "ETag", "Last-Modified", "Link");
+        private BodyCanonicalizer canonicalizer = BodyCanonicalizer.sortedJson();
+        private ReplayPolicy replayPolicy = ReplayPolicy.defaults();
+        private TenantResolver tenantResolver = TenantResolver.fixed("default");
+        private Clock clock = Clock.systemUTC();
+        private IdempotencyListener listener = IdempotencyListener.none();
+        private String problemTypeBase = "urn:idempotency:problem:";
+
+        private Builder() {
+        }
+
+        public Builder headerName(String headerName) {
+            this.headerName = headerName;
+            return this;
+        }
+
+        public Builder methods(Set<String> methods) {
+            this.methods = Set.copyOf(methods);
+            return this;
+        }
+
+        public Builder methods(String... methods) {
+            return methods(Set.of(methods));
+        }
+
+        public Builder keyRequired(boolean keyRequired) {
+            this.keyRequired = keyRequired;
+            return this;
+        }
+
+        public Builder mode(Mode mode) {
+            this.mode = mode;
+            return this;
+        }
+
+        public Builder ttl(Duration ttl) {
+            this.ttl = ttl;
+            return this;
+        }
+
+        public Builder lease(Duration lease) {
+            this.lease = lease;
+            return this;
+        }
+
+        public Builder renewLease(boolean renewLease) {
+            this.renewLease = renewLease;
+            return this;
+        }
+
+        public Builder inFlightWait(Duration inFlightWait) {
+            this.inFlightWait = inFlightWait;
+            return this;
+        }
+
+        public Builder inFlightPollInterval(Duration inFlightPollInterval) {
+            this.inFlightPollInterval = inFlightPollInterval;
+            return this;
+        }
+
+        public Builder retryAfter(Duration retryAfter) {
+            this.retryAfter = retryAfter;
+            return this;
+        }
+
+        public Builder maxRequestBodyBytes(int maxRequestBodyBytes) {
+            this.maxRequestBodyBytes = maxRequestBodyBytes;
+            return this;
+        }
+
+        public Builder maxStoredBodyBytes(int maxStoredBodyBytes) {
+            this.maxStoredBodyBytes = maxStoredBodyBytes;
+            return this;
+        }
+
+        public Builder replayedHeaders(Set<String> replayedHeaders) {
+            this.replayedHeaders = Set.copyOf(replayedHeaders);
+            return this;
+        }
+
+        public Builder canonicalizer(BodyCanonicalizer canonicalizer) {
+            this.canonicalizer = canonicalizer;
+            return this;
+        }
+
+        public Builder replayPolicy(ReplayPolicy replayPolicy) {
+            this.replayPolicy = replayPolicy;
+            return this;
+        }
+
+        public Builder tenantResolver(TenantResolver tenantResolver) {
+            this.tenantResolver = tenantResolver;
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        public Builder listener(IdempotencyListener listener) {
+            this.listener = listener;
+            return this;
+        }
+
+        public Builder problemTypeBase(String problemTypeBase) {
+            this.problemTypeBase = problemTypeBase;
+            return this;
+        }
+
+        public IdempotencyConfig build() {
+            return new IdempotencyConfig(this);
+        }
+    }
+}

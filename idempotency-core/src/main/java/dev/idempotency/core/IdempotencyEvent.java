@@ -1,0 +1,39 @@
+package dev.idempotency.core;
+
+/**
+ * One request's fate.
+ *
+ * @param outcome     what happened
+ * @param method      the HTTP method
+ * @param path        the normalized path (or the raw path for pass-through requests)
+ * @param tenant      the tenant, or {@code null} when not resolved
+ * @param keyPreview  the first eight characters of the key, or {@code null} without a key
+ * @param problemCode for {@link Outcome#REJECTED}, the problem's {@code code}; otherwise {@code null}
+ */
+public record IdempotencyEvent(Outcome outcome, String method, String path, String tenant, String keyPreview,
+                               String problemCode) {
+
+    /** What the engine did with a request. */
+    public enum Outcome {
+        /** Out of scope or without a key: the handler ran untouched. */
+        PASSED_THROUGH,
+        /** Answered with a problem; the handler did not run. */
+        REJECTED,
+        /** Answered with the stored response; the handler did not run. */
+        REPLAYED,
+        /** The handler ran and its response was stored. */
+        EXECUTED_STORED,
+        /** The handler ran; its response was not storable, so the key was released. */
+        EXECUTED_NOT_STORED,
+        /** The handler threw; the key was released (atomic mode: rolled back). */
+        EXECUTION_FAILED,
+        /** The handler ran but storing its response failed; the client still got it. */
+        PERSIST_FAILED;
+
+        /** Whether the handler ran. */
+        public boolean executed() {
+            return this == PASSED_THROUGH || this == EXECUTED_STORED || this == EXECUTED_NOT_STORED
+                    || this == EXECUTION_FAILED || this == PERSIST_FAILED;
+        }
+    }
+}

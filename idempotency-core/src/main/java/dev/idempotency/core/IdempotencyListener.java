@@ -1,0 +1,17 @@
+package dev.idempotency.core;
+
+/**
+ * Told what happened to every request the engine saw, for metrics and audit. Called on the
+ * request's thread; keep it fast and never throw (exceptions are logged and ignored).
+ */
+@FunctionalInterface
+public interface IdempotencyListener {
+
+    void onEvent(IdempotencyEvent event);
+
+    /** A listener that does nothing. */
+    static IdempotencyListener none() {
+        return event -> {
+        };
+    }
+}

@@ -1,0 +1,44 @@
+package dev.idempotency.core;
+
+/**
+ * Every problem the engine answers with, its HTTP status, title and default detail. The
+ * {@link #code()} is the stable, snake_case {@code code} member of the problem document.
+ */
+public enum ProblemCode {
+    IDEMPOTENCY_KEY_INVALID(400, "Invalid Idempotency-Key", "The Idempotency-Key header is invalid"),
+    IDEMPOTENCY_KEY_MISSING(400, "Idempotency-Key required", "This request requires an Idempotency-Key header"),
+    IDEMPOTENCY_TENANT_UNKNOWN(400, "Unknown tenant", "The request's tenant could not be determined"),
+    IDEMPOTENCY_REQUEST_TOO_LARGE(413, "Request body too large",
+            "The request body is too large to be fingerprinted for idempotency"),
+    IDEMPOTENCY_KEY_CONFLICT(422, "Idempotency-Key reused", "Idempotency-Key reused with a different request body"),
+    IDEMPOTENCY_REQUEST_IN_PROGRESS(409, "Request in progress",
+            "A request with this Idempotency-Key is still being processed; retry later"),
+    IDEMPOTENCY_STORAGE_UNAVAILABLE(503, "Idempotency storage unavailable", "Idempotency storage is unreachable");
+
+    private final int status;
+    private final String title;
+    private final String defaultDetail;
+
+    ProblemCode(int status, String title, String defaultDetail) {
+        this.status = status;
+        this.title = title;
+        this.defaultDetail = defaultDetail;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String title() {
+        return title;
+    }
+
+    public String defaultDetail() {
+        return defaultDetail;
+    }
+
+    /** The snake_case code, e.g. {@code idempotency_key_invalid}. */
+    public String code() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+}

@@ -1,0 +1,66 @@
+package dev.idempotency.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * The few things the engine needs to know about an incoming request. Adapters implement it over
+ * their framework's request object; {@link #of} builds one from plain values.
+ */
+public interface RequestView {
+
+    /** The HTTP method, any case. */
+    String method();
+
+    /** The request path as received; it may carry a query string, which the engine ignores. */
+    String path();
+
+    /**
+     * Every value of the named header, one element per header field line, in arrival order;
+     * empty when absent. Names are matched case-insensitively.
+     */
+    List<String> headers(String name);
+
+    /** The body bytes; empty when there is none. Called only for requests in scope. */
+    byte[] body();
+
+    /** The single value of a header, or {@code null} when absent; the first one when repeated. */
+    default String header(String name) {
+        List<String> values = headers(name);
+        return values.isEmpty() ? null : values.get(0);
+    }
+
+    /** A request view over plain values; header names are matched case-insensitively. */
+    static RequestView of(String method, String path, Map<String, List<String>> headers, byte[] body) {
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(body, "body");
+        Map<String, List<String>> byName = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        headers.forEach((name, values) -> byName.computeIfAbsent(name, n -> new ArrayList<>()).addAll(values));
+        return new RequestView() {
+            @Override
+            public String method() {
+                return method.toUpperCase(Locale.ROOT);
+            }
+
+            @Override
+            public String path() {
+                return path;
+            }
+
+            @Override
+            public List<String> headers(String name) {
+                return List.copyOf(byName.getOrDefault(name, List.of()));
+            }
+
+            @Override
+            public byte[] body() {
+                return body;
+            }
+        };
+    }
+}

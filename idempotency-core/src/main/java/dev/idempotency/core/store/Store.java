@@ -1,0 +1,61 @@
+package dev.idempotency.core.store;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Durable storage for idempotency records: a handful of atomic primitives, each answering "did
+ * I win?". The state machine that strings them together lives once, in
+ * {@link dev.idempotency.core.IdempotencyEngine}; a store never decides what a request gets.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li>Time is what the caller passes as {@code now} (the engine's {@link java.time.Clock});
+ *       a store compares expiry and leases against it, inside its atomic statement.</li>
+ *   <li>A record whose {@code expiresAt <= now} counts as absent everywhere.</li>
+ *   <li>{@link #reserve} is atomic across threads, processes and machines sharing the storage:
+ *       of any number of concurrent callers for one key exactly one gets
+ *       {@link ReserveResult.Acquired}.</li>
+ *   <li>An in-flight record whose lease has run out ({@code leaseUntil <= now}) may be taken
+ *       over by the next {@code reserve}; the previous owner's handle then fails to complete,
+ *       release or renew.</li>
+ *   <li>Storage that is missing (no table) or cannot be reached is reported by throwing
+ *       {@link StorageUnavailableException}; any other failure may be any runtime exception.</li>
+ * </ul>
+ * The suite {@code dev.idempotency.testkit.StoreContractTest} in the test kit checks all of it;
+ * a custom store should extend it.
+ */
+public interface Store {
+
+    /**
+     * Creates an in-flight record for {@code key} if none is live (absent, expired, or in flight
+     * with a lapsed lease), atomically.
+     *
+     * @param key         the namespace and client key
+     * @param fingerprint hex SHA-256 of the canonical request body
+     * @param now         the current time
+     * @param lease       how long the reservation is guaranteed to its owner without renewal
+     * @param ttl         how long the record lives (it is measured again from completion)
+     * @return the won reservation, or the live record that is in the way
+     */
+    ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl);
+
+    /** The live record for {@code key}, in flight or completed; empty when absent or expired. */
+    Optional<IdempotencyRecord> find(RecordKey key, Instant now);
+
+    /**
+     * Stores a completed record unless a live one exists — the single write of the optimistic
+     * mode (look up, run, then insert-if-absent).
+     *
+     * @return {@code true} when this call stored it
+     */
+    boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now, Duration ttl);
+
+    /**
+     * Deletes at most {@code limit} records that expired before {@code now}.
+     *
+     * @return how many went; call again while it returns {@code limit}
+     */
+    int purgeExpired(Instant now, int limit);
+}
