@@ -1,0 +1,110 @@
+package dev.idempotency.testkit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The business logic behind the routes every adapter serves for {@link HttpConformanceTest}. It
+ * counts how often each route's handler ran — the number the suite asserts on. Each adapter test
+ * wires these routes with its framework's own native style (status, headers, JSON encoding):
+ *
+ * <table>
+ *   <caption>Routes</caption>
+ *   <tr><th>route</th><th>call</th><th>response</th></tr>
+ *   <tr><td>{@code POST /orders}</td><td>{@link #createOrder(byte[], String)} with the body and
+ *       the {@code delayMs} query parameter</td>
+ *       <td>201, JSON of the returned map, headers {@code Location: /orders/<id>},
+ *       {@code X-Order-Seq: <id>} and {@code Set-Cookie: session=<id>}</td></tr>
+ *   <tr><td>{@code POST /payments}</td><td>{@link #createPayment(byte[])}</td><td>200, JSON of the map</td></tr>
+ *   <tr><td>{@code POST /reject}</td><td>{@link #reject()}</td><td>400, JSON of the map</td></tr>
+ *   <tr><td>{@code POST /fail}</td><td>{@link #fail()} (throws)</td><td>whatever the framework maps an
+ *       uncaught exception to (500)</td></tr>
+ *   <tr><td>{@code POST /text}</td><td>{@link #text()}</td><td>200, {@code text/plain; charset=utf-8}</td></tr>
+ *   <tr><td>{@code GET /orders}</td><td>{@link #listOrders()}</td><td>200, JSON array</td></tr>
+ * </table>
+ */
+public final class ConformanceApp {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
+    private final AtomicInteger ids = new AtomicInteger();
+
+    /** How often the handler of {@code route} ("orders", "payments", "reject", "fail", "text", "list") ran. */
+    public int executions(String route) {
+        return executions.computeIfAbsent(route, r -> new AtomicInteger()).get();
+    }
+
+    private int ran(String route) {
+        return executions.computeIfAbsent(route, r -> new AtomicInteger()).incrementAndGet();
+    }
+
+    /** Parses {@code {"item": .., "quantity": ..}}, waits {@code delayMs} if given, returns the order. */
+    public Map<String, Object> createOrder(byte[] body, String delayMs) {
+        ran("orders");
+        JsonNode json = parse(body);
+        if (delayMs != null && !delayMs.isBlank()) {
+            sleep(Long.parseLong(delayMs));
+        }
+        Map<String, Object> order = new LinkedHashMap<>();
+        order.put("id", ids.incrementAndGet());
+        order.put("item", json.path("item").asText());
+        order.put("quantity", json.path("quantity").asInt());
+        order.put("status", "created");
+        return order;
+    }
+
+    /** Parses {@code {"amount": .., "outcome": ..}} and answers with the outcome as its status. */
+    public Map<String, Object> createPayment(byte[] body) {
+        ran("payments");
+        JsonNode json = parse(body);
+        Map<String, Object> payment = new LinkedHashMap<>();
+        payment.put("id", ids.incrementAndGet());
+        payment.put("amount", json.path("amount").asInt());
+        payment.put("status", json.path("outcome").asText("succeeded"));
+        return payment;
+    }
+
+    public Map<String, Object> reject() {
+        ran("reject");
+        return Map.of("error", "rejected by the handler");
+    }
+
+    /** Always throws, after counting. */
+    public Object fail() {
+        ran("fail");
+        throw new IllegalStateException("handler failed on purpose");
+    }
+
+    public String text() {
+        return "plain text #" + ran("text");
+    }
+
+    public List<Map<String, Object>> listOrders() {
+        ran("list");
+        return List.of();
+    }
+
+    private static JsonNode parse(byte[] body) {
+        try {
+            return JSON.readTree(body);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,602 @@
+package dev.idempotency.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.Mode;
+import dev.idempotency.core.TenantResolver;
+import dev.idempotency.core.store.InMemoryStore;
+import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.core.store.Store;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One HTTP-level suite for every adapter: it drives a real server over HTTP with
+ * {@link HttpClient} and counts handler executions through {@link ConformanceApp}.
+ *
+ * <p>An adapter's test implements {@link #startServer}: start a real server on a free port with
+ * the adapter wired to the given engine on every path, serving {@link ConformanceApp}'s routes
+ * in the framework's native style, and return its base URI and a way to stop it.
+ */
+public abstract class HttpConformanceTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String ORDER = "{\"item\":\"book\",\"quantity\":2}";
+
+    /** A started server. */
+    public interface RunningServer extends AutoCloseable {
+        /** Where it listens, e.g. {@code http://127.0.0.1:34567}. */
+        URI baseUri();
+    }
+
+    /** Starts the adapter under test with {@code engine}, serving {@code app}'s routes. */
+    protected abstract RunningServer startServer(IdempotencyEngine engine, ConformanceApp app) throws Exception;
+
+    /** The store behind the engine; in memory unless a subclass tests another. */
+    protected Store createStore() {
+        return new InMemoryStore();
+    }
+
+    protected final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    protected final ConformanceApp app = new ConformanceApp();
+    protected OutageStore store;
+    private IdempotencyEngine engine;
+    private RunningServer server;
+
+    /** Starts the server with the default settings the suite expects. */
+    protected URI start() throws Exception {
+        return start(UnaryOperator.identity());
+    }
+
+    /** Starts the server with the suite's settings changed by {@code customize}. */
+    protected URI start(UnaryOperator<IdempotencyConfig.Builder> customize) throws Exception {
+        store = new OutageStore(createStore());
+        IdempotencyConfig.Builder config = IdempotencyConfig.builder()
+                .tenantResolver(TenantResolver.header("X-Tenant-Id", "public"));
+        engine = new IdempotencyEngine(store, customize.apply(config).build());
+        server = startServer(engine, app);
+        return server.baseUri();
+    }
+
+    @AfterEach
+    void stopServer() throws Exception {
+        if (server != null) {
+            server.close();
+        }
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- requests
+
+    protected HttpResponse<byte[]> post(String path, String key, String body, String... headers) throws Exception {
+        return send(request(path, key, headers).POST(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    protected HttpRequest.Builder request(String path, String key, String... headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(server.baseUri().resolve(path))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json");
+        if (key != null) {
+            b.header("Idempotency-Key", key);
+        }
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return b;
+    }
+
+    protected HttpResponse<byte[]> send(HttpRequest request) throws Exception {
+        return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    protected static String newKey() {
+        return "key-" + UUID.randomUUID();
+    }
+
+    protected static JsonNode json(HttpResponse<byte[]> response) throws IOException {
+        return JSON.readTree(response.body());
+    }
+
+    private static boolean replayed(HttpResponse<?> response) {
+        return response.headers().firstValue("Idempotent-Replayed").filter("true"::equals).isPresent();
+    }
+
+    private static void assertProblem(HttpResponse<byte[]> response, int status, String code) throws IOException {
+        assertThat(response.statusCode()).as("status").isEqualTo(status);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                ct -> assertThat(ct).startsWith("application/problem+json"));
+        assertThat(response.headers().firstValue("Cache-Control")).hasValue("no-store");
+        JsonNode problem = json(response);
+        assertThat(problem.path("code").asText()).isEqualTo(code);
+        assertThat(problem.path("status").asInt()).isEqualTo(status);
+        assertThat(problem.path("type").asText()).isNotBlank();
+        assertThat(problem.path("title").asText()).isNotBlank();
+        assertThat(problem.path("detail").asText()).isNotBlank();
+    }
+
+    // ---------------------------------------------------------------- replay
+
+    @Test
+    void aRetryIsReplayedByteExactWithItsHeadersAndTheHandlerRunsOnce() throws Exception {
+        start();
+        String key = newKey();
+
+        HttpResponse<byte[]> first = post("/orders", key, ORDER);
+        HttpResponse<byte[]> second = post("/orders", key, ORDER);
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(replayed(first)).isFalse();
+        assertThat(second.statusCode()).isEqualTo(201);
+        assertThat(second.body()).isEqualTo(first.body());
+        assertThat(second.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+        assertThat(second.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+        assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(second.headers().firstValue("Cache-Control")).hasValue("private, no-store");
+        assertThat(second.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+        assertThat(second.headers().firstValue("Vary")).hasValue("Origin");
+        assertThat(app.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void credentialAndUnlistedHeadersAreNeverReplayed() throws Exception {
+        start();
+        String key = newKey();
+
+        HttpResponse<byte[]> first = post("/orders", key, ORDER);
+        HttpResponse<byte[]> second = post("/orders", key, ORDER);
+
+        assertThat(first.headers().firstValue("Set-Cookie")).isPresent();
+        assertThat(first.headers().firstValue("X-Order-Seq")).isPresent();
+        assertThat(second.headers().firstValue("Set-Cookie")).isEmpty();
+        assertThat(second.headers().firstValue("X-Order-Seq")).isEmpty();
+    }
+
+    @Test
+    void aNonJsonResponseIsReplayedWithItsContentType() throws Exception {
+        start();
+        String key = newKey();
+
+        HttpResponse<byte[]> first = post("/text", key, "hello");
+        HttpResponse<byte[]> second = post("/text", key, "hello");
+
+        assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo("plain text #1");
+        assertThat(second.body()).isEqualTo(first.body());
+        assertThat(second.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+        assertThat(app.executions("text")).isEqualTo(1);
+    }
+
+    @Test
+    void jsonKeyOrderAndWhitespaceDoNotChangeTheFingerprint() throws Exception {
+        start();
+        String key = newKey();
+
+        HttpResponse<byte[]> first = post("/orders", key, "{\"item\":\"book\",\"quantity\":2}");
+        HttpResponse<byte[]> second = post("/orders", key, "{ \"quantity\" : 2,\n \"item\" : \"book\" }");
+
+        assertThat(replayed(second)).isTrue();
+        assertThat(second.body()).isEqualTo(first.body());
+        assertThat(app.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void aQuotedKeyIsTheSameKeyAsItsBareForm() throws Exception {
+        start();
+        String key = newKey();
+
+        post("/orders", key, ORDER);
+        HttpResponse<byte[]> quoted = post("/orders", "\"" + key + "\"", ORDER);
+
+        assertThat(replayed(quoted)).isTrue();
+        assertThat(app.executions("orders")).isEqualTo(1);
+    }
+
+    // ---------------------------------------------------------------- conflicts
+
+    @Test
+    void theSameKeyWithADifferentBodyIsRejectedWith422() throws Exception {
+        start();
+        String key = newKey();
+        post("/orders", key, ORDER);
+
+        HttpResponse<byte[]> reused = post("/orders", key, "{\"item\":\"pen\",\"quantity\":2}");
+
+        assertProblem(reused, 422, "idempotency_key_conflict");
+        assertThat(json(reused).path("detail").asText()).isEqualTo("Idempotency-Key reused with a different request body");
+        assertThat(app.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void aDifferentBodyIsRejectedWith422WhileTheFirstIsStillRunning() throws Exception {
+        start();
+        String key = newKey();
+        CompletableFuture<HttpResponse<byte[]>> first = http.sendAsync(
+                request("/orders?delayMs=1500", key).POST(HttpRequest.BodyPublishers.ofString(ORDER)).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        awaitExecutions("orders", 1);
+
+        HttpResponse<byte[]> reused = post("/orders", key, "{\"item\":\"pen\",\"quantity\":2}");
+
+        assertProblem(reused, 422, "idempotency_key_conflict");
+        assertThat(first.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+    }
+
+    @Test
+    void aDuplicateWhileTheFirstRunsGets409WithRetryAfterThenAReplay() throws Exception {
+        start();
+        String key = newKey();
+        CompletableFuture<HttpResponse<byte[]>> first = http.sendAsync(
+                request("/orders?delayMs=1500", key).POST(HttpRequest.BodyPublishers.ofString(ORDER)).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        awaitExecutions("orders", 1);
+
+        HttpResponse<byte[]> duplicate = post("/orders?delayMs=1500", key, ORDER);
+
+        assertProblem(duplicate, 409, "idempotency_request_in_progress");
+        assertThat(duplicate.headers().firstValue("Retry-After")).isPresent();
+        HttpResponse<byte[]> original = first.get(30, TimeUnit.SECONDS);
+        HttpResponse<byte[]> retry = post("/orders?delayMs=1500", key, ORDER);
+        assertThat(replayed(retry)).isTrue();
+        assertThat(retry.body()).isEqualTo(original.body());
+        assertThat(app.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void whenConfiguredADuplicateWaitsForTheFirstAndIsReplayed() throws Exception {
+        start(c -> c.inFlightWait(Duration.ofSeconds(10)));
+        String key = newKey();
+        CompletableFuture<HttpResponse<byte[]>> first = http.sendAsync(
+                request("/orders?delayMs=800", key).POST(HttpRequest.BodyPublishers.ofString(ORDER)).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        awaitExecutions("orders", 1);
+
+        HttpResponse<byte[]> duplicate = post("/orders?delayMs=800", key, ORDER);
+
+        assertThat(duplicate.statusCode()).isEqualTo(201);
+        assertThat(replayed(duplicate)).isTrue();
+        assertThat(duplicate.body()).isEqualTo(first.get(30, TimeUnit.SECONDS).body());
+        assertThat(app.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void fiftyConcurrentIdenticalPostsExecuteExactlyOnce() throws Exception {
+        start();
+        List<HttpResponse<byte[]>> responses = concurrently(50, newKey(), "/orders?delayMs=300");
+
+        assertThat(app.executions("orders")).isEqualTo(1);
+        long originals = responses.stream().filter(r -> r.statusCode() == 201 && !replayed(r)).count();
+        assertThat(originals).isEqualTo(1);
+        assertThat(responses).allSatisfy(r -> assertThat(r.statusCode()).isIn(201, 409));
+    }
+
+    @Test
+    void fiftyConcurrentIdenticalPostsThatWaitAllGetTheSameOrder() throws Exception {
+        start(c -> c.inFlightWait(Duration.ofSeconds(20)));
+        List<HttpResponse<byte[]>> responses = concurrently(50, newKey(), "/orders?delayMs=300");
+
+        assertThat(app.executions("orders")).isEqualTo(1);
+        byte[] body = responses.get(0).body();
+        assertThat(responses).allSatisfy(r -> {
+            assertThat(r.statusCode()).isEqualTo(201);
+            assertThat(r.body()).isEqualTo(body);
+        });
+        assertThat(responses.stream().filter(r -> !replayed(r)).count()).isEqualTo(1);
+    }
+
+    private List<HttpResponse<byte[]>> concurrently(int n, String key, String path) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        CountDownLatch go = new CountDownLatch(1);
+        try {
+            List<Future<HttpResponse<byte[]>>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                futures.add(pool.submit(() -> {
+                    go.await();
+                    return post(path, key, ORDER);
+                }));
+            }
+            go.countDown();
+            List<HttpResponse<byte[]>> responses = new ArrayList<>();
+            for (Future<HttpResponse<byte[]>> f : futures) {
+                responses.add(f.get(60, TimeUnit.SECONDS));
+            }
+            return responses;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // ---------------------------------------------------------------- keys
+
+    @Test
+    void malformedKeysAreRejectedWith400() throws Exception {
+        start();
+        for (String bad : List.of("k".repeat(256), "\"\"", "\"unterminated", "\"bad\\escape\"", "has space",
+                "\"quoted\";param=1")) {
+            assertProblem(post("/orders", bad, ORDER), 400, "idempotency_key_invalid");
+        }
+        assertThat(app.executions("orders")).isZero();
+    }
+
+    @Test
+    void aRepeatedKeyHeaderIsRejectedWith400() throws Exception {
+        start();
+        HttpResponse<byte[]> response = send(request("/orders", newKey(), "Idempotency-Key", newKey())
+                .POST(HttpRequest.BodyPublishers.ofString(ORDER)).build());
+
+        assertProblem(response, 400, "idempotency_key_invalid");
+        assertThat(app.executions("orders")).isZero();
+    }
+
+    @Test
+    void keysOfControlOrNonAsciiBytesAreRejectedWith400() throws Exception {
+        start();
+        for (byte[] key : List.of(new byte[] {'a', 0x01, 'b'}, "k\u00e4y".getBytes(StandardCharsets.UTF_8))) {
+            String status = rawPost("/orders", key, ORDER);
+            assertThat(status).startsWith("HTTP/1.1 400");
+        }
+        assertThat(app.executions("orders")).isZero();
+    }
+
+    @Test
+    void aKeyOf255CharactersIsAccepted() throws Exception {
+        start();
+        String key = "k".repeat(255 - 36) + UUID.randomUUID();
+        post("/orders", key, ORDER);
+        assertThat(replayed(post("/orders", key, ORDER))).isTrue();
+    }
+
+    @Test
+    void aMissingKeyPassesThroughByDefault() throws Exception {
+        start();
+        post("/orders", null, ORDER);
+        HttpResponse<byte[]> second = post("/orders", null, ORDER);
+
+        assertThat(second.statusCode()).isEqualTo(201);
+        assertThat(replayed(second)).isFalse();
+        assertThat(app.executions("orders")).isEqualTo(2);
+    }
+
+    @Test
+    void aMissingKeyIsRejectedWhenRequired() throws Exception {
+        start(c -> c.keyRequired(true));
+        assertProblem(post("/orders", null, ORDER), 400, "idempotency_key_missing");
+        assertThat(app.executions("orders")).isZero();
+    }
+
+    // ---------------------------------------------------------------- namespace
+
+    @Test
+    void theQueryStringIsNotPartOfTheNamespace() throws Exception {
+        start();
+        String key = newKey();
+        post("/orders?debug=true", key, ORDER);
+
+        assertThat(replayed(post("/orders", key, ORDER))).isTrue();
+        assertThat(app.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void pathsAreIndependentNamespaces() throws Exception {
+        start();
+        String key = newKey();
+        HttpResponse<byte[]> order = post("/orders", key, ORDER);
+        HttpResponse<byte[]> payment = post("/payments", key, ORDER);
+
+        assertThat(replayed(order)).isFalse();
+        assertThat(replayed(payment)).isFalse();
+        assertThat(payment.statusCode()).isEqualTo(200);
+        assertThat(app.executions("orders")).isEqualTo(1);
+        assertThat(app.executions("payments")).isEqualTo(1);
+    }
+
+    @Test
+    void tenantsAreIndependentNamespaces() throws Exception {
+        start();
+        String key = newKey();
+        post("/orders", key, ORDER, "X-Tenant-Id", "tenant-a");
+        HttpResponse<byte[]> otherTenant = post("/orders", key, ORDER, "X-Tenant-Id", "tenant-b");
+        HttpResponse<byte[]> sameTenant = post("/orders", key, ORDER, "X-Tenant-Id", "tenant-a");
+
+        assertThat(replayed(otherTenant)).isFalse();
+        assertThat(replayed(sameTenant)).isTrue();
+        assertThat(app.executions("orders")).isEqualTo(2);
+    }
+
+    // ---------------------------------------------------------------- what is not stored
+
+    @Test
+    void partialAndFailedOutcomesAreNotStoredSoARetryRunsAgain() throws Exception {
+        start();
+        for (String outcome : List.of("partial", "failed")) {
+            String key = newKey();
+            String body = "{\"amount\":5,\"outcome\":\"" + outcome + "\"}";
+            assertThat(post("/payments", key, body).statusCode()).isEqualTo(200);
+            HttpResponse<byte[]> retry = post("/payments", key, body);
+            assertThat(replayed(retry)).isFalse();
+            assertThat(json(retry).path("status").asText()).isEqualTo(outcome);
+        }
+        assertThat(app.executions("payments")).isEqualTo(4);
+
+        String key = newKey();
+        post("/payments", key, "{\"amount\":5,\"outcome\":\"succeeded\"}");
+        assertThat(replayed(post("/payments", key, "{\"amount\":5,\"outcome\":\"succeeded\"}"))).isTrue();
+        assertThat(app.executions("payments")).isEqualTo(5);
+    }
+
+    @Test
+    void nonSuccessResponsesAreNotStored() throws Exception {
+        start();
+        String key = newKey();
+        HttpResponse<byte[]> first = post("/reject", key, "{}");
+        HttpResponse<byte[]> second = post("/reject", key, "{}");
+
+        assertThat(first.statusCode()).isEqualTo(400);
+        assertThat(second.statusCode()).isEqualTo(400);
+        assertThat(replayed(second)).isFalse();
+        assertThat(app.executions("reject")).isEqualTo(2);
+    }
+
+    @Test
+    void aHandlerThatThrowsStoresNothingAndReleasesTheKey() throws Exception {
+        start();
+        String key = newKey();
+        HttpResponse<byte[]> first = post("/fail", key, "{}");
+        HttpResponse<byte[]> second = post("/fail", key, "{}");
+
+        assertThat(first.statusCode()).isEqualTo(500);
+        assertThat(second.statusCode()).as("released, not 409").isEqualTo(500);
+        assertThat(app.executions("fail")).isEqualTo(2);
+    }
+
+    @Test
+    void aResponseLargerThanTheStoredLimitIsNotStored() throws Exception {
+        start(c -> c.maxStoredBodyBytes(16));
+        String key = newKey();
+        post("/orders", key, ORDER);
+        HttpResponse<byte[]> retry = post("/orders", key, ORDER);
+
+        assertThat(replayed(retry)).isFalse();
+        assertThat(app.executions("orders")).isEqualTo(2);
+    }
+
+    @Test
+    void aRequestBodyLargerThanTheLimitIsRejectedWith413() throws Exception {
+        start(c -> c.maxRequestBodyBytes(64));
+        String big = "{\"item\":\"" + "x".repeat(100) + "\",\"quantity\":1}";
+
+        assertProblem(post("/orders", newKey(), big), 413, "idempotency_request_too_large");
+        assertThat(app.executions("orders")).isZero();
+    }
+
+    @Test
+    void anInvalidJsonBodyIsFingerprintedAsRawBytes() throws Exception {
+        start();
+        String key = newKey();
+        HttpResponse<byte[]> first = post("/text", key, "{not json");
+        HttpResponse<byte[]> same = post("/text", key, "{not json");
+        HttpResponse<byte[]> different = post("/text", key, "{not  json");
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(replayed(same)).isTrue();
+        assertProblem(different, 422, "idempotency_key_conflict");
+    }
+
+    // ---------------------------------------------------------------- storage and scope
+
+    @Test
+    void missingStorageAnswers503AndTheHandlerDoesNotRun() throws Exception {
+        start();
+        store.outage(StorageUnavailableException.Reason.NOT_PROVISIONED);
+
+        HttpResponse<byte[]> response = post("/orders", newKey(), ORDER);
+
+        assertProblem(response, 503, "idempotency_storage_unavailable");
+        assertThat(json(response).path("detail").asText()).isEqualTo("Idempotency storage is not provisioned");
+        assertThat(response.headers().firstValue("Retry-After")).isPresent();
+        assertThat(app.executions("orders")).isZero();
+    }
+
+    @Test
+    void unreachableStorageAnswers503AndServiceResumesWhenItIsBack() throws Exception {
+        start();
+        String key = newKey();
+        store.outage(StorageUnavailableException.Reason.UNREACHABLE);
+        assertProblem(post("/orders", key, ORDER), 503, "idempotency_storage_unavailable");
+
+        store.outage(null);
+        assertThat(post("/orders", key, ORDER).statusCode()).isEqualTo(201);
+        assertThat(app.executions("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void getRequestsAreUntouched() throws Exception {
+        start();
+        String key = newKey();
+        HttpResponse<byte[]> first = send(request("/orders", key).GET().build());
+        HttpResponse<byte[]> second = send(request("/orders", key).GET().build());
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(replayed(second)).isFalse();
+        assertThat(app.executions("list")).isEqualTo(2);
+    }
+
+    @Test
+    void theOptimisticModeReplaysACompletedRecord() throws Exception {
+        start(c -> c.mode(Mode.OPTIMISTIC));
+        String key = newKey();
+        HttpResponse<byte[]> first = post("/orders", key, ORDER);
+        HttpResponse<byte[]> second = post("/orders", key, ORDER);
+
+        assertThat(replayed(second)).isTrue();
+        assertThat(second.body()).isEqualTo(first.body());
+        assertThat(app.executions("orders")).isEqualTo(1);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** Waits until a route's handler has started {@code n} times (at most 10 s). */
+    protected void awaitExecutions(String route, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (app.executions(route) < n) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("handler " + route + " did not start " + n + " times");
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    /** Sends a POST over a plain socket, so header bytes that HttpClient refuses can be sent; returns the status line. */
+    protected String rawPost(String path, byte[] keyBytes, String body) throws IOException {
+        URI base = server.baseUri();
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(10_000);
+            ByteArrayOutputStream request = new ByteArrayOutputStream();
+            byte[] bodyBytes = body.getBytes(StandardCharsets.UTF_8);
+            request.writeBytes(("POST " + path + " HTTP/1.1\r\nHost: " + base.getHost() + "\r\n"
+                    + "Content-Type: application/json\r\nConnection: close\r\nContent-Length: " + bodyBytes.length
+                    + "\r\nIdempotency-Key: ").getBytes(StandardCharsets.ISO_8859_1));
+            request.writeBytes(keyBytes);
+            request.writeBytes("\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            request.writeBytes(bodyBytes);
+            OutputStream out = socket.getOutputStream();
+            out.write(request.toByteArray());
+            out.flush();
+            InputStream in = socket.getInputStream();
+            StringBuilder statusLine = new StringBuilder();
+            int c;
+            while ((c = in.read()) != -1 && c != '\r') {
+                statusLine.append((char) c);
+            }
+            return statusLine.toString();
+        }
+    }
+}

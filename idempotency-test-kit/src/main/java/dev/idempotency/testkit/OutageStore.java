@@ -1,0 +1,62 @@
+package dev.idempotency.testkit;
+
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.ReserveResult;
+import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.core.store.Store;
+import dev.idempotency.core.store.StoredResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Wraps a store and, while an outage is switched on, fails every call the way a store whose
+ * table is missing or whose database is down does. For tests of the 503 path.
+ */
+public final class OutageStore implements Store {
+
+    private final Store delegate;
+    private volatile StorageUnavailableException.Reason outage;
+
+    public OutageStore(Store delegate) {
+        this.delegate = delegate;
+    }
+
+    /** Fails every call with this reason from now on; {@code null} ends the outage. */
+    public void outage(StorageUnavailableException.Reason reason) {
+        this.outage = reason;
+    }
+
+    private void check() {
+        StorageUnavailableException.Reason reason = outage;
+        if (reason != null) {
+            throw new StorageUnavailableException(reason, "simulated outage: " + reason, null);
+        }
+    }
+
+    @Override
+    public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+        check();
+        return delegate.reserve(key, fingerprint, now, lease, ttl);
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
+        check();
+        return delegate.find(key, now);
+    }
+
+    @Override
+    public boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now,
+                                   Duration ttl) {
+        check();
+        return delegate.insertCompleted(key, fingerprint, response, now, ttl);
+    }
+
+    @Override
+    public int purgeExpired(Instant now, int limit) {
+        check();
+        return delegate.purgeExpired(now, limit);
+    }
+}

@@ -1,0 +1,385 @@
+package dev.idempotency.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.RecordState;
+import dev.idempotency.core.store.Reservation;
+import dev.idempotency.core.store.ReserveResult;
+import dev.idempotency.core.store.Store;
+import dev.idempotency.core.store.StoredResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every {@link Store} must have. Subclass it once per store and database:
+ *
+ * <pre>{@code
+ * class MyStoreContractTest extends StoreContractTest {
+ *     protected Store createStore() { return new MyStore(dataSource); }
+ *     protected Store secondInstance() { return new MyStore(otherPoolOnSameDatabase); }
+ * }
+ * }</pre>
+ *
+ * Time is passed explicitly (the engine's clock), so nothing here sleeps. Each test uses fresh
+ * random keys, so a store may keep its data between tests.
+ */
+public abstract class StoreContractTest {
+
+    /** A fixed "now" with millisecond precision, well inside every database's timestamp range. */
+    protected static final Instant T0 = Instant.parse("2030-01-01T00:00:00.000Z");
+    protected static final Duration LEASE = Duration.ofSeconds(30);
+    protected static final Duration TTL = Duration.ofHours(24);
+
+    private static final String FP = "a".repeat(64);
+    private static final String OTHER_FP = "b".repeat(64);
+
+    protected Store store;
+
+    /** A store over fresh or shared storage; called before each test. */
+    protected abstract Store createStore();
+
+    /**
+     * A second store instance over the same storage, as a second application server would have
+     * (for SQL stores: its own connection pool). Defaults to the first instance.
+     */
+    protected Store secondInstance() {
+        return store;
+    }
+
+    /** Releases what {@link #createStore()} opened. */
+    protected void closeStore(Store store) {
+    }
+
+    @BeforeEach
+    void openStore() {
+        store = createStore();
+    }
+
+    @AfterEach
+    void shutStore() {
+        closeStore(store);
+    }
+
+    protected static RecordKey newKey() {
+        return new RecordKey("tenant-" + UUID.randomUUID(), "POST", "/orders", "key-" + UUID.randomUUID());
+    }
+
+    protected static StoredResponse response(int status, byte[] body) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        headers.put("Location", List.of("/orders/42"));
+        headers.put("Link", List.of("</a>; rel=\"a\"", "</b>; rel=\"b\""));
+        return new StoredResponse(status, "application/json", headers, body);
+    }
+
+    protected Reservation acquire(RecordKey key, Instant now) {
+        ReserveResult result = store.reserve(key, FP, now, LEASE, TTL);
+        assertThat(result).as("reserve on a free key").isInstanceOf(ReserveResult.Acquired.class);
+        return ((ReserveResult.Acquired) result).reservation();
+    }
+
+    private static IdempotencyRecord existing(ReserveResult result) {
+        assertThat(result).as("reserve on a taken key").isInstanceOf(ReserveResult.Existing.class);
+        return ((ReserveResult.Existing) result).record();
+    }
+
+    @Test
+    void reserveOnAbsentKeyWinsAndRecordsAnInFlightRecord() {
+        RecordKey key = newKey();
+        Reservation reservation = acquire(key, T0);
+
+        assertThat(reservation.key()).isEqualTo(key);
+        assertThat(reservation.ownerToken()).isNotBlank();
+        IdempotencyRecord record = store.find(key, T0).orElseThrow();
+        assertThat(record.state()).isEqualTo(RecordState.IN_FLIGHT);
+        assertThat(record.fingerprint()).isEqualTo(FP);
+        assertThat(record.response()).isNull();
+        assertThat(record.leaseUntil()).isEqualTo(T0.plus(LEASE));
+    }
+
+    @Test
+    void secondReserveLosesAndSeesTheInFlightRecord() {
+        RecordKey key = newKey();
+        acquire(key, T0);
+
+        IdempotencyRecord record = existing(store.reserve(key, OTHER_FP, T0.plusSeconds(1), LEASE, TTL));
+
+        assertThat(record.state()).isEqualTo(RecordState.IN_FLIGHT);
+        assertThat(record.fingerprint()).as("the winner's fingerprint").isEqualTo(FP);
+        assertThat(record.key()).isEqualTo(key);
+    }
+
+    @Test
+    void completedRecordComesBackByteExact() {
+        RecordKey key = newKey();
+        byte[] body = new byte[256 + 3];
+        for (int i = 0; i < body.length; i++) {
+            body[i] = (byte) i; // every byte value, invalid UTF-8 included
+        }
+        StoredResponse stored = response(201, body);
+
+        assertThat(acquire(key, T0).complete(stored, T0.plusSeconds(1), TTL)).isTrue();
+
+        IdempotencyRecord record = store.find(key, T0.plusSeconds(2)).orElseThrow();
+        assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(record.fingerprint()).isEqualTo(FP);
+        assertThat(record.response()).isEqualTo(stored);
+        assertThat(record.response().body()).containsExactly(body);
+        assertThat(List.copyOf(record.response().headers().keySet())).containsExactly("Location", "Link");
+        assertThat(record.expiresAt()).isEqualTo(T0.plusSeconds(1).plus(TTL));
+
+        IdempotencyRecord seenByReserve = existing(store.reserve(key, FP, T0.plusSeconds(3), LEASE, TTL));
+        assertThat(seenByReserve.response()).isEqualTo(stored);
+    }
+
+    @Test
+    void responseWithoutContentTypeOrHeadersAndEmptyBodyRoundTrips() {
+        RecordKey key = newKey();
+        StoredResponse stored = new StoredResponse(204, null, Map.of(), new byte[0]);
+
+        acquire(key, T0).complete(stored, T0, TTL);
+
+        assertThat(store.find(key, T0).orElseThrow().response()).isEqualTo(stored);
+    }
+
+    @Test
+    void largeBodyRoundTrips() {
+        RecordKey key = newKey();
+        byte[] body = new byte[1 << 20];
+        new java.util.Random(7).nextBytes(body);
+
+        acquire(key, T0).complete(response(200, body), T0, TTL);
+
+        assertThat(store.find(key, T0).orElseThrow().response().body()).isEqualTo(body);
+    }
+
+    @Test
+    void releaseFreesTheKey() {
+        RecordKey key = newKey();
+        Reservation reservation = acquire(key, T0);
+
+        assertThat(reservation.release()).isTrue();
+
+        assertThat(store.find(key, T0)).isEmpty();
+        acquire(key, T0.plusMillis(1));
+    }
+
+    @Test
+    void abortFreesTheKey() {
+        RecordKey key = newKey();
+        acquire(key, T0).abort();
+
+        assertThat(store.find(key, T0)).isEmpty();
+        acquire(key, T0.plusMillis(1));
+    }
+
+    @Test
+    void aHandleFinishesOnlyOnce() {
+        RecordKey key = newKey();
+        Reservation reservation = acquire(key, T0);
+        reservation.complete(response(200, new byte[] {1}), T0, TTL);
+
+        assertThatThrownBy(() -> reservation.complete(response(200, new byte[] {2}), T0, TTL))
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(reservation::release).isInstanceOf(IllegalStateException.class);
+        assertThat(reservation.renew(T0, LEASE)).as("renew after finish").isFalse();
+        assertThat(store.find(key, T0).orElseThrow().response().body()).containsExactly(1);
+    }
+
+    @Test
+    void expiredCompletedRecordCountsAsAbsentAndCanBeReservedAgain() {
+        RecordKey key = newKey();
+        acquire(key, T0).complete(response(200, new byte[] {1}), T0, TTL);
+        Instant afterExpiry = T0.plus(TTL).plusMillis(1);
+
+        assertThat(store.find(key, T0.plus(TTL).minusMillis(1))).isPresent();
+        assertThat(store.find(key, afterExpiry)).isEmpty();
+
+        ReserveResult result = store.reserve(key, OTHER_FP, afterExpiry, LEASE, TTL);
+        assertThat(result).isInstanceOf(ReserveResult.Acquired.class);
+        assertThat(store.find(key, afterExpiry).orElseThrow().fingerprint()).isEqualTo(OTHER_FP);
+    }
+
+    @Test
+    void inFlightRecordWithLapsedLeaseCanBeTakenOverAndTheOldOwnerIsLockedOut() {
+        RecordKey key = newKey();
+        Reservation first = acquire(key, T0);
+        Instant afterLease = T0.plus(LEASE).plusMillis(1);
+
+        existing(store.reserve(key, FP, T0.plus(LEASE).minusMillis(1), LEASE, TTL));
+        ReserveResult takeover = store.reserve(key, FP, afterLease, LEASE, TTL);
+        assertThat(takeover).isInstanceOf(ReserveResult.Acquired.class);
+        Reservation second = ((ReserveResult.Acquired) takeover).reservation();
+        assertThat(second.ownerToken()).isNotEqualTo(first.ownerToken());
+
+        assertThat(first.renew(afterLease, LEASE)).as("old owner renews").isFalse();
+        assertThat(first.complete(response(200, new byte[] {1}), afterLease, TTL)).as("old owner completes")
+                .isFalse();
+        assertThat(store.find(key, afterLease).orElseThrow().state()).isEqualTo(RecordState.IN_FLIGHT);
+
+        assertThat(second.complete(response(200, new byte[] {2}), afterLease, TTL)).isTrue();
+        assertThat(store.find(key, afterLease).orElseThrow().response().body()).containsExactly(2);
+    }
+
+    @Test
+    void oldOwnerCannotReleaseTheNewOwnersReservation() {
+        RecordKey key = newKey();
+        Reservation first = acquire(key, T0);
+        Instant afterLease = T0.plus(LEASE).plusMillis(1);
+        acquire(key, afterLease);
+
+        assertThat(first.release()).isFalse();
+        assertThat(store.find(key, afterLease)).isPresent();
+    }
+
+    @Test
+    void renewKeepsTheReservationPastItsFirstLease() {
+        RecordKey key = newKey();
+        Reservation reservation = acquire(key, T0);
+        Instant beforeLapse = T0.plus(LEASE).minusSeconds(1);
+
+        assertThat(reservation.renew(beforeLapse, LEASE)).isTrue();
+
+        Instant afterFirstLease = T0.plus(LEASE).plusSeconds(1);
+        IdempotencyRecord record = existing(store.reserve(key, FP, afterFirstLease, LEASE, TTL));
+        assertThat(record.leaseUntil()).isEqualTo(beforeLapse.plus(LEASE));
+        assertThat(reservation.complete(response(200, new byte[] {1}), afterFirstLease, TTL)).isTrue();
+    }
+
+    @Test
+    void completingAfterTheLeaseLapsedStillWorksWhenNobodyTookOver() {
+        RecordKey key = newKey();
+        Reservation reservation = acquire(key, T0);
+
+        assertThat(reservation.complete(response(200, new byte[] {1}), T0.plus(LEASE).plusSeconds(5), TTL))
+                .as("the owner token is unchanged, so no other request ran").isTrue();
+        assertThat(store.find(key, T0.plus(LEASE).plusSeconds(6)).orElseThrow().isCompleted()).isTrue();
+    }
+
+    @Test
+    void insertCompletedStoresOnlyWhenNoLiveRecordExists() {
+        RecordKey key = newKey();
+
+        assertThat(store.insertCompleted(key, FP, response(200, new byte[] {1}), T0, TTL)).isTrue();
+        assertThat(store.insertCompleted(key, FP, response(200, new byte[] {2}), T0, TTL)).isFalse();
+        assertThat(store.find(key, T0).orElseThrow().response().body()).containsExactly(1);
+
+        Instant afterExpiry = T0.plus(TTL).plusMillis(1);
+        assertThat(store.insertCompleted(key, OTHER_FP, response(200, new byte[] {3}), afterExpiry, TTL)).isTrue();
+        assertThat(store.find(key, afterExpiry).orElseThrow().fingerprint()).isEqualTo(OTHER_FP);
+    }
+
+    @Test
+    void insertCompletedDoesNotOverwriteAnInFlightReservation() {
+        RecordKey key = newKey();
+        acquire(key, T0);
+
+        assertThat(store.insertCompleted(key, FP, response(200, new byte[] {1}), T0, TTL)).isFalse();
+        assertThat(store.find(key, T0).orElseThrow().state()).isEqualTo(RecordState.IN_FLIGHT);
+    }
+
+    @Test
+    void everyPartOfTheNamespaceSeparatesRecords() {
+        RecordKey key = newKey();
+        acquire(key, T0);
+
+        acquire(new RecordKey(key.tenant() + "-other", key.method(), key.path(), key.key()), T0);
+        acquire(new RecordKey(key.tenant(), "PUT", key.path(), key.key()), T0);
+        acquire(new RecordKey(key.tenant(), key.method(), "/payments", key.key()), T0);
+        acquire(new RecordKey(key.tenant(), key.method(), key.path(), key.key() + "x"), T0);
+    }
+
+    @Test
+    void namespaceValuesKeepUnicodeAndLongKeys() {
+        RecordKey key = new RecordKey("tenant-\u00e4\u6f22-" + UUID.randomUUID(), "POST", "/orders/%E2%82%AC",
+                "k".repeat(255 - 36) + UUID.randomUUID());
+        acquire(key, T0).complete(response(200, new byte[] {1}), T0, TTL);
+
+        assertThat(store.find(key, T0).orElseThrow().key()).isEqualTo(key);
+    }
+
+    @Test
+    void purgeDeletesOnlyExpiredRecordsInBoundedBatches() {
+        List<RecordKey> expired = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            RecordKey key = newKey();
+            store.insertCompleted(key, FP, response(200, new byte[] {1}), T0, Duration.ofSeconds(10));
+            expired.add(key);
+        }
+        RecordKey live = newKey();
+        store.insertCompleted(live, FP, response(200, new byte[] {1}), T0, TTL);
+        RecordKey inFlight = newKey();
+        acquire(inFlight, T0);
+        Instant later = T0.plusSeconds(11);
+
+        List<Integer> batches = new ArrayList<>();
+        int purged;
+        do {
+            purged = store.purgeExpired(later, 2);
+            batches.add(purged);
+        } while (purged == 2);
+
+        assertThat(batches.stream().mapToInt(Integer::intValue).sum()).isGreaterThanOrEqualTo(5);
+        assertThat(batches).allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(2));
+        expired.forEach(key -> assertThat(store.find(key, T0)).as("purged rows are gone at any time").isEmpty());
+        assertThat(store.find(live, later)).isPresent();
+        assertThat(store.find(inFlight, later)).isPresent();
+    }
+
+    @Test
+    void exactlyOneOfManyConcurrentReservationsWinsAcrossTwoInstances() throws Exception {
+        int threads = 32;
+        RecordKey key = newKey();
+        Store[] instances = {store, secondInstance()};
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        try {
+            List<Future<ReserveResult>> results = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                Store instance = instances[i % 2];
+                results.add(pool.submit(() -> {
+                    start.await();
+                    return instance.reserve(key, FP, T0, LEASE, TTL);
+                }));
+            }
+            start.countDown();
+
+            int winners = 0;
+            for (Future<ReserveResult> f : results) {
+                ReserveResult result = f.get(60, TimeUnit.SECONDS);
+                if (result instanceof ReserveResult.Acquired) {
+                    winners++;
+                } else {
+                    IdempotencyRecord seen = ((ReserveResult.Existing) result).record();
+                    assertThat(seen.state()).isEqualTo(RecordState.IN_FLIGHT);
+                    assertThat(seen.fingerprint()).isEqualTo(FP);
+                }
+            }
+            assertThat(winners).isEqualTo(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void findOnAnUnknownKeyIsEmpty() {
+        Optional<IdempotencyRecord> record = store.find(newKey(), T0);
+        assertThat(record).isEmpty();
+    }
+}
