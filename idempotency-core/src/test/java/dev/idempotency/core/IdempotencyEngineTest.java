@@ -67,7 +67,7 @@ class IdempotencyEngineTest {
         Map<String, List<String>> map = new LinkedHashMap<>();
         map.put("Content-Type", List.of("application/json"));
         if (key != null) {
-            map.put("Idempotency-Key", List.of(key));
+            map.put("Idempotency-Key", new ArrayList<>(List.of(key)));
         }
         for (int i = 0; i < headers.length; i += 2) {
             map.computeIfAbsent(headers[i], n -> new ArrayList<>()).add(headers[i + 1]);
