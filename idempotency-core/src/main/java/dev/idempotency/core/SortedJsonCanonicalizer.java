@@ -3,6 +3,8 @@ package dev.idempotency.core;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -21,9 +23,12 @@ final class SortedJsonCanonicalizer implements BodyCanonicalizer {
     private final ObjectMapper mapper;
 
     private SortedJsonCanonicalizer() {
-        mapper = new ObjectMapper()
+        mapper = JsonMapper.builder()
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .setNodeFactory(new SortedNodeFactory());
+                // Write characters outside the BMP as UTF-8, not as escaped surrogate pairs.
+                .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
+                .nodeFactory(new SortedNodeFactory())
+                .build();
     }
 
     @Override

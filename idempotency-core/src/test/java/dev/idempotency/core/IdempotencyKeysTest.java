@@ -1,0 +1,44 @@
+package dev.idempotency.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class IdempotencyKeysTest {
+
+    private static IdempotencyKeys.Parsed parse(String value) {
+        return IdempotencyKeys.parse(List.of(value));
+    }
+
+    @Test
+    void aBareTokenIsTheKey() {
+        assertThat(parse("  01HXYZ-abc_123  ")).isEqualTo(new IdempotencyKeys.Parsed.Valid("01HXYZ-abc_123"));
+    }
+
+    @Test
+    void anSfStringIsUnquotedWithItsEscapes() {
+        assertThat(parse("\"a\\\"b\\\\c\"")).isEqualTo(new IdempotencyKeys.Parsed.Valid("a\"b\\c"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "\"\"", "\"a b\"", "\"a", "\"a\\x\"", "\"a\"b", "a b", "\u00e9", "\"a\\\""})
+    void malformedOrNonVisibleKeysAreInvalid(String value) {
+        assertThat(parse(value)).isInstanceOf(IdempotencyKeys.Parsed.Invalid.class);
+    }
+
+    @Test
+    void theLengthLimitIs255AfterUnquoting() {
+        assertThat(parse("x".repeat(255))).isInstanceOf(IdempotencyKeys.Parsed.Valid.class);
+        assertThat(parse("\"" + "x".repeat(255) + "\"")).isInstanceOf(IdempotencyKeys.Parsed.Valid.class);
+        assertThat(parse("x".repeat(256))).isInstanceOf(IdempotencyKeys.Parsed.Invalid.class);
+    }
+
+    @Test
+    void absentAndRepeatedHeaders() {
+        assertThat(IdempotencyKeys.parse(List.of())).isInstanceOf(IdempotencyKeys.Parsed.Missing.class);
+        assertThat(IdempotencyKeys.parse(List.of("a", "a"))).isInstanceOf(IdempotencyKeys.Parsed.Invalid.class);
+    }
+}
