@@ -16,9 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -215,9 +215,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
 
     private Decision passThrough(String method, String path) {
-        if (config.listener() != IdempotencyListener.none()) {
-            notify(new IdempotencyEvent(Outcome.PASSED_THROUGH, method, path, null, null, null));
-        }
+        notify(new IdempotencyEvent(Outcome.PASSED_THROUGH, method, path, null, null, null));
         return Decision.PassThrough.INSTANCE;
     }
 
@@ -384,11 +382,14 @@ public final class IdempotencyEngine implements AutoCloseable {
 
         synchronized ScheduledFuture<?> schedule(Reservation reservation) {
             if (executor == null) {
-                executor = Executors.newSingleThreadScheduledExecutor(r -> {
+                ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1, r -> {
                     Thread t = new Thread(r, "idempotency-lease-renewer");
                     t.setDaemon(true);
                     return t;
                 });
+                // Most handlers finish long before their first renewal: drop cancelled tasks at once.
+                pool.setRemoveOnCancelPolicy(true);
+                executor = pool;
             }
             long period = Math.max(1, config.lease().toMillis() / 3);
             ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
