@@ -1,0 +1,251 @@
+package dev.idempotency.javalin;
+
+import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.IdempotencyConfig;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The servlet-level part of the plugin, for what Javalin's handlers cannot see: it keeps the
+ * request body re-readable once the engine has read it, notices responses written directly to
+ * the output stream (which cannot be captured), and releases a key whose after handler never ran.
+ * Only requests whose method the engine covers are wrapped.
+ */
+final class IdempotencyFilter implements Filter {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
+    private static final String KEEP_BODY = IdempotencyFilter.class.getName() + ".keepBody";
+    private static final String RESPONSE = IdempotencyFilter.class.getName() + ".response";
+
+    private final IdempotencyConfig config;
+
+    IdempotencyFilter(IdempotencyConfig config) {
+        this.config = config;
+    }
+
+    /** Asks the filter to buffer the body on its first read (the engine is about to read it). */
+    static void keepBodyReadable(ServletRequest request) {
+        request.setAttribute(KEEP_BODY, Boolean.TRUE);
+    }
+
+    /**
+     * Whether the response may have been written past Javalin's result: directly to the output
+     * stream or writer, or committed. Without the filter in place only a commit is visible.
+     */
+    static boolean wroteDirectly(ServletRequest request, HttpServletResponse response) {
+        return request.getAttribute(RESPONSE) instanceof TrackingResponse tracking
+                ? tracking.touched || response.isCommitted()
+                : response.isCommitted();
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
+        if (!(req instanceof HttpServletRequest httpReq) || !(res instanceof HttpServletResponse httpRes)
+                || !config.covers(effectiveMethod(httpReq))) {
+            chain.doFilter(req, res);
+            return;
+        }
+        BufferingRequest request = new BufferingRequest(httpReq, config.maxRequestBodyBytes());
+        TrackingResponse response = new TrackingResponse(httpRes);
+        httpReq.setAttribute(RESPONSE, response);
+        try {
+            chain.doFilter(request, response);
+        } finally {
+            if (httpReq.isAsyncStarted()) {
+                httpReq.getAsyncContext().addListener(new ReleaseWhenDone(httpReq, httpRes));
+            } else {
+                releaseIfOpen(httpReq, httpRes);
+            }
+        }
+    }
+
+    /** The method Javalin routes on, which honours {@code X-HTTP-Method-Override}. */
+    private static String effectiveMethod(HttpServletRequest request) {
+        String override = request.getHeader("X-HTTP-Method-Override");
+        return override != null ? override : request.getMethod();
+    }
+
+    /** The after handler did not run (the endpoint skipped the remaining handlers): release. */
+    private static void releaseIfOpen(HttpServletRequest request, HttpServletResponse response) {
+        InFlight inFlight = InFlight.of(request);
+        if (inFlight != null && !inFlight.isDone()) {
+            log.debug("The after handler did not run for key_preview={} (remaining handlers skipped?); "
+                    + "the response was not captured", inFlight.execution().key().keyPreview());
+            inFlight.finish(CapturedResponse.uncaptured(response.getStatus(), Map.of()));
+        }
+    }
+
+    private static final class ReleaseWhenDone implements AsyncListener {
+        private final HttpServletRequest request;
+        private final HttpServletResponse response;
+
+        ReleaseWhenDone(HttpServletRequest request, HttpServletResponse response) {
+            this.request = request;
+            this.response = response;
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            releaseIfOpen(request, response);
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            releaseIfOpen(request, response);
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            releaseIfOpen(request, response);
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            event.getAsyncContext().addListener(this);
+        }
+    }
+
+    /**
+     * Reads the body into memory on the first read once {@link #keepBodyReadable} was called, and
+     * hands out a fresh stream over those bytes on every read after. At most {@code limit + 1}
+     * bytes are kept: a longer body is rejected by the engine before any endpoint runs.
+     */
+    private static final class BufferingRequest extends HttpServletRequestWrapper {
+        private final int limit;
+        private byte[] body;
+
+        BufferingRequest(HttpServletRequest request, int limit) {
+            super(request);
+            this.limit = limit;
+        }
+
+        @Override
+        public ServletInputStream getInputStream() throws IOException {
+            if (body == null && getAttribute(KEEP_BODY) == null) {
+                return super.getInputStream();
+            }
+            if (body == null) {
+                body = super.getInputStream().readNBytes(limit + 1);
+            }
+            return new BytesInputStream(body);
+        }
+
+        @Override
+        public BufferedReader getReader() throws IOException {
+            if (body == null && getAttribute(KEEP_BODY) == null) {
+                return super.getReader();
+            }
+            String encoding = getCharacterEncoding();
+            Charset charset = encoding == null ? StandardCharsets.UTF_8 : Charset.forName(encoding);
+            return new BufferedReader(new InputStreamReader(getInputStream(), charset));
+        }
+    }
+
+    private static final class BytesInputStream extends ServletInputStream {
+        private final ByteArrayInputStream in;
+
+        BytesInputStream(byte[] bytes) {
+            this.in = new ByteArrayInputStream(bytes);
+        }
+
+        @Override
+        public int read() {
+            return in.read();
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            return in.read(b, off, len);
+        }
+
+        @Override
+        public boolean isFinished() {
+            return in.available() == 0;
+        }
+
+        @Override
+        public boolean isReady() {
+            return true;
+        }
+
+        @Override
+        public void setReadListener(ReadListener listener) {
+            try {
+                if (!isFinished()) {
+                    listener.onDataAvailable();
+                }
+                listener.onAllDataRead();
+            } catch (IOException e) {
+                listener.onError(e);
+            }
+        }
+    }
+
+    /** Notes whether anything but Javalin's final result write reached the response. */
+    private static final class TrackingResponse extends HttpServletResponseWrapper {
+        private volatile boolean touched;
+
+        TrackingResponse(HttpServletResponse response) {
+            super(response);
+        }
+
+        @Override
+        public ServletOutputStream getOutputStream() throws IOException {
+            touched = true;
+            return super.getOutputStream();
+        }
+
+        @Override
+        public PrintWriter getWriter() throws IOException {
+            touched = true;
+            return super.getWriter();
+        }
+
+        @Override
+        public void sendError(int sc, String msg) throws IOException {
+            touched = true;
+            super.sendError(sc, msg);
+        }
+
+        @Override
+        public void sendError(int sc) throws IOException {
+            touched = true;
+            super.sendError(sc);
+        }
+
+        @Override
+        public void sendRedirect(String location) throws IOException {
+            touched = true;
+            super.sendRedirect(location);
+        }
+
+        @Override
+        public void flushBuffer() throws IOException {
+            touched = true;
+            super.flushBuffer();
+        }
+    }
+}

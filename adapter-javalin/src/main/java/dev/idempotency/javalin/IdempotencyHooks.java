@@ -1,0 +1,149 @@
+package dev.idempotency.javalin;
+
+import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.Decision;
+import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.IdempotencyEngine;
+import io.javalin.http.Context;
+import io.javalin.http.servlet.JavalinServletContext;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The two Javalin handlers: the engine's decision before the endpoint, the capture after it. */
+final class IdempotencyHooks {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyHooks.class);
+    private static final String DECIDED = IdempotencyHooks.class.getName() + ".decided";
+
+    private final IdempotencyEngine engine;
+
+    IdempotencyHooks(IdempotencyEngine engine) {
+        this.engine = engine;
+    }
+
+    /** A {@code beforeMatched} handler: runs only when a route will handle the request. */
+    void before(Context ctx) {
+        if (ctx.attribute(DECIDED) != null) {
+            return; // overlapping path patterns: decide once
+        }
+        ctx.attribute(DECIDED, Boolean.TRUE);
+        Decision decision = engine.before(new JavalinRequestView(ctx));
+        if (decision instanceof Decision.Proceed proceed) {
+            new InFlight(proceed.execution()).attachTo(ctx);
+        } else if (decision instanceof Decision.Respond respond) {
+            write(ctx, respond.reply());
+            ctx.skipRemainingHandlers();
+        }
+    }
+
+    /**
+     * An {@code after} handler: Javalin runs it also when the endpoint threw (after mapping the
+     * exception) and before it writes the response, so the engine sees the result first.
+     */
+    void after(Context ctx) {
+        InFlight inFlight = InFlight.of(ctx);
+        if (inFlight == null || inFlight.isDone()) {
+            return;
+        }
+        try {
+            if (exceptionOccurred(ctx)) {
+                inFlight.fail(new EndpointFailed(ctx.statusCode()));
+                return;
+            }
+            Optional<HttpReply> instead = inFlight.finish(capture(ctx));
+            instead.ifPresent(reply -> replace(ctx, reply));
+        } catch (RuntimeException e) {
+            log.warn("Could not hand the response for key_preview={} to the engine",
+                    inFlight.execution().key().keyPreview(), e);
+            inFlight.fail(e);
+        }
+    }
+
+    /**
+     * Javalin records that a handler threw on its servlet context; after handlers see only the
+     * status the exception was mapped to, which may well be a 2xx.
+     */
+    private static boolean exceptionOccurred(Context ctx) {
+        return ctx instanceof JavalinServletContext servletContext && servletContext.getExceptionOccurred();
+    }
+
+    /**
+     * The status, headers and exact result bytes. Only an in-memory result ({@code ctx.result}
+     * with a string or bytes, {@code ctx.json}) can be captured without changing what the client
+     * gets; a stream result or a direct write is reported as uncaptured, so nothing is stored.
+     */
+    private static CapturedResponse capture(Context ctx) {
+        HttpServletResponse res = ctx.res();
+        int status = ctx.statusCode();
+        Map<String, List<String>> headers = headersOf(res);
+        if (IdempotencyFilter.wroteDirectly(ctx.req(), res)) {
+            log.debug("Response written directly to the output stream; it cannot be captured");
+            return CapturedResponse.uncaptured(status, headers);
+        }
+        InputStream result = ctx.resultInputStream();
+        if (result == null) {
+            return CapturedResponse.of(status, headers, new byte[0]);
+        }
+        if (!(result instanceof ByteArrayInputStream bytes)) {
+            log.debug("Response result is a stream ({}); it is sent as is and not captured",
+                    result.getClass().getName());
+            return CapturedResponse.uncaptured(status, headers);
+        }
+        bytes.mark(0);
+        byte[] body = bytes.readAllBytes();
+        bytes.reset(); // Javalin writes the same stream afterwards
+        return CapturedResponse.of(status, headers, body);
+    }
+
+    private static Map<String, List<String>> headersOf(HttpServletResponse res) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        for (String name : res.getHeaderNames()) {
+            headers.computeIfAbsent(name, n -> new ArrayList<>(res.getHeaders(n)));
+        }
+        if (res.getContentType() != null && headers.keySet().stream().noneMatch("Content-Type"::equalsIgnoreCase)) {
+            headers.put("Content-Type", List.of(res.getContentType()));
+        }
+        return headers;
+    }
+
+    /** The engine's reply replaces whatever the endpoint set. */
+    private static void replace(Context ctx, HttpReply reply) {
+        if (ctx.res().isCommitted()) {
+            log.warn("Response already committed; cannot replace it with the stored response");
+            return;
+        }
+        ctx.res().reset();
+        write(ctx, reply);
+    }
+
+    /** Writes exactly the reply's status, headers and body. */
+    private static void write(Context ctx, HttpReply reply) {
+        HttpServletResponse res = ctx.res();
+        res.setStatus(reply.status());
+        reply.headers().forEach((name, values) -> {
+            for (int i = 0; i < values.size(); i++) {
+                if (i == 0) {
+                    res.setHeader(name, values.get(i));
+                } else {
+                    res.addHeader(name, values.get(i));
+                }
+            }
+        });
+        ctx.result(reply.body());
+    }
+
+    /** Stands for the exception Javalin already mapped and logged; only its status is known here. */
+    static final class EndpointFailed extends RuntimeException {
+        EndpointFailed(int mappedStatus) {
+            super("the endpoint or a handler before it threw; Javalin answered " + mappedStatus, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package dev.idempotency.javalin;
+
+import dev.idempotency.core.RequestView;
+import io.javalin.http.Context;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+
+/** The engine's view of a Javalin request. */
+final class JavalinRequestView implements RequestView {
+
+    private final Context ctx;
+
+    JavalinRequestView(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    /** The method Javalin routes on (it honours {@code X-HTTP-Method-Override}). */
+    @Override
+    public String method() {
+        return ctx.method().name();
+    }
+
+    /** The raw request URI with its query string; the engine drops the query. */
+    @Override
+    public String path() {
+        String query = ctx.req().getQueryString();
+        return query == null ? ctx.req().getRequestURI() : ctx.req().getRequestURI() + "?" + query;
+    }
+
+    /** Jetty gives one element per header field line. */
+    @Override
+    public List<String> headers(String name) {
+        Enumeration<String> values = ctx.req().getHeaders(name);
+        return values == null ? List.of() : Collections.list(values);
+    }
+
+    /**
+     * Javalin caches the body it reads, so {@code ctx.body()} and {@code ctx.bodyAsClass(..)} still
+     * work in the endpoint; the filter keeps it re-readable for {@code ctx.bodyInputStream()} too.
+     */
+    @Override
+    public byte[] body() {
+        IdempotencyFilter.keepBodyReadable(ctx.req());
+        return ctx.bodyAsBytes();
+    }
+}
