@@ -1,0 +1,197 @@
+package dev.idempotency.vertx;
+
+import dev.idempotency.core.Decision;
+import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.IdempotencyEngine;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.internal.http.HttpServerRequestInternal;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Guards Vert.x Web routes with an {@link IdempotencyEngine}: add it to the routes it protects,
+ * after {@code BodyHandler}, and let the server hand requests to the router through
+ * {@link #wrap}:
+ *
+ * <pre>{@code
+ * IdempotencyHandler idempotency = IdempotencyHandler.create(vertx, engine);
+ * router.route().handler(BodyHandler.create());
+ * router.post("/orders").handler(idempotency).handler(orders::create);
+ * vertx.createHttpServer().requestHandler(idempotency.wrap(router)).listen(8080);
+ * }</pre>
+ *
+ * <p>Route handlers stay as they are: whatever they write — {@code ctx.json(..)},
+ * {@code ctx.end(..)}, {@code ctx.response().end(..)}, chunks with {@code write(..)}, or a
+ * failure handler's answer — is copied on its way out, and the final {@code end} is held back
+ * until the record is stored, so no retry can run the handler again in between. Vert.x Web has
+ * no hook that sees the bytes a handler writes; {@link #wrap} is what hands the router a
+ * response that copies them, and it is the one line this handler costs outside the routes.
+ *
+ * <p>Not stored, and the key released so a retry runs again: a request that failed
+ * ({@code ctx.fail(..)} or a handler that threw, whatever the failure handler then writes),
+ * {@code sendFile}, streamed bodies ({@code send(ReadStream)}, {@code pipeTo(response)} or any
+ * writer that watches back-pressure through {@code writeQueueFull()} or a drain handler), a reset
+ * stream, and bodies larger than the engine's {@code maxStoredBodyBytes}.
+ *
+ * <p>The event loop never waits for storage: the engine's steps run on two named worker pools —
+ * one for the decision before the handler (which may wait for an in-flight twin when
+ * {@code inFlightWait} is set), one for completing the record afterwards, so that waiting
+ * duplicates can never starve the completion they wait for — and the request resumes on its own
+ * context.
+ */
+public final class IdempotencyHandler implements Handler<RoutingContext> {
+
+    /** The default worker pool name; the completion pool is named {@code idempotency-completion}. */
+    public static final String DEFAULT_POOL_NAME = "idempotency";
+
+    /** The default size of each worker pool, the size of Vert.x's own default worker pool. */
+    public static final int DEFAULT_POOL_SIZE = 20;
+
+    static final String MISSING_WRAP = "IdempotencyHandler cannot capture responses: start the server with "
+            + "server.requestHandler(idempotency.wrap(router))";
+    static final String MISSING_BODY = "IdempotencyHandler needs the request body: add BodyHandler.create() "
+            + "before it on the route";
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyHandler.class);
+
+    private final IdempotencyEngine engine;
+    private final WorkerExecutor decisions;
+    private final WorkerExecutor completions;
+
+    private IdempotencyHandler(Vertx vertx, IdempotencyEngine engine, String poolName, int poolSize) {
+        this.engine = Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(vertx, "vertx");
+        Objects.requireNonNull(poolName, "poolName");
+        if (poolSize <= 0) {
+            throw new IllegalArgumentException("poolSize must be positive, was " + poolSize);
+        }
+        // A waiting duplicate sleeps on a decision thread for up to inFlightWait: tell the blocked
+        // thread checker that this is expected, not a stuck store.
+        long maxExecuteMillis = Math.max(TimeUnit.SECONDS.toMillis(60),
+                engine.config().inFlightWait().plus(Duration.ofSeconds(30)).toMillis());
+        this.decisions = vertx.createSharedWorkerExecutor(poolName, poolSize, maxExecuteMillis, TimeUnit.MILLISECONDS);
+        this.completions = vertx.createSharedWorkerExecutor(poolName + "-completion", poolSize);
+    }
+
+    /** A handler for {@code engine} with worker pools named {@value #DEFAULT_POOL_NAME}, {@value #DEFAULT_POOL_SIZE} threads each. */
+    public static IdempotencyHandler create(Vertx vertx, IdempotencyEngine engine) {
+        return new IdempotencyHandler(vertx, engine, DEFAULT_POOL_NAME, DEFAULT_POOL_SIZE);
+    }
+
+    /**
+     * A handler for {@code engine} whose storage calls run on the shared worker pools
+     * {@code poolName} (decisions) and {@code poolName-completion} of {@code poolSize} threads each.
+     */
+    public static IdempotencyHandler create(Vertx vertx, IdempotencyEngine engine, String poolName, int poolSize) {
+        return new IdempotencyHandler(vertx, engine, poolName, poolSize);
+    }
+
+    /**
+     * The server's request handler: {@code server.requestHandler(idempotency.wrap(router))}. It
+     * gives each request a response that can copy what the route handlers write; until this
+     * handler arms it on a protected route it only passes every call through.
+     */
+    public Handler<HttpServerRequest> wrap(Handler<HttpServerRequest> requestHandler) {
+        Objects.requireNonNull(requestHandler, "requestHandler");
+        return request -> {
+            if (request instanceof HttpServerRequestInternal internal) {
+                requestHandler.handle(new CapturingRequest(internal));
+            } else {
+                // Not a request of Vert.x's own server: leave it alone; protected routes then
+                // fail loudly with MISSING_WRAP instead of running unguarded.
+                requestHandler.handle(request);
+            }
+        };
+    }
+
+    @Override
+    public void handle(RoutingContext ctx) {
+        HttpServerResponse response = ctx.response();
+        if (!(response instanceof CapturingResponse capturing)) {
+            log.error(MISSING_WRAP);
+            ctx.fail(500, new IllegalStateException(MISSING_WRAP));
+            return;
+        }
+        if (capturing.isArmed()) {
+            ctx.next(); // already guarded by an earlier IdempotencyHandler (or a reroute)
+            return;
+        }
+        String method = ctx.request().method().name();
+        if (!engine.config().covers(method)) {
+            // Out of scope: the engine answers PassThrough without touching storage, so there is
+            // nothing to take off the event loop.
+            apply(ctx, capturing, engine.before(new RoutingContextView(ctx, method)));
+            return;
+        }
+        if (!ctx.body().available()) {
+            log.error(MISSING_BODY);
+            ctx.fail(500, new IllegalStateException(MISSING_BODY));
+            return;
+        }
+        RoutingContextView view = new RoutingContextView(ctx, method);
+        offload(decisions, capturing.context(), () -> engine.before(view)).onComplete(ar -> {
+            if (ar.succeeded()) {
+                apply(ctx, capturing, ar.result());
+            } else {
+                ctx.fail(ar.cause());
+            }
+        });
+    }
+
+    /** Closes the worker pools (the engine is the caller's to close). */
+    public Future<Void> close() {
+        return Future.join(decisions.close(), completions.close()).mapEmpty();
+    }
+
+    private void apply(RoutingContext ctx, CapturingResponse response, Decision decision) {
+        if (decision instanceof Decision.Proceed proceed) {
+            response.arm(new CapturingResponse.Guard(proceed.execution(), ctx, engine.config().maxStoredBodyBytes(),
+                    this::complete));
+            ctx.next();
+        } else if (decision instanceof Decision.Respond respond) {
+            send(response, respond.reply());
+        } else {
+            ctx.next();
+        }
+    }
+
+    /** Writes a reply of the engine exactly: its status, its headers (replacing same-named ones), its bytes. */
+    static Future<Void> send(HttpServerResponse response, HttpReply reply) {
+        response.setStatusCode(reply.status());
+        response.headers().remove("Content-Length");
+        reply.headers().forEach((name, values) -> response.headers().set(name, values));
+        return response.end(Buffer.buffer(reply.body()));
+    }
+
+    /** Runs a finishing step of the engine on the completion pool; resumes on the request's context. */
+    private <T> Future<T> complete(Context context, Callable<T> step) {
+        return offload(completions, context, step);
+    }
+
+    /**
+     * Runs {@code task} on {@code pool} without ordering, its result delivered on {@code context}.
+     * A worker executor delivers on the caller's context, so a call from elsewhere (a handler that
+     * ends the response from a thread of its own) hops onto the request's context first.
+     */
+    private static <T> Future<T> offload(WorkerExecutor pool, Context context, Callable<T> task) {
+        if (Vertx.currentContext() == context) {
+            return pool.executeBlocking(task, false);
+        }
+        Promise<T> promise = Promise.promise();
+        context.runOnContext(v -> pool.executeBlocking(task, false).onComplete(promise));
+        return promise.future();
+    }
+}
