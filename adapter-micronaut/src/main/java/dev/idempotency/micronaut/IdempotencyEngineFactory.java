@@ -1,0 +1,62 @@
+package dev.idempotency.micronaut;
+
+import dev.idempotency.core.BodyCanonicalizer;
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.ReplayPolicy;
+import dev.idempotency.core.TenantResolver;
+import dev.idempotency.core.store.InMemoryStore;
+import dev.idempotency.core.store.Store;
+import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.util.StringUtils;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds the engine from {@link IdempotencyProperties} and whichever of {@link Store},
+ * {@link TenantResolver}, {@link BodyCanonicalizer}, {@link ReplayPolicy} and
+ * {@link IdempotencyListener} the application defines as beans; the engine's defaults fill the
+ * rest. An application that defines an {@link IdempotencyEngine} bean itself gets that one.
+ */
+@Factory
+@Requires(property = IdempotencyProperties.PREFIX + ".enabled", value = StringUtils.TRUE)
+class IdempotencyEngineFactory {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyEngineFactory.class);
+
+    @Singleton
+    @Requires(missingBeans = IdempotencyEngine.class)
+    @Bean(preDestroy = "close")
+    IdempotencyEngine idempotencyEngine(IdempotencyProperties properties,
+                                        @Nullable Store store,
+                                        @Nullable TenantResolver tenantResolver,
+                                        @Nullable BodyCanonicalizer canonicalizer,
+                                        @Nullable ReplayPolicy replayPolicy,
+                                        @Nullable IdempotencyListener listener) {
+        IdempotencyConfig.Builder config = properties.toConfigBuilder();
+        if (tenantResolver != null) {
+            config.tenantResolver(tenantResolver);
+        }
+        if (canonicalizer != null) {
+            config.canonicalizer(canonicalizer);
+        }
+        if (replayPolicy != null) {
+            config.replayPolicy(replayPolicy);
+        }
+        if (listener != null) {
+            config.listener(listener);
+        }
+        if (store == null) {
+            log.warn("No idempotency Store bean defined: using an in-memory store. Its records are lost on "
+                    + "restart and not shared between instances; define a Store bean (e.g. the JDBC store) "
+                    + "in production.");
+            store = new InMemoryStore();
+        }
+        return new IdempotencyEngine(store, config.build());
+    }
+}

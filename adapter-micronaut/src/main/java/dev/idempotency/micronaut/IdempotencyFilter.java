@@ -1,0 +1,129 @@
+package dev.idempotency.micronaut;
+
+import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.Decision;
+import dev.idempotency.core.Execution;
+import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.IdempotencyEngine;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.order.Ordered;
+import io.micronaut.core.util.PathMatcher;
+import io.micronaut.core.util.StringUtils;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MutableHttpResponse;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.RequestFilter;
+import io.micronaut.http.annotation.ResponseFilter;
+import io.micronaut.http.annotation.ServerFilter;
+import io.micronaut.http.body.MessageBodyHandlerRegistry;
+import io.micronaut.http.filter.ConditionalFilter;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.micronaut.web.router.RouteAttributes;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Translates Micronaut's filter hooks into the engine's two steps: {@link IdempotencyEngine#before}
+ * when the request arrives, {@link Execution#finish} or {@link Execution#fail} when the response
+ * is ready and before it is encoded for the client.
+ *
+ * <p>Both steps may touch the store, so both run on the blocking executor, never on a Netty event
+ * loop ({@link ExecuteOn}). A request that goes ahead therefore reaches its controller on that
+ * executor too.
+ *
+ * <p>The body is bound as {@code @Body byte[]}, which the server serves from a copy of the body:
+ * the controller's own {@code @Body} binding is unaffected.
+ */
+@ServerFilter(ServerFilter.MATCH_ALL_PATTERN)
+@Requires(property = IdempotencyProperties.PREFIX + ".enabled", value = StringUtils.TRUE)
+final class IdempotencyFilter implements ConditionalFilter, Ordered {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
+
+    /** The request attribute holding the running {@link Execution} between the two steps. */
+    static final String EXECUTION = IdempotencyFilter.class.getName() + ".execution";
+
+    private final IdempotencyEngine engine;
+    private final List<String> paths;
+    private final int order;
+    private final ResponseCapture capture;
+
+    IdempotencyFilter(IdempotencyEngine engine, IdempotencyProperties properties, MessageBodyHandlerRegistry writers) {
+        this.engine = engine;
+        this.paths = List.copyOf(properties.getPaths());
+        this.order = properties.getOrder();
+        this.capture = new ResponseCapture(writers);
+    }
+
+    /** Only requests in scope pay for the body copy and the executor hop. */
+    @Override
+    public boolean isEnabled(HttpRequest<?> request) {
+        if (!engine.config().covers(request.getMethodName())) {
+            return false;
+        }
+        String path = request.getPath();
+        for (String pattern : paths) {
+            if (PathMatcher.ANT.matches(pattern, path)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public int getOrder() {
+        return order;
+    }
+
+    @RequestFilter
+    @ExecuteOn(TaskExecutors.BLOCKING)
+    @Nullable
+    HttpResponse<?> before(HttpRequest<?> request, @Body @Nullable byte[] body) {
+        Decision decision = engine.before(new MicronautRequestView(request, body));
+        if (decision instanceof Decision.Respond respond) {
+            return Replies.toResponse(respond.reply());
+        }
+        if (decision instanceof Decision.Proceed proceed) {
+            request.setAttribute(EXECUTION, proceed.execution());
+        }
+        return null;
+    }
+
+    @ResponseFilter
+    @ExecuteOn(TaskExecutors.BLOCKING)
+    @Nullable
+    MutableHttpResponse<?> after(HttpRequest<?> request, MutableHttpResponse<?> response) {
+        Execution execution = takeExecution(request);
+        if (execution == null) {
+            return null;
+        }
+        Optional<Throwable> failure = RouteAttributes.getException(response);
+        if (failure.isPresent()) {
+            // The error handler already made the response the client gets; nothing of it is stored.
+            execution.fail(failure.get());
+            return null;
+        }
+        CapturedResponse captured;
+        try {
+            captured = capture.capture(request, response);
+        } catch (RuntimeException e) {
+            // The server would fail to encode it as well; let it answer its usual error.
+            log.debug("Could not encode the response for key_preview={}", execution.key().keyPreview(), e);
+            execution.fail(e);
+            return null;
+        }
+        Optional<HttpReply> instead = execution.finish(captured);
+        return instead.map(Replies::toResponse).orElse(null);
+    }
+
+    private static Execution takeExecution(HttpRequest<?> request) {
+        Optional<Execution> execution = request.getAttribute(EXECUTION, Execution.class);
+        execution.ifPresent(e -> request.removeAttribute(EXECUTION, Execution.class));
+        return execution.orElse(null);
+    }
+}
