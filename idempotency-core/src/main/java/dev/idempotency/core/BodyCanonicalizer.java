@@ -20,13 +20,14 @@ public interface BodyCanonicalizer {
 
     /**
      * The default: JSON bodies with object members sorted by key (recursively, UTF-16 code-unit
-     * order), array order kept, insignificant whitespace dropped, numbers compared by value
-     * (integers exactly, decimals as IEEE-754 doubles) and the last of duplicate keys winning —
-     * the behaviour of {@code JSON.stringify} over a key-sorted {@code JSON.parse}. Bodies whose
+     * order), array order kept, insignificant whitespace dropped, numbers read as IEEE-754
+     * doubles and written as ECMAScript does ({@code 1.0} and {@code 1} are the same) and the
+     * last of duplicate keys winning — the behaviour of {@code JSON.stringify} over a key-sorted
+     * {@code JSON.parse}, and the RFC 8785 form except that duplicates are tolerated. Bodies whose
      * content type is not JSON, and bodies that do not parse, are hashed as raw bytes.
      */
     static BodyCanonicalizer sortedJson() {
-        return SortedJsonCanonicalizer.INSTANCE;
+        return JcsCanonicalizer.LAST_DUPLICATE_WINS;
     }
 
     /**

@@ -27,11 +27,19 @@ import java.util.TreeMap;
  * <p>Any other body — a non-JSON content type, an empty body, one starting with a byte order mark,
  * or one that fails any of the checks above, including one nested deeper than Jackson's default
  * limit — is returned unchanged. The method never throws and keeps no state, so the shared
- * {@link #INSTANCE} is thread-safe.
+ * instances are thread-safe.
+ *
+ * <p>{@link #LAST_DUPLICATE_WINS} is the same canonical form with one difference: a duplicate
+ * member name is not an error, the last one wins — exactly what {@code JSON.stringify} over a
+ * key-sorted {@code JSON.parse} produces, the behaviour of {@link BodyCanonicalizer#sortedJson()}.
  */
 final class JcsCanonicalizer implements BodyCanonicalizer {
 
-    static final JcsCanonicalizer INSTANCE = new JcsCanonicalizer();
+    /** Strict RFC 8785: duplicate member names make a body non-canonicalizable. */
+    static final JcsCanonicalizer INSTANCE = new JcsCanonicalizer(true);
+
+    /** RFC 8785 output, JavaScript parsing: the last of duplicate member names wins. */
+    static final JcsCanonicalizer LAST_DUPLICATE_WINS = new JcsCanonicalizer(false);
 
     // Bodies are untrusted input; their member names have no business in the JVM's string pool.
     private static final JsonFactory JSON = JsonFactory.builder()
@@ -49,7 +57,10 @@ final class JcsCanonicalizer implements BodyCanonicalizer {
         }
     }
 
-    private JcsCanonicalizer() {
+    private final boolean rejectDuplicateNames;
+
+    private JcsCanonicalizer(boolean rejectDuplicateNames) {
+        this.rejectDuplicateNames = rejectDuplicateNames;
     }
 
     @Override
@@ -89,7 +100,7 @@ final class JcsCanonicalizer implements BodyCanonicalizer {
      * @return the root, or {@code null} when the text is not a single I-JSON value
      */
     @SuppressWarnings("unchecked")
-    private static Object parse(CharBuffer text) throws IOException {
+    private Object parse(CharBuffer text) throws IOException {
         try (JsonParser parser = JSON.createParser(text.array(), text.arrayOffset() + text.position(),
                 text.remaining())) {
             Deque<Object> open = new ArrayDeque<>();
@@ -150,7 +161,7 @@ final class JcsCanonicalizer implements BodyCanonicalizer {
                     root = value;
                 } else if (parent instanceof ArrayList) {
                     ((ArrayList<Object>) parent).add(value);
-                } else if (((TreeMap<String, Object>) parent).put(name, value) != null) {
+                } else if (((TreeMap<String, Object>) parent).put(name, value) != null && rejectDuplicateNames) {
                     return null; // duplicate member name
                 }
                 if (value instanceof TreeMap || value instanceof ArrayList) {

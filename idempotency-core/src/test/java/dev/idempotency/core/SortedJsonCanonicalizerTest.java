@@ -28,6 +28,11 @@ class SortedJsonCanonicalizerTest {
     }
 
     @Test
+    void numbersAreComparedAsDoublesLikeJavaScript() {
+        assertThat(canonical("{\"a\":1.0,\"b\":1e2,\"c\":-0,\"d\":0.10}", null)).isEqualTo("{\"a\":1,\"b\":100,\"c\":0,\"d\":0.1}");
+    }
+
+    @Test
     void theLastDuplicateKeyWinsAsInJsonParse() {
         assertThat(canonical("{\"a\":1,\"a\":2}", "application/json")).isEqualTo("{\"a\":2}");
     }
