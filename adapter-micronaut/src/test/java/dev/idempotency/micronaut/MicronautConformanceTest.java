@@ -1,0 +1,38 @@
+package dev.idempotency.micronaut;
+
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.testkit.ConformanceApp;
+import dev.idempotency.testkit.HttpConformanceTest;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import java.net.URI;
+import java.util.Map;
+
+/** The shared HTTP suite against a real embedded Netty server with the filter installed. */
+class MicronautConformanceTest extends HttpConformanceTest {
+
+    @Override
+    protected RunningServer startServer(IdempotencyEngine engine, ConformanceApp app) {
+        ApplicationContext context = ApplicationContext.builder()
+                .properties(Map.of(
+                        "micronaut.server.port", -1,
+                        "micronaut.server.host", "127.0.0.1",
+                        "idempotency.enabled", true,
+                        "test.routes", "conformance"))
+                .singletons(engine, app)
+                .start();
+        EmbeddedServer server = context.getBean(EmbeddedServer.class).start();
+        URI base = URI.create("http://127.0.0.1:" + server.getPort());
+        return new RunningServer() {
+            @Override
+            public URI baseUri() {
+                return base;
+            }
+
+            @Override
+            public void close() {
+                context.close();
+            }
+        };
+    }
+}
