@@ -1,0 +1,186 @@
+package dev.idempotency.micronaut;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.core.IdempotencyEvent;
+import dev.idempotency.core.IdempotencyListener;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** What the shared suite cannot see: Micronaut binding, threads, exceptions, streams and files. */
+class MicronautAdapterTest {
+
+    /** Collects the engine's events. */
+    static final class EventLog implements IdempotencyListener {
+        final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onEvent(IdempotencyEvent event) {
+            events.add(event);
+        }
+
+        List<IdempotencyEvent.Outcome> outcomes(String path) {
+            return events.stream().filter(e -> e.path().equals(path)).map(IdempotencyEvent::outcome).toList();
+        }
+    }
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final String WIDGET = "{\"name\":\"bolt\",\"count\":3}";
+
+    private static ApplicationContext context;
+    private static URI base;
+    private static RecordingStore store;
+    private static EventLog log;
+    private static AdapterTestController controller;
+
+    @BeforeAll
+    static void start() {
+        store = new RecordingStore();
+        log = new EventLog();
+        context = ApplicationContext.builder()
+                .properties(Map.of(
+                        "micronaut.server.port", -1,
+                        "micronaut.server.host", "127.0.0.1",
+                        "idempotency.enabled", true,
+                        "idempotency.paths", List.of("/widgets", "/reactive", "/stream", "/file", "/out-of-stock"),
+                        "test.routes", "adapter"))
+                .singletons(store, log)
+                .start();
+        EmbeddedServer server = context.getBean(EmbeddedServer.class).start();
+        base = URI.create("http://127.0.0.1:" + server.getPort());
+        controller = context.getBean(AdapterTestController.class);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (context != null) {
+            context.close();
+        }
+    }
+
+    @Test
+    void aPojoBodyStillBindsAndTheReplayIsTheBytesTheServerWouldHaveSent() throws Exception {
+        int runsBefore = controller.runs("widgets");
+        String key = newKey();
+        HttpResponse<byte[]> unfiltered = post("/widgets", null, WIDGET);
+        HttpResponse<byte[]> first = post("/widgets", key, WIDGET);
+        HttpResponse<byte[]> replay = post("/widgets", key, WIDGET);
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        String firstText = new String(first.body(), StandardCharsets.UTF_8);
+        assertThat(firstText).contains("\"name\":\"bolt\"", "\"count\":3", "Größe ✓ 中");
+        // Same encoding as the server's own: only the id differs.
+        String unfilteredText = new String(unfiltered.body(), StandardCharsets.UTF_8);
+        assertThat(firstText.replaceFirst("\"id\":\\d+", "\"id\":0"))
+                .isEqualTo(unfilteredText.replaceFirst("\"id\":\\d+", "\"id\":0"));
+        assertThat(first.headers().firstValue("Content-Type")).isEqualTo(unfiltered.headers().firstValue("Content-Type"));
+
+        assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(replay.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+        assertThat(replay.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+        assertThat(controller.runs("widgets")).as("the unkeyed request and the first keyed one")
+                .isEqualTo(runsBefore + 2);
+    }
+
+    @Test
+    void storeCallsNeverRunOnAnEventLoopThread() throws Exception {
+        // A route without @ExecuteOn runs on the event loop: this is what its threads are called.
+        String eventLoop = new String(send(HttpRequest.newBuilder(base.resolve("/thread")).GET()).body(),
+                StandardCharsets.UTF_8);
+        assertThat(eventLoop.toLowerCase(Locale.ROOT)).contains("eventloop");
+
+        String widgetKey = newKey();
+        post("/widgets", widgetKey, WIDGET);
+        post("/widgets", widgetKey, WIDGET);
+        String reactiveKey = newKey();
+        assertThat(post("/reactive", reactiveKey, WIDGET).statusCode()).isEqualTo(200);
+        assertThat(post("/reactive", reactiveKey, WIDGET).headers().firstValue("Idempotent-Replayed")).hasValue("true");
+
+        List<String> calls = store.calls();
+        assertThat(calls).anyMatch(c -> c.startsWith("reserve@")).anyMatch(c -> c.startsWith("complete@"));
+        assertThat(calls).allSatisfy(call -> assertThat(call.toLowerCase(Locale.ROOT)).doesNotContain("eventloop"));
+    }
+
+    @Test
+    void aControllerExceptionReachesTheClientAsMappedAndReleasesTheKey() throws Exception {
+        String key = newKey();
+        HttpResponse<byte[]> first = post("/out-of-stock", key, "{}");
+        HttpResponse<byte[]> retry = post("/out-of-stock", key, "{}");
+
+        assertThat(first.statusCode()).isEqualTo(418);
+        assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo("{\"error\":\"out of stock\"}");
+        assertThat(retry.statusCode()).as("released, so the retry runs again").isEqualTo(418);
+        assertThat(controller.runs("out-of-stock")).isEqualTo(2);
+        assertThat(log.outcomes("/out-of-stock")).containsExactly(
+                IdempotencyEvent.Outcome.EXECUTION_FAILED, IdempotencyEvent.Outcome.EXECUTION_FAILED);
+    }
+
+    @Test
+    void aStreamedResponseIsSentButNotStored() throws Exception {
+        String key = newKey();
+        HttpResponse<byte[]> first = post("/stream", key, "{}");
+        HttpResponse<byte[]> retry = post("/stream", key, "{}");
+
+        assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo("run 1 of a stream");
+        assertThat(new String(retry.body(), StandardCharsets.UTF_8)).isEqualTo("run 2 of a stream");
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(log.outcomes("/stream")).containsExactly(
+                IdempotencyEvent.Outcome.EXECUTED_NOT_STORED, IdempotencyEvent.Outcome.EXECUTED_NOT_STORED);
+    }
+
+    @Test
+    void aFileResponseIsSentButNotStored() throws Exception {
+        String key = newKey();
+        HttpResponse<byte[]> first = post("/file", key, "{}");
+        HttpResponse<byte[]> retry = post("/file", key, "{}");
+
+        assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo("file run 1");
+        assertThat(new String(retry.body(), StandardCharsets.UTF_8)).isEqualTo("file run 2");
+        assertThat(log.outcomes("/file")).containsExactly(
+                IdempotencyEvent.Outcome.EXECUTED_NOT_STORED, IdempotencyEvent.Outcome.EXECUTED_NOT_STORED);
+    }
+
+    @Test
+    void pathsOutsideTheConfiguredPatternsAreNotFiltered() throws Exception {
+        String key = newKey();
+        post("/elsewhere", key, "{}");
+        HttpResponse<byte[]> second = post("/elsewhere", key, "{}");
+
+        assertThat(second.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(new String(second.body(), StandardCharsets.UTF_8)).isEqualTo("{\"run\":2}");
+        assertThat(log.outcomes("/elsewhere")).isEmpty();
+    }
+
+    private static HttpResponse<byte[]> post(String path, String key, String body) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (key != null) {
+            request.header("Idempotency-Key", key);
+        }
+        return send(request);
+    }
+
+    private static HttpResponse<byte[]> send(HttpRequest.Builder request) throws Exception {
+        return HTTP.send(request.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private static String newKey() {
+        return "key-" + UUID.randomUUID();
+    }
+}
