@@ -1,0 +1,78 @@
+package dev.idempotency.examples.javalin;
+
+import dev.idempotency.core.HttpReply;
+import dev.idempotency.examples.ExampleApp;
+import dev.idempotency.examples.ExampleRequests;
+import dev.idempotency.examples.ExampleSettings;
+import dev.idempotency.examples.NewOrder;
+import dev.idempotency.examples.Order;
+import dev.idempotency.examples.ProblemException;
+import dev.idempotency.examples.Tenants;
+import dev.idempotency.javalin.IdempotencyPlugin;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import java.util.Collections;
+
+/**
+ * The orders/payments example on Javalin 7. The idempotency part is the one
+ * {@code registerPlugin} line; the routes are ordinary Javalin handlers.
+ */
+public final class JavalinExample {
+
+    private JavalinExample() {
+    }
+
+    public static void main(String[] args) {
+        ExampleApp app = ExampleApp.create(ExampleSettings.fromEnvironment());
+        Javalin server;
+        try {
+            server = start(app);
+        } catch (RuntimeException e) {
+            app.close();
+            throw e;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "example-shutdown"));
+        System.out.println(app.startupLine("javalin", server.port()));
+    }
+
+    /** Starts the service on {@code app.settings().port()} (0: any free port); stopping it closes {@code app}. */
+    public static Javalin start(ExampleApp app) {
+        return Javalin.create(cfg -> {
+            cfg.startup.showJavalinBanner = false;
+            cfg.startup.showOldJavalinVersionWarning = false;
+            app.engine().ifPresent(engine -> cfg.registerPlugin(
+                    new IdempotencyPlugin(engine, ExampleApp.IDEMPOTENT_PATHS.toArray(String[]::new))));
+
+            cfg.routes.post("/orders", ctx -> {
+                NewOrder order = ExampleRequests.order(ctx.bodyAsBytes());
+                ExampleRequests.pause(ctx.queryParam("delayMs"));
+                Order created = app.repository().createOrder(tenant(ctx), order);
+                ctx.status(201).header("Location", "/orders/" + created.id()).json(created);
+            });
+            cfg.routes.get("/orders", ctx -> ctx.json(app.repository().orders(tenant(ctx))));
+            cfg.routes.get("/orders/{id}", ctx -> {
+                String id = ctx.pathParam("id");
+                long orderId = ExampleRequests.id(id).orElseThrow(() -> ProblemException.notFound("No order " + id));
+                ctx.json(app.repository().order(tenant(ctx), orderId)
+                        .orElseThrow(() -> ProblemException.notFound("No order " + id)));
+            });
+            cfg.routes.post("/payments", ctx -> ctx.json(
+                    app.repository().createPayment(tenant(ctx), ExampleRequests.payment(ctx.bodyAsBytes()))));
+            cfg.routes.get("/payments", ctx -> ctx.json(app.repository().payments(tenant(ctx))));
+
+            cfg.routes.exception(ProblemException.class, (e, ctx) -> write(ctx, e.reply()));
+            cfg.events.serverStopped(app::close);
+        }).start(app.settings().port());
+    }
+
+    /** The demo tenant header; real applications take the tenant from authentication. */
+    private static String tenant(Context ctx) {
+        return Tenants.of(Collections.list(ctx.req().getHeaders(Tenants.HEADER)));
+    }
+
+    private static void write(Context ctx, HttpReply reply) {
+        ctx.status(reply.status());
+        reply.headers().forEach((name, values) -> ctx.header(name, String.join(", ", values)));
+        ctx.result(reply.body());
+    }
+}
