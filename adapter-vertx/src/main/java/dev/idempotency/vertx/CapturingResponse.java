@@ -155,15 +155,15 @@ final class CapturingResponse implements HttpServerResponse {
 
     @Override
     public Future<Void> end(Buffer chunk) {
+        checkNotEnded();
+        // Before the end is marked: these handlers may still change the status and headers.
+        runHeadersEndHandler();
         Guard g;
         synchronized (this) {
-            if (endRequested) {
-                throw new IllegalStateException(RESPONSE_WRITTEN);
-            }
+            checkNotEnded();
             endRequested = true;
             g = guard;
         }
-        runHeadersEndHandler();
         if (g == null || !g.claim()) {
             return delegate.end(chunk);
         }
@@ -311,14 +311,9 @@ final class CapturingResponse implements HttpServerResponse {
 
     @Override
     public Future<Void> write(Buffer data) {
-        Guard g;
-        synchronized (this) {
-            if (endRequested) {
-                throw new IllegalStateException(RESPONSE_WRITTEN);
-            }
-            g = guard;
-        }
+        checkNotEnded();
         runHeadersEndHandler();
+        Guard g = guard();
         if (g != null) {
             g.append(data);
         }
@@ -388,6 +383,12 @@ final class CapturingResponse implements HttpServerResponse {
         }
         if (handler != null) {
             handler.handle(null);
+        }
+    }
+
+    private synchronized void checkNotEnded() {
+        if (endRequested) {
+            throw new IllegalStateException(RESPONSE_WRITTEN);
         }
     }
 

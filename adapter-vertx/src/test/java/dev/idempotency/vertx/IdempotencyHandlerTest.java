@@ -1,0 +1,230 @@
+package dev.idempotency.vertx;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.store.InMemoryStore;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.file.OpenOptions;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What the conformance suite does not reach: every way a Vert.x handler writes a response, the
+ * paths that must not be stored, and wiring mistakes that must fail loudly. One server for the
+ * class; every test uses fresh keys.
+ */
+class IdempotencyHandlerTest {
+
+    private static final String FILE_CONTENT = "file content, not stored";
+
+    @TempDir
+    static Path dir;
+
+    private static Vertx vertx;
+    private static IdempotencyEngine engine;
+    private static IdempotencyHandler idempotency;
+    private static HttpServer server;
+    private static URI base;
+    private static Path file;
+    private static final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+    private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @BeforeAll
+    static void start() throws Exception {
+        file = Files.writeString(dir.resolve("download.txt"), FILE_CONTENT);
+        vertx = Vertx.vertx();
+        engine = new IdempotencyEngine(new InMemoryStore(), IdempotencyConfig.defaults());
+        idempotency = IdempotencyHandler.create(vertx, engine);
+        Router router = Router.router(vertx);
+        router.route().handler(BodyHandler.create());
+        router.route().handler(idempotency);
+
+        route(router, "/json", ctx -> {
+            ctx.response().setStatusCode(201);
+            ctx.json(new JsonObject().put("run", runs.get("/json").get()));
+        });
+        route(router, "/ctx-end", ctx -> ctx.end("ctx.end #" + runs.get("/ctx-end").get()));
+        route(router, "/response-end", ctx -> ctx.response()
+                .putHeader("Content-Type", "application/octet-stream")
+                .end(Buffer.buffer(new byte[] {0, 1, 2, (byte) 0xff, (byte) runs.get("/response-end").get()})));
+        route(router, "/send", ctx -> ctx.response().send("send #" + runs.get("/send").get()));
+        route(router, "/chunked", ctx -> {
+            ctx.response().setChunked(true).putHeader("Content-Type", "text/plain");
+            ctx.response().write("one,");
+            // The rest arrives later, from timers, as a handler waiting on I/O would write it.
+            vertx.setTimer(20, t -> {
+                ctx.response().write(Buffer.buffer("two,"));
+                vertx.setTimer(20, t2 -> ctx.response().end("three #" + runs.get("/chunked").get()));
+            });
+        });
+        route(router, "/other-thread", ctx -> CompletableFuture.runAsync(
+                () -> ctx.response().putHeader("Location", "/elsewhere").end("ended off the event loop #"
+                        + runs.get("/other-thread").get()),
+                CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS)));
+        route(router, "/headers-end", ctx -> {
+            // Vert.x runs these just before the head goes out; what they add is part of the response.
+            ctx.addHeadersEndHandler(v -> ctx.response().putHeader("Location", "/added-late"));
+            ctx.end("headers-end #" + runs.get("/headers-end").get());
+        });
+        route(router, "/throw", ctx -> {
+            throw new IllegalStateException("thrown on purpose");
+        });
+        route(router, "/fail-handled", ctx -> ctx.fail(new IllegalArgumentException("failed on purpose")));
+        router.post("/fail-handled").failureHandler(ctx -> ctx.response().setStatusCode(200)
+                .putHeader("Content-Type", "application/json")
+                .end("{\"handled\":\"" + ctx.failure().getMessage() + "\"}"));
+        route(router, "/fail-status", ctx -> ctx.fail(418));
+        route(router, "/send-file", ctx -> ctx.response().sendFile(file.toString()));
+        route(router, "/send-stream", ctx -> vertx.fileSystem().open(file.toString(), new OpenOptions().setRead(true))
+                .onSuccess(f -> ctx.response().putHeader("Content-Type", "text/plain").send(f)));
+        route(router, "/pipe-to", ctx -> vertx.fileSystem().open(file.toString(), new OpenOptions().setRead(true))
+                .onSuccess(f -> {
+                    ctx.response().setChunked(true).putHeader("Content-Type", "text/plain");
+                    f.pipeTo(ctx.response());
+                }));
+
+        server = ConformanceRoutes.listen(vertx, idempotency, router);
+        base = URI.create("http://127.0.0.1:" + server.actualPort());
+    }
+
+    private static void route(Router router, String path, Consumer<RoutingContext> handler) {
+        runs.put(path, new AtomicInteger());
+        router.post(path).handler(ctx -> {
+            runs.get(path).incrementAndGet();
+            handler.accept(ctx);
+        });
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        idempotency.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        engine.close();
+        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    private static HttpResponse<byte[]> post(String path, String key) throws Exception {
+        return http.send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10))
+                .header("Idempotency-Key", key).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"a\":1}")).build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private static boolean replayed(HttpResponse<?> response) {
+        return response.headers().firstValue("Idempotent-Replayed").isPresent();
+    }
+
+    private static String key() {
+        return "key-" + UUID.randomUUID();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/json", "/ctx-end", "/response-end", "/send", "/chunked", "/other-thread", "/headers-end"})
+    void everyWayOfWritingIsCapturedByteExactAndReplayed(String path) throws Exception {
+        int before = runs.get(path).get();
+        String key = key();
+
+        HttpResponse<byte[]> first = post(path, key);
+        HttpResponse<byte[]> second = post(path, key);
+
+        assertThat(first.statusCode()).isBetween(200, 201);
+        assertThat(replayed(first)).isFalse();
+        assertThat(replayed(second)).isTrue();
+        assertThat(second.statusCode()).isEqualTo(first.statusCode());
+        assertThat(second.body()).isEqualTo(first.body());
+        assertThat(second.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+        assertThat(second.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+        assertThat(runs.get(path).get() - before).isEqualTo(1);
+    }
+
+    @Test
+    void chunksAreCapturedWhole() throws Exception {
+        HttpResponse<byte[]> first = post("/chunked", key());
+        assertThat(new String(first.body(), StandardCharsets.UTF_8)).startsWith("one,two,three #");
+    }
+
+    @Test
+    void headersAddedJustBeforeTheHeadAreReplayed() throws Exception {
+        String key = key();
+        post("/headers-end", key);
+        assertThat(post("/headers-end", key).headers().firstValue("Location")).hasValue("/added-late");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/throw", "/fail-handled", "/fail-status"})
+    void aFailedRequestReachesTheClientStoresNothingAndReleasesTheKey(String path) throws Exception {
+        int before = runs.get(path).get();
+        String key = key();
+
+        HttpResponse<byte[]> first = post(path, key);
+        HttpResponse<byte[]> second = post(path, key);
+
+        assertThat(second.statusCode()).isEqualTo(first.statusCode());
+        assertThat(second.body()).isEqualTo(first.body());
+        assertThat(replayed(second)).isFalse();
+        assertThat(runs.get(path).get() - before).as("ran again: released, not 409").isEqualTo(2);
+        if (path.equals("/fail-handled")) {
+            // The failure handler's own 200 is what the client sees — and still not stored.
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(new String(first.body(), StandardCharsets.UTF_8)).contains("failed on purpose");
+        }
+        if (path.equals("/fail-status")) {
+            assertThat(first.statusCode()).isEqualTo(418);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/send-file", "/send-stream", "/pipe-to"})
+    void filesAndStreamsAreDeliveredButNotStored(String path) throws Exception {
+        int before = runs.get(path).get();
+        String key = key();
+
+        HttpResponse<byte[]> first = post(path, key);
+        HttpResponse<byte[]> second = post(path, key);
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo(FILE_CONTENT);
+        assertThat(replayed(second)).isFalse();
+        assertThat(new String(second.body(), StandardCharsets.UTF_8)).isEqualTo(FILE_CONTENT);
+        assertThat(runs.get(path).get() - before).as("released, so the retry ran again").isEqualTo(2);
+    }
+
+    @Test
+    void requestsWithoutAKeyPassThroughUntouched() throws Exception {
+        int before = runs.get("/json").get();
+        HttpRequest request = HttpRequest.newBuilder(base.resolve("/json"))
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build();
+        http.send(request, HttpResponse.BodyHandlers.discarding());
+        HttpResponse<byte[]> second = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+
+        assertThat(second.statusCode()).isEqualTo(201);
+        assertThat(replayed(second)).isFalse();
+        assertThat(runs.get("/json").get() - before).isEqualTo(2);
+    }
+}
