@@ -1,0 +1,98 @@
+package dev.idempotency.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jooq.DSLContext;
+import org.jooq.Name;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/**
+ * The shipped DDL scripts ({@code db/idempotency/<dialect>/V1__idempotency_keys.sql}), adapted to
+ * a configured table name and tenant setting, and run for development set-ups.
+ */
+final class Ddl {
+
+    static final String DEFAULT_TABLE = "idempotency_keys";
+    static final String DEFAULT_TENANT_SETTING = "idempotency.tenant_id";
+
+    /** The table name, optionally quoted, and any suffix that makes it a constraint/index/policy name. */
+    private static final Pattern TABLE_NAME = Pattern.compile("(?<![\\w.])[\"`]?" + DEFAULT_TABLE + "(\\w*)[\"`]?");
+
+    private Ddl() {
+    }
+
+    /** The classpath resource holding the table's DDL for {@code dialect}. */
+    static String tableScript(SQLDialect dialect) {
+        return "db/idempotency/" + Dialects.ddlFolder(dialect) + "/V1__idempotency_keys.sql";
+    }
+
+    /** The classpath resource holding the optional PostgreSQL row-level-security policy. */
+    static String rowLevelSecurityScript() {
+        return "db/idempotency/postgresql-rls/V2__idempotency_keys_rls.sql";
+    }
+
+    /** The statements of {@code resource} for {@code table} and {@code tenantSetting}. */
+    static List<String> statements(DSLContext dsl, String resource, Name table, String tenantSetting) {
+        String script = read(resource).replace(DEFAULT_TENANT_SETTING, tenantSetting);
+        String renderedTable = dsl.render(DSL.table(table));
+        String baseName = table.last();
+        Matcher m = TABLE_NAME.matcher(script);
+        StringBuilder adapted = new StringBuilder();
+        while (m.find()) {
+            String replacement = m.group(1).isEmpty() ? renderedTable : dsl.render(DSL.name(baseName + m.group(1)));
+            m.appendReplacement(adapted, Matcher.quoteReplacement(replacement));
+        }
+        m.appendTail(adapted);
+        return split(adapted.toString());
+    }
+
+    /** Runs the statements on one connection; on PostgreSQL under a lock so instances starting together do not race. */
+    static void run(DSLContext dsl, SQLDialect dialect, List<String> statements) {
+        dsl.transaction(cfg -> cfg.dsl().connection(connection -> {
+            try (Statement s = connection.createStatement()) {
+                if (Dialects.isPostgres(dialect)) {
+                    s.execute("SELECT pg_advisory_xact_lock(" + DEFAULT_TABLE.hashCode() + ")");
+                }
+                for (String sql : statements) {
+                    s.execute(sql);
+                }
+            }
+        }));
+    }
+
+    /** Splits at semicolons that end a line, leaving out whole-line comments. */
+    static List<String> split(String script) {
+        StringBuilder code = new StringBuilder();
+        for (String line : script.split("\n")) {
+            if (!line.stripLeading().startsWith("--")) {
+                code.append(line).append('\n');
+            }
+        }
+        List<String> statements = new ArrayList<>();
+        for (String statement : code.toString().split(";\\s*\n")) {
+            if (!statement.isBlank()) {
+                statements.add(statement.strip());
+            }
+        }
+        return statements;
+    }
+
+    private static String read(String resource) {
+        try (InputStream in = Ddl.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing resource " + resource);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

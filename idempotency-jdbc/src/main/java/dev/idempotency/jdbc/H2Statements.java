@@ -1,0 +1,86 @@
+package dev.idempotency.jdbc;
+
+import static org.jooq.impl.DSL.excluded;
+import static org.jooq.impl.DSL.row;
+import static org.jooq.impl.DSL.select;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.exception.IntegrityConstraintViolationException;
+
+/**
+ * H2 (2.x), which has no {@code ON CONFLICT} of its own: jOOQ renders the conditional upsert as
+ * one standard {@code MERGE INTO … USING … WHEN MATCHED AND <not live> THEN UPDATE … WHEN NOT
+ * MATCHED THEN INSERT …}. H2 re-checks the {@code WHEN MATCHED} condition after waiting for a
+ * row lock, so a concurrent take-over cannot both succeed; two concurrent inserts of a new key end
+ * with one primary-key violation, which is a lost race to ask about again. A lost reservation reads
+ * the winner by primary key (in-process, so the extra statement costs no network round trip).
+ */
+final class H2Statements extends Statements {
+
+    /** SQLState of a unique or primary-key violation. */
+    private static final String UNIQUE_VIOLATION = "23505";
+
+    H2Statements(IdempotencyTable t) {
+        super(t);
+    }
+
+    @Override
+    Attempt reserve(DSLContext ctx, NewRow row, Instant now) {
+        Boolean inserted = merge(ctx, row, now);
+        if (inserted == null) {
+            return RETRY;
+        }
+        if (inserted) {
+            return WON;
+        }
+        return ctx.select(t.recordColumns).from(t.table).where(t.primaryKey(row.key()))
+                .fetchOptional()
+                .map(stored -> lostTo(row.key(), stored, now))
+                .orElse(RETRY);
+    }
+
+    @Override
+    boolean insertCompleted(DSLContext ctx, NewRow row, Instant now) {
+        for (int attempt = 0; ; attempt++) {
+            Boolean inserted = merge(ctx, row, now);
+            if (inserted != null || attempt == 3) {
+                return Boolean.TRUE.equals(inserted);
+            }
+        }
+    }
+
+    @Override
+    int purge(DSLContext ctx, Instant now, int limit) {
+        return ctx.deleteFrom(t.table)
+                .where(row(t.key, t.tenantId, t.method, t.path).in(
+                        select(t.key, t.tenantId, t.method, t.path)
+                                .from(t.table)
+                                .where(t.expiresAt.le(now))
+                                .limit(limit)))
+                .execute();
+    }
+
+    /** Whether the row went in; {@code null} when a concurrent insert of the same key beat it. */
+    private Boolean merge(DSLContext ctx, NewRow row, Instant now) {
+        Map<Field<?>, Field<?>> takeOver = new LinkedHashMap<>();
+        nonKeyColumns().forEach(c -> takeOver.put(c, excluded(c)));
+        try {
+            return ctx.insertInto(t.table).columns(t.columns)
+                    .values(values(row))
+                    .onConflict(t.key, t.tenantId, t.method, t.path)
+                    .doUpdate()
+                    .set(takeOver)
+                    .where(targetIsNotLive(now))
+                    .execute() == 1;
+        } catch (IntegrityConstraintViolationException e) {
+            if (UNIQUE_VIOLATION.equals(e.sqlState())) {
+                return null;
+            }
+            throw e;
+        }
+    }
+}

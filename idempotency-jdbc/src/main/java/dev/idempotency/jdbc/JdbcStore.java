@@ -1,0 +1,346 @@
+package dev.idempotency.jdbc;
+
+import static org.jooq.impl.DSL.function;
+import static org.jooq.impl.DSL.inline;
+import static org.jooq.impl.DSL.val;
+
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.ReserveResult;
+import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.core.store.Store;
+import dev.idempotency.core.store.StoredResponse;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.Name;
+import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+import org.jooq.tools.jdbc.JDBCUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The production {@link Store}: idempotency records in one table of a relational database,
+ * reached through a {@link DataSource} (a connection pool such as HikariCP) and spoken to with
+ * jOOQ. PostgreSQL is the primary target; MariaDB (10.5+), MySQL (8.0.19+) and H2 (2.x) share
+ * the same code with each dialect's own atomic upsert.
+ *
+ * <pre>{@code
+ * JdbcStore store = JdbcStore.builder(dataSource).build();   // dialect from the connection
+ * store.createTableIfMissing();                               // development only; ship the DDL otherwise
+ * IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyConfig.defaults());
+ * }</pre>
+ *
+ * <h2>Behaviour</h2>
+ * <ul>
+ *   <li>Each primitive is one conditional statement (on MySQL, a reservation adds a primary-key
+ *       read; on H2 a lost one does); the DDL and every statement are in the module's README.</li>
+ *   <li>Time is the {@code now} the engine passes, bound into the statement and compared there;
+ *       the database's clock plays no part. Instants are stored at microsecond precision.</li>
+ *   <li>A missing table and an unreachable database (refused connection, pool timeout, broken
+ *       connection) are thrown as {@link StorageUnavailableException}; how fast the latter comes
+ *       is the pool's {@code connectionTimeout}.</li>
+ *   <li>{@link dev.idempotency.core.store.Reservation#complete complete}, {@code release} and
+ *       {@code renew} act only while the reservation's owner token is still in the row and the row
+ *       is still in flight. A take-over after a lapsed lease always writes a new token, so an old
+ *       owner is locked out; an owner whose lease lapsed without a take-over may still finish.</li>
+ *   <li>With {@linkplain Builder#rowLevelSecurity(boolean) row-level security} (PostgreSQL), each
+ *       call runs in a transaction that first sets the tenant of its record key with
+ *       {@code set_config(setting, tenant, true)}.</li>
+ * </ul>
+ * Thread-safe; holds no connection between calls.
+ */
+public final class JdbcStore implements Store {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
+
+    /** The default table name. */
+    public static final String DEFAULT_TABLE = Ddl.DEFAULT_TABLE;
+    /** The default PostgreSQL setting that carries the tenant for row-level security. */
+    public static final String DEFAULT_TENANT_SETTING = Ddl.DEFAULT_TENANT_SETTING;
+
+    /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
+    private static final int MAX_ATTEMPTS = 8;
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+    private static final Pattern SETTING = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*");
+
+    private final DSLContext dsl;
+    private final SQLDialect dialect;
+    private final Name tableName;
+    private final String tableLabel;
+    private final Statements sql;
+    private final String tenantSetting;
+
+    private JdbcStore(Builder b, SQLDialect dialect) {
+        this.dialect = dialect;
+        this.tableName = b.tableName;
+        this.tableLabel = b.tableName.toString();
+        this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
+        Settings settings = new Settings()
+                .withExecuteLogging(false)
+                .withFetchWarnings(false)
+                .withRenderSchema(true);
+        this.dsl = DSL.using(b.dataSource, dialect, settings);
+        this.sql = b.statements != null ? b.statements.apply(new IdempotencyTable(tableName, dialect))
+                : Statements.forDialect(dialect, new IdempotencyTable(tableName, dialect));
+    }
+
+    /** A store over {@code dataSource} with every default. */
+    public static JdbcStore create(DataSource dataSource) {
+        return builder(dataSource).build();
+    }
+
+    /** Starts a store over {@code dataSource}; see {@link Builder} for the options. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** The dialect this store speaks (given, or detected from the connection). */
+    public SQLDialect dialect() {
+        return dialect;
+    }
+
+    /** The table this store uses, as configured (for example {@code idempotency_keys} or {@code app.idempotency_keys}). */
+    public String tableName() {
+        return tableLabel;
+    }
+
+    /** Whether each call sets the tenant for a PostgreSQL row-level-security policy. */
+    public boolean rowLevelSecurity() {
+        return tenantSetting != null;
+    }
+
+    /**
+     * Creates the table and its index, if missing, from the DDL shipped for this dialect (and, with
+     * row-level security on, applies the policy). For development and tests: production schemas
+     * belong in the application's migrations, from the same resources.
+     *
+     * @throws StorageUnavailableException when the database cannot be reached
+     */
+    public void createTableIfMissing() {
+        List<String> statements = Ddl.statements(dsl, Ddl.tableScript(dialect), tableName,
+                tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting);
+        if (tenantSetting != null) {
+            statements = new java.util.ArrayList<>(statements);
+            statements.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, tenantSetting));
+        }
+        List<String> toRun = statements;
+        call(null, ctx -> {
+            Ddl.run(ctx, dialect, toRun);
+            return null;
+        });
+        log.info("Idempotency table {} is in place ({})", tableLabel, dialect);
+    }
+
+    /** The classpath resource with this dialect's DDL, for migration tools. */
+    public static String ddlResource(SQLDialect dialect) {
+        return Ddl.tableScript(dialect);
+    }
+
+    @Override
+    public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        Instant at = IdempotencyTable.micros(now);
+        String token = UUID.randomUUID().toString();
+        NewRow row = new NewRow(key, fingerprint, IdempotencyTable.IN_FLIGHT, token, IdempotencyTable.micros(now.plus(lease)),
+                null, IdempotencyTable.micros(now.plus(ttl)), at);
+        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+            Statements.Attempt result = call(key.tenant(), ctx -> sql.reserve(ctx, row, at));
+            if (result instanceof Statements.Attempt.Won) {
+                return new ReserveResult.Acquired(new JdbcReservation(this, key, token));
+            }
+            if (result instanceof Statements.Attempt.Lost lost) {
+                return new ReserveResult.Existing(lost.record());
+            }
+            log.debug("Reservation of key_preview={} raced a concurrent change; asking again (attempt {})",
+                    key.keyPreview(), attempt);
+        }
+        throw new IllegalStateException("Could not settle the reservation of key_preview=" + key.keyPreview()
+                + " after " + MAX_ATTEMPTS + " attempts: the row kept changing");
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
+        Objects.requireNonNull(key, "key");
+        Instant at = IdempotencyTable.micros(now);
+        return call(key.tenant(), ctx -> sql.find(ctx, key, at));
+    }
+
+    @Override
+    public boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now,
+                                   Duration ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(response, "response");
+        Instant at = IdempotencyTable.micros(now);
+        NewRow row = new NewRow(key, fingerprint, IdempotencyTable.COMPLETED, UUID.randomUUID().toString(), null,
+                response, IdempotencyTable.micros(now.plus(ttl)), at);
+        return call(key.tenant(), ctx -> sql.insertCompleted(ctx, row, at));
+    }
+
+    /**
+     * Deletes one bounded batch of rows whose {@code expires_at} is at or before {@code now}.
+     * With row-level security, the batch holds only rows the connecting role may see: purge
+     * through a store on a role that bypasses the policy.
+     */
+    @Override
+    public int purgeExpired(Instant now, int limit) {
+        if (limit <= 0) {
+            throw new IllegalArgumentException("limit must be positive, was " + limit);
+        }
+        Instant at = IdempotencyTable.micros(now);
+        return call(null, ctx -> sql.purge(ctx, at, limit));
+    }
+
+    boolean complete(RecordKey key, String ownerToken, StoredResponse response, Instant now, Duration ttl) {
+        Instant expiresAt = IdempotencyTable.micros(now.plus(ttl));
+        return call(key.tenant(), ctx -> sql.complete(ctx, key, ownerToken, response, expiresAt));
+    }
+
+    boolean release(RecordKey key, String ownerToken) {
+        return call(key.tenant(), ctx -> sql.release(ctx, key, ownerToken));
+    }
+
+    boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+        Instant lockedUntil = IdempotencyTable.micros(now.plus(lease));
+        return call(key.tenant(), ctx -> sql.renew(ctx, key, ownerToken, lockedUntil));
+    }
+
+    /**
+     * Runs {@code work} in autocommit mode, or — with row-level security and a tenant — in a
+     * transaction that first sets the tenant; translates outages.
+     */
+    private <T> T call(String tenant, Function<DSLContext, T> work) {
+        try {
+            if (tenantSetting == null || tenant == null) {
+                return work.apply(dsl);
+            }
+            return dsl.transactionResult(cfg -> {
+                DSLContext tx = cfg.dsl();
+                tx.select(function("set_config", String.class, inline(tenantSetting), val(tenant), inline(true)))
+                        .fetch();
+                return work.apply(tx);
+            });
+        } catch (RuntimeException e) {
+            throw SqlFailures.translate(e, tableLabel);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcStore[" + dialect + ", table=" + tableLabel + (tenantSetting == null ? "" : ", rls=" + tenantSetting)
+                + "]";
+    }
+
+    /**
+     * Options of a {@link JdbcStore}, checked by {@link #build()}.
+     *
+     * <table>
+     *   <caption>Options and defaults</caption>
+     *   <tr><th>option</th><th>default</th><th>meaning</th></tr>
+     *   <tr><td>{@code tableName}</td><td>{@code idempotency_keys}</td><td>the table, optionally
+     *       schema-qualified ({@code app.idempotency_keys}); quoted as given, so use lower case</td></tr>
+     *   <tr><td>{@code dialect}</td><td>detected</td><td>jOOQ's {@link SQLDialect}: POSTGRES, MARIADB,
+     *       MYSQL or H2; detected from one connection's metadata at {@code build()} when not given</td></tr>
+     *   <tr><td>{@code rowLevelSecurity}</td><td>false</td><td>PostgreSQL only: set the tenant per
+     *       transaction for the shipped policy</td></tr>
+     *   <tr><td>{@code tenantSetting}</td><td>{@code idempotency.tenant_id}</td><td>the setting the policy
+     *       reads</td></tr>
+     * </table>
+     */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private Name tableName = DSL.name(DEFAULT_TABLE);
+        private SQLDialect dialect;
+        private boolean rowLevelSecurity;
+        private String tenantSetting = DEFAULT_TENANT_SETTING;
+        private Function<IdempotencyTable, Statements> statements;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /** The table, optionally qualified by a schema (PostgreSQL, H2) or database (MariaDB/MySQL). */
+        public Builder tableName(String tableName) {
+            Objects.requireNonNull(tableName, "tableName");
+            String[] parts = tableName.split("\\.", -1);
+            if (parts.length > 2) {
+                throw new IllegalArgumentException("tableName must be 'table' or 'schema.table', was '" + tableName + "'");
+            }
+            for (String part : parts) {
+                if (!IDENTIFIER.matcher(part).matches()) {
+                    throw new IllegalArgumentException("Not a plain SQL identifier: '" + part + "' in '" + tableName + "'");
+                }
+            }
+            this.tableName = DSL.name(parts);
+            return this;
+        }
+
+        /** The dialect, instead of detecting it from a connection (which needs the database up at build time). */
+        public Builder dialect(SQLDialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /** Whether to set the tenant per transaction for a PostgreSQL row-level-security policy. */
+        public Builder rowLevelSecurity(boolean rowLevelSecurity) {
+            this.rowLevelSecurity = rowLevelSecurity;
+            return this;
+        }
+
+        /** The custom setting ({@code prefix.name}) the policy reads the tenant from. */
+        public Builder tenantSetting(String tenantSetting) {
+            Objects.requireNonNull(tenantSetting, "tenantSetting");
+            if (!SETTING.matcher(tenantSetting).matches()) {
+                throw new IllegalArgumentException("A custom setting looks like 'prefix.name', was '" + tenantSetting + "'");
+            }
+            this.tenantSetting = tenantSetting;
+            return this;
+        }
+
+        /** Replaces the dialect's statements; for tests that exercise another dialect's path. */
+        Builder statements(Function<IdempotencyTable, Statements> statements) {
+            this.statements = statements;
+            return this;
+        }
+
+        /**
+         * Builds the store.
+         *
+         * @throws IllegalArgumentException   for an unsupported dialect, or row-level security off PostgreSQL
+         * @throws StorageUnavailableException when the dialect must be detected and the database is unreachable
+         */
+        public JdbcStore build() {
+            SQLDialect resolved = dialect != null ? dialect : detect(dataSource);
+            if (!Dialects.isSupported(resolved)) {
+                throw new IllegalArgumentException("Unsupported dialect " + resolved
+                        + "; JdbcStore speaks POSTGRES, MARIADB, MYSQL and H2");
+            }
+            if (rowLevelSecurity && !Dialects.isPostgres(resolved)) {
+                throw new IllegalArgumentException("Row-level security needs PostgreSQL, not " + resolved);
+            }
+            return new JdbcStore(this, resolved);
+        }
+
+        private static SQLDialect detect(DataSource dataSource) {
+            try (Connection connection = dataSource.getConnection()) {
+                return JDBCUtils.dialect(connection);
+            } catch (SQLException e) {
+                RuntimeException translated = SqlFailures.translate(new IllegalStateException(
+                        "Could not detect the SQL dialect", e), "(dialect detection)");
+                throw translated;
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package dev.idempotency.jdbc;
+
+import dev.idempotency.core.store.Store;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes expired records now and then, in bounded batches, on one daemon thread.
+ *
+ * <pre>{@code
+ * PurgeScheduler purge = PurgeScheduler.builder(store).interval(Duration.ofMinutes(5)).start();
+ * ...
+ * purge.close();
+ * }</pre>
+ *
+ * <p>Each run calls {@link Store#purgeExpired} with {@code batchSize} until a batch comes back
+ * short or {@code maxBatchesPerRun} batches went, so no single statement deletes more than one
+ * batch and a huge backlog is worked off over several runs. Runs log at INFO how many rows went
+ * (DEBUG when none); a failed run logs a WARN and the next run tries again. Several application
+ * instances may each run one: on PostgreSQL their batches skip each other's locked rows.
+ *
+ * <p>With PostgreSQL row-level security on, give it a store whose role bypasses the policy
+ * (purging crosses tenants).
+ */
+public final class PurgeScheduler implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(PurgeScheduler.class);
+
+    private final Store store;
+    private final Clock clock;
+    private final Duration interval;
+    private final int batchSize;
+    private final int maxBatchesPerRun;
+    private final ScheduledExecutorService executor;
+
+    private PurgeScheduler(Builder b) {
+        this.store = b.store;
+        this.clock = b.clock;
+        this.interval = b.interval;
+        this.batchSize = b.batchSize;
+        this.maxBatchesPerRun = b.maxBatchesPerRun;
+        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "idempotency-purge");
+            t.setDaemon(true);
+            return t;
+        });
+        long period = interval.toMillis();
+        executor.scheduleWithFixedDelay(this::runQuietly, b.initialDelay.toMillis(), period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Starts configuring a scheduler for {@code store}. */
+    public static Builder builder(Store store) {
+        return new Builder(store);
+    }
+
+    /**
+     * One purge run on the calling thread, as the schedule does it.
+     *
+     * @return how many records went
+     */
+    public int runOnce() {
+        return purge(store, clock.instant(), batchSize, maxBatchesPerRun);
+    }
+
+    /**
+     * Purges {@code store} of records expired at {@code now}, in batches of {@code batchSize},
+     * at most {@code maxBatches} of them.
+     *
+     * @return how many records went
+     */
+    public static int purge(Store store, Instant now, int batchSize, int maxBatches) {
+        long started = System.nanoTime();
+        int total = 0;
+        int batches = 0;
+        int purged;
+        do {
+            purged = store.purgeExpired(now, batchSize);
+            total += purged;
+            batches++;
+        } while (purged == batchSize && batches < maxBatches);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        if (total > 0) {
+            log.info("Purged {} expired idempotency records in {} batch(es), {} ms{}", total, batches, millis,
+                    purged == batchSize ? "; more remain for the next run" : "");
+        } else {
+            log.debug("No expired idempotency records to purge ({} ms)", millis);
+        }
+        return total;
+    }
+
+    private void runQuietly() {
+        try {
+            runOnce();
+        } catch (RuntimeException e) {
+            log.warn("Purging expired idempotency records failed; trying again in {}: {}", interval, e.toString());
+        }
+    }
+
+    /** Stops the schedule; a run in progress finishes its current batch. */
+    @Override
+    public void close() {
+        executor.shutdown();
+    }
+
+    /**
+     * Settings of a {@link PurgeScheduler}: {@code interval} 5 min, {@code initialDelay} 1 min,
+     * {@code batchSize} 1000, {@code maxBatchesPerRun} 100, {@code clock} the system clock (use
+     * the engine's).
+     */
+    public static final class Builder {
+        private final Store store;
+        private Clock clock = Clock.systemUTC();
+        private Duration interval = Duration.ofMinutes(5);
+        private Duration initialDelay = Duration.ofMinutes(1);
+        private int batchSize = 1000;
+        private int maxBatchesPerRun = 100;
+
+        private Builder(Store store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public Builder interval(Duration interval) {
+            this.interval = positive(interval, "interval");
+            return this;
+        }
+
+        public Builder initialDelay(Duration initialDelay) {
+            Objects.requireNonNull(initialDelay, "initialDelay");
+            if (initialDelay.isNegative()) {
+                throw new IllegalArgumentException("initialDelay must not be negative, was " + initialDelay);
+            }
+            this.initialDelay = initialDelay;
+            return this;
+        }
+
+        public Builder batchSize(int batchSize) {
+            this.batchSize = positive(batchSize, "batchSize");
+            return this;
+        }
+
+        public Builder maxBatchesPerRun(int maxBatchesPerRun) {
+            this.maxBatchesPerRun = positive(maxBatchesPerRun, "maxBatchesPerRun");
+            return this;
+        }
+
+        /** Starts the schedule. */
+        public PurgeScheduler start() {
+            return new PurgeScheduler(this);
+        }
+
+        private static Duration positive(Duration d, String name) {
+            Objects.requireNonNull(d, name);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive, was " + d);
+            }
+            return d;
+        }
+
+        private static int positive(int value, String name) {
+            if (value <= 0) {
+                throw new IllegalArgumentException(name + " must be positive, was " + value);
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package dev.idempotency.jdbc;
+
+import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.core.store.StorageUnavailableException.Reason;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Tells a missing table and an unreachable database apart from every other failure, so the
+ * engine can answer 503 for them.
+ *
+ * <table>
+ *   <caption>What counts as which</caption>
+ *   <tr><th>reason</th><th>recognised by</th></tr>
+ *   <tr><td>NOT_PROVISIONED</td><td>SQLState 42P01 (PostgreSQL undefined_table), 3F000 (PostgreSQL
+ *       invalid_schema_name), 42S02 (MariaDB/MySQL, H2), H2 error 42102, MariaDB/MySQL error 1146</td></tr>
+ *   <tr><td>UNREACHABLE</td><td>SQLState class 08 (connection exception), 57P01–57P03 (PostgreSQL
+ *       shutdown, terminated backend, starting up), {@link SQLTransientConnectionException} (the
+ *       pool's connection timeout), {@link SQLNonTransientConnectionException}, H2 errors 90067,
+ *       90098, 90121 (connection broken, database closed), and a {@link ConnectException},
+ *       {@link NoRouteToHostException}, {@link UnknownHostException} or
+ *       {@link SocketTimeoutException} anywhere in the causes</td></tr>
+ * </table>
+ */
+final class SqlFailures {
+
+    private static final Set<String> MISSING_TABLE_STATES = Set.of("42P01", "3F000", "42S02", "42102");
+    private static final Set<Integer> MISSING_TABLE_CODES = Set.of(1146, 42102);
+    private static final Set<String> UNREACHABLE_STATES = Set.of("57P01", "57P02", "57P03");
+    private static final Set<Integer> H2_UNREACHABLE_CODES = Set.of(90067, 90098, 90121);
+
+    private SqlFailures() {
+    }
+
+    /**
+     * The {@link StorageUnavailableException} {@code failure} amounts to, or {@code failure}
+     * itself when it is something else.
+     */
+    static RuntimeException translate(RuntimeException failure, String tableName) {
+        Reason reason = reasonOf(failure);
+        if (reason == null) {
+            return failure;
+        }
+        String message = reason == Reason.NOT_PROVISIONED
+                ? "Idempotency table " + tableName + " does not exist: " + rootMessage(failure)
+                : "Idempotency database unreachable: " + rootMessage(failure);
+        return new StorageUnavailableException(reason, message, failure);
+    }
+
+    /** The reason behind {@code failure}, or {@code null} when it is neither kind of outage. */
+    static Reason reasonOf(Throwable failure) {
+        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+        Reason found = null;
+        for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
+            Reason reason = classify(t);
+            if (reason == Reason.NOT_PROVISIONED) {
+                return reason;
+            }
+            if (reason != null) {
+                found = reason;
+            }
+            if (t instanceof SQLException sql) {
+                for (SQLException next = sql.getNextException(); next != null && seen.put(next, Boolean.TRUE) == null;
+                        next = next.getNextException()) {
+                    Reason nextReason = classify(next);
+                    if (nextReason != null) {
+                        found = found == null ? nextReason : found;
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    private static Reason classify(Throwable t) {
+        if (t instanceof SQLException sql) {
+            String state = sql.getSQLState() == null ? "" : sql.getSQLState();
+            if (MISSING_TABLE_STATES.contains(state) || MISSING_TABLE_CODES.contains(sql.getErrorCode())) {
+                return Reason.NOT_PROVISIONED;
+            }
+            if (state.startsWith("08") || UNREACHABLE_STATES.contains(state)
+                    || sql instanceof SQLTransientConnectionException
+                    || sql instanceof SQLNonTransientConnectionException
+                    || H2_UNREACHABLE_CODES.contains(sql.getErrorCode())) {
+                return Reason.UNREACHABLE;
+            }
+            return null;
+        }
+        if (t instanceof ConnectException || t instanceof NoRouteToHostException
+                || t instanceof UnknownHostException || t instanceof SocketTimeoutException) {
+            return Reason.UNREACHABLE;
+        }
+        return null;
+    }
+
+    private static String rootMessage(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return String.valueOf(root.getMessage());
+    }
+}
