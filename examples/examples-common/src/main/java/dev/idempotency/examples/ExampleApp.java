@@ -50,15 +50,26 @@ public final class ExampleApp implements AutoCloseable {
             if (!settings.idempotencyEnabled()) {
                 return new ExampleApp(settings, database, null, "none");
             }
-            Store store = new InMemoryStore();
-            String storeDescription = "in memory (records do not survive a restart), app data in "
-                    + database.description();
+            Store store = idempotencyStore(database);
+            String storeDescription = store instanceof InMemoryStore
+                    ? "in memory (records do not survive a restart), orders in " + database.description()
+                    : store + " on " + database.description();
             IdempotencyEngine engine = new IdempotencyEngine(store, engineConfig(settings.mode()));
             return new ExampleApp(settings, database, engine, storeDescription);
         } catch (RuntimeException e) {
             database.close();
             throw e;
         }
+    }
+
+    /**
+     * Where the records live. INTERIM: the in-memory store, until idempotency-jdbc's JdbcStore passes
+     * its store contract suite on H2 and PostgreSQL; then this becomes
+     * {@code JdbcStore.create(database.dataSource())} plus {@code createTableIfMissing()}, for the
+     * embedded H2 database and for DATABASE_URL alike.
+     */
+    private static Store idempotencyStore(ExampleDatabase database) {
+        return new InMemoryStore();
     }
 
     /** The engine settings every example uses: the given mode and the demo tenant header. */
