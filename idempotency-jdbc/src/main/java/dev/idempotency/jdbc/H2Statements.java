@@ -1,6 +1,5 @@
 package dev.idempotency.jdbc;
 
-import static org.jooq.impl.DSL.excluded;
 import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
 
@@ -9,12 +8,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Table;
 import org.jooq.exception.IntegrityConstraintViolationException;
 
 /**
- * H2 (2.x), which has no {@code ON CONFLICT} of its own: jOOQ renders the conditional upsert as
- * one standard {@code MERGE INTO … USING … WHEN MATCHED AND <not live> THEN UPDATE … WHEN NOT
- * MATCHED THEN INSERT …}. H2 re-checks the {@code WHEN MATCHED} condition after waiting for a
+ * H2 (2.x), which has no {@code ON CONFLICT} of its own: the conditional upsert is one standard
+ * {@code MERGE INTO … USING (SELECT <row>) source ON <primary key> WHEN MATCHED AND <not live>
+ * THEN UPDATE … WHEN NOT MATCHED THEN INSERT …}. H2 re-checks the {@code WHEN MATCHED} condition after waiting for a
  * row lock, so a concurrent take-over cannot both succeed; two concurrent inserts of a new key end
  * with one primary-key violation, which is a lost race to ask about again. A lost reservation reads
  * the winner by primary key (in-process, so the extra statement costs no network round trip).
@@ -66,15 +66,19 @@ final class H2Statements extends Statements {
 
     /** Whether the row went in; {@code null} when a concurrent insert of the same key beat it. */
     private Boolean merge(DSLContext ctx, NewRow row, Instant now) {
+        Table<?> source = select(typedValues(row)).asTable("source");
         Map<Field<?>, Field<?>> takeOver = new LinkedHashMap<>();
-        nonKeyColumns().forEach(c -> takeOver.put(c, excluded(c)));
+        nonKeyColumns().forEach(c -> takeOver.put(c, source.field(c)));
         try {
-            return ctx.insertInto(t.table).columns(t.columns)
-                    .values(values(row))
-                    .onConflict(t.key, t.tenantId, t.method, t.path)
-                    .doUpdate()
-                    .set(takeOver)
-                    .where(targetIsNotLive(now))
+            return ctx.mergeInto(t.table)
+                    .using(source)
+                    .on(target(t.key).eq(source.field(t.key))
+                            .and(target(t.tenantId).eq(source.field(t.tenantId)))
+                            .and(target(t.method).eq(source.field(t.method)))
+                            .and(target(t.path).eq(source.field(t.path))))
+                    .whenMatchedAnd(targetIsNotLive(now)).thenUpdate().set(takeOver)
+                    .whenNotMatchedThenInsert(t.columns)
+                    .values(t.columns.stream().map(source::field).toList())
                     .execute() == 1;
         } catch (IntegrityConstraintViolationException e) {
             if (UNIQUE_VIOLATION.equals(e.sqlState())) {

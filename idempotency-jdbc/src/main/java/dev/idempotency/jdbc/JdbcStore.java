@@ -85,7 +85,7 @@ public final class JdbcStore implements Store {
     private JdbcStore(Builder b, SQLDialect dialect) {
         this.dialect = dialect;
         this.tableName = b.tableName;
-        this.tableLabel = b.tableName.toString();
+        this.tableLabel = String.join(".", b.tableName.getName());
         this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
         Settings settings = new Settings()
                 .withExecuteLogging(false)

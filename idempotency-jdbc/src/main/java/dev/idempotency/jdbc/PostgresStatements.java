@@ -45,7 +45,7 @@ final class PostgresStatements extends Statements {
                 select(t.recordColumns).from(t.table).where(t.primaryKey(row.key())));
         CommonTableExpression<Record> ins = name("ins").as(
                 conditionalInsert(ctx, row, now, notExists(selectOne().from(cur).where(t.isLive(cur, now))))
-                        .returningResult(t.recordColumns));
+                        .returningResult(t.recordColumns.stream().map(this::target).toList()));
 
         List<SelectField<?>> won = new ArrayList<>();
         won.add(inline(true).as("won"));

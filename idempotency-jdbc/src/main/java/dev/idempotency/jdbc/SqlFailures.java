@@ -20,7 +20,8 @@ import java.util.Set;
  * <table>
  *   <caption>What counts as which</caption>
  *   <tr><th>reason</th><th>recognised by</th></tr>
- *   <tr><td>NOT_PROVISIONED</td><td>SQLState 42P01 (PostgreSQL undefined_table), 3F000 (PostgreSQL
+ *   <tr><td>NOT_PROVISIONED</td><td>SQLState 42P01 (PostgreSQL undefined_table) naming the store's
+ *       table (the same state also reports a bad table reference in a query), 3F000 (PostgreSQL
  *       invalid_schema_name), 42S02 (MariaDB/MySQL, H2), H2 error 42102, MariaDB/MySQL error 1146</td></tr>
  *   <tr><td>UNREACHABLE</td><td>SQLState class 08 (connection exception), 57P01–57P03 (PostgreSQL
  *       shutdown, terminated backend, starting up), {@link SQLTransientConnectionException} (the
@@ -32,7 +33,9 @@ import java.util.Set;
  */
 final class SqlFailures {
 
-    private static final Set<String> MISSING_TABLE_STATES = Set.of("42P01", "3F000", "42S02", "42102");
+    /** PostgreSQL's undefined_table, also raised for a bad table reference inside a query. */
+    private static final String PG_UNDEFINED_TABLE = "42P01";
+    private static final Set<String> MISSING_TABLE_STATES = Set.of("3F000", "42S02", "42102");
     private static final Set<Integer> MISSING_TABLE_CODES = Set.of(1146, 42102);
     private static final Set<String> UNREACHABLE_STATES = Set.of("57P01", "57P02", "57P03");
     private static final Set<Integer> H2_UNREACHABLE_CODES = Set.of(90067, 90098, 90121);
@@ -45,7 +48,7 @@ final class SqlFailures {
      * itself when it is something else.
      */
     static RuntimeException translate(RuntimeException failure, String tableName) {
-        Reason reason = reasonOf(failure);
+        Reason reason = reasonOf(failure, tableName.substring(tableName.lastIndexOf('.') + 1));
         if (reason == null) {
             return failure;
         }
@@ -56,11 +59,11 @@ final class SqlFailures {
     }
 
     /** The reason behind {@code failure}, or {@code null} when it is neither kind of outage. */
-    static Reason reasonOf(Throwable failure) {
+    static Reason reasonOf(Throwable failure, String tableName) {
         Map<Throwable, Boolean> seen = new IdentityHashMap<>();
         Reason found = null;
         for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
-            Reason reason = classify(t);
+            Reason reason = classify(t, tableName);
             if (reason == Reason.NOT_PROVISIONED) {
                 return reason;
             }
@@ -70,7 +73,7 @@ final class SqlFailures {
             if (t instanceof SQLException sql) {
                 for (SQLException next = sql.getNextException(); next != null && seen.put(next, Boolean.TRUE) == null;
                         next = next.getNextException()) {
-                    Reason nextReason = classify(next);
+                    Reason nextReason = classify(next, tableName);
                     if (nextReason != null) {
                         found = found == null ? nextReason : found;
                     }
@@ -80,10 +83,12 @@ final class SqlFailures {
         return found;
     }
 
-    private static Reason classify(Throwable t) {
+    private static Reason classify(Throwable t, String tableName) {
         if (t instanceof SQLException sql) {
             String state = sql.getSQLState() == null ? "" : sql.getSQLState();
-            if (MISSING_TABLE_STATES.contains(state) || MISSING_TABLE_CODES.contains(sql.getErrorCode())) {
+            boolean namesTable = String.valueOf(sql.getMessage()).contains(tableName);
+            if (MISSING_TABLE_STATES.contains(state) || MISSING_TABLE_CODES.contains(sql.getErrorCode())
+                    || PG_UNDEFINED_TABLE.equals(state) && namesTable) {
                 return Reason.NOT_PROVISIONED;
             }
             if (state.startsWith("08") || UNREACHABLE_STATES.contains(state)
