@@ -1,0 +1,117 @@
+package dev.idempotency.examples.vertx;
+
+import dev.idempotency.core.HttpReply;
+import dev.idempotency.examples.ExampleApp;
+import dev.idempotency.examples.ExampleRequests;
+import dev.idempotency.examples.ExampleSettings;
+import dev.idempotency.examples.NewOrder;
+import dev.idempotency.examples.Order;
+import dev.idempotency.examples.ProblemException;
+import dev.idempotency.examples.ShopRepository;
+import dev.idempotency.examples.Tenants;
+import dev.idempotency.vertx.IdempotencyHandler;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The orders/payments example on Vert.x Web 5. The idempotency part is two lines: the handler on
+ * the routes it guards, and {@code idempotency.wrap(router)} where the server starts (which lets
+ * the handler see the bytes the routes write); the routes are ordinary Vert.x Web handlers.
+ */
+public final class VertxExample {
+
+    private VertxExample() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        ExampleApp app = ExampleApp.create(ExampleSettings.fromEnvironment());
+        Vertx vertx = Vertx.vertx();
+        HttpServer server;
+        try {
+            server = start(vertx, app).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            vertx.close();
+            app.close();
+            throw e;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                // Closes the server and the idempotency worker pools; then the engine and the database.
+                vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                // shutting down anyway
+            }
+            app.close();
+        }, "example-shutdown"));
+        System.out.println(app.startupLine("vertx", server.actualPort()));
+    }
+
+    /**
+     * Starts the service on {@code app.settings().port()} (0: any free port). Closing {@code vertx}
+     * stops it; {@code app} stays the caller's to close.
+     */
+    public static Future<HttpServer> start(Vertx vertx, ExampleApp app) {
+        Router router = Router.router(vertx);
+        router.route().handler(BodyHandler.create(false));
+        Optional<IdempotencyHandler> idempotency = app.engine().map(engine -> IdempotencyHandler.create(vertx, engine));
+        idempotency.ifPresent(handler -> ExampleApp.IDEMPOTENT_PATHS.forEach(path -> router.route(path).handler(handler)));
+
+        // The repository is plain JDBC, so the routes run as blocking handlers (on Vert.x's worker
+        // pool, unordered so requests do not queue behind each other's delayMs).
+        ShopRepository shop = app.repository();
+        router.post("/orders").blockingHandler(ctx -> {
+            NewOrder order = ExampleRequests.order(body(ctx));
+            ExampleRequests.pause(ctx.request().getParam("delayMs"));
+            Order created = shop.createOrder(tenant(ctx), order);
+            ctx.response().setStatusCode(201).putHeader("Location", "/orders/" + created.id());
+            ctx.json(created);
+        }, false);
+        router.get("/orders").blockingHandler(ctx -> ctx.json(shop.orders(tenant(ctx))), false);
+        router.get("/orders/:id").blockingHandler(ctx -> {
+            String id = ctx.pathParam("id");
+            long orderId = ExampleRequests.id(id).orElseThrow(() -> ProblemException.notFound("No order " + id));
+            ctx.json(shop.order(tenant(ctx), orderId).orElseThrow(() -> ProblemException.notFound("No order " + id)));
+        }, false);
+        router.post("/payments").blockingHandler(
+                ctx -> ctx.json(shop.createPayment(tenant(ctx), ExampleRequests.payment(body(ctx)))), false);
+        router.get("/payments").blockingHandler(ctx -> ctx.json(shop.payments(tenant(ctx))), false);
+
+        router.route().failureHandler(ctx -> {
+            if (ctx.failure() instanceof ProblemException problem) {
+                write(ctx.response(), problem.reply());
+            } else {
+                ctx.next();
+            }
+        });
+
+        Handler<HttpServerRequest> requests = idempotency.<Handler<HttpServerRequest>>map(h -> h.wrap(router))
+                .orElse(router);
+        return vertx.createHttpServer().requestHandler(requests).listen(app.settings().port());
+    }
+
+    /** The demo tenant header; real applications take the tenant from authentication. */
+    private static String tenant(RoutingContext ctx) {
+        return Tenants.of(ctx.request().headers().getAll(Tenants.HEADER));
+    }
+
+    private static byte[] body(RoutingContext ctx) {
+        Buffer body = ctx.body().buffer();
+        return body == null ? new byte[0] : body.getBytes();
+    }
+
+    private static void write(HttpServerResponse response, HttpReply reply) {
+        response.setStatusCode(reply.status());
+        reply.headers().forEach((name, values) -> response.headers().set(name, values));
+        response.end(Buffer.buffer(reply.body()));
+    }
+}
