@@ -5,6 +5,7 @@ import dev.idempotency.examples.ExampleApp;
 import dev.idempotency.examples.ExampleSettings;
 import dev.idempotency.examples.ShopRepository;
 import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
 import jakarta.inject.Singleton;
@@ -17,7 +18,8 @@ import jakarta.inject.Singleton;
 @Factory
 class ExampleBeans {
 
-    @Singleton
+    /** Created with the context, before the server listens: the database is ready by then. */
+    @Context
     @Bean(preDestroy = "close")
     ExampleApp exampleApp(ExampleSettings settings) {
         return ExampleApp.create(settings);
