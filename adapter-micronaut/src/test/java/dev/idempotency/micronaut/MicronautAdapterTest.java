@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.RequestView;
+import dev.idempotency.core.TenantResolver;
 import io.micronaut.context.ApplicationContext;
+import io.micronaut.http.context.ServerRequestContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
@@ -38,6 +42,18 @@ class MicronautAdapterTest {
         }
     }
 
+    /**
+     * Reads the tenant from the Micronaut request itself, as a resolver taking it from the
+     * authenticated principal would; unknown (400) if that request were not available.
+     */
+    static final class RequestTenants implements TenantResolver {
+        @Override
+        public Optional<String> resolve(RequestView request) {
+            return ServerRequestContext.currentRequest()
+                    .map(current -> current.getHeaders().get("X-Tenant", String.class).orElse("public"));
+        }
+    }
+
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final String WIDGET = "{\"name\":\"bolt\",\"count\":3}";
 
@@ -58,7 +74,7 @@ class MicronautAdapterTest {
                         "idempotency.enabled", true,
                         "idempotency.paths", List.of("/widgets", "/reactive", "/stream", "/file", "/out-of-stock"),
                         "test.routes", "adapter"))
-                .singletons(store, log)
+                .singletons(store, log, new RequestTenants())
                 .start();
         EmbeddedServer server = context.getBean(EmbeddedServer.class).start();
         base = URI.create("http://127.0.0.1:" + server.getPort());
@@ -166,12 +182,29 @@ class MicronautAdapterTest {
         assertThat(log.outcomes("/elsewhere")).isEmpty();
     }
 
-    private static HttpResponse<byte[]> post(String path, String key, String body) throws Exception {
+    @Test
+    void aTenantResolverCanReadTheMicronautRequest() throws Exception {
+        String key = newKey();
+        HttpResponse<byte[]> acme = post("/widgets", key, WIDGET, "X-Tenant", "acme");
+        HttpResponse<byte[]> globex = post("/widgets", key, WIDGET, "X-Tenant", "globex");
+        HttpResponse<byte[]> acmeAgain = post("/widgets", key, WIDGET, "X-Tenant", "acme");
+
+        assertThat(acme.statusCode()).isEqualTo(201);
+        assertThat(globex.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(acmeAgain.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(log.events).anySatisfy(e -> assertThat(e.tenant()).isEqualTo("globex"));
+    }
+
+    private static HttpResponse<byte[]> post(String path, String key, String body, String... headers)
+            throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (key != null) {
             request.header("Idempotency-Key", key);
+        }
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
         }
         return send(request);
     }
