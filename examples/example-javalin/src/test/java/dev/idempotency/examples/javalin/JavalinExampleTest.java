@@ -1,177 +1,26 @@
 package dev.idempotency.examples.javalin;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.examples.ExampleApp;
+import dev.idempotency.examples.ExampleContractTest;
 import dev.idempotency.examples.ExampleSettings;
 import io.javalin.Javalin;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 
-/** The examples' HTTP contract, against the real Javalin service on embedded H2. */
-class JavalinExampleTest {
+/** The examples' HTTP contract against the Javalin service. */
+class JavalinExampleTest extends ExampleContractTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String ORDER = "{\"item\":\"book\",\"quantity\":2}";
+    @Override
+    protected RunningExample start(ExampleSettings settings) {
+        Javalin server = JavalinExample.start(ExampleApp.create(settings));
+        return new RunningExample() {
+            @Override
+            public int port() {
+                return server.port();
+            }
 
-    private final HttpClient http = HttpClient.newHttpClient();
-    private Javalin server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.stop(); // closes the app: engine and database
-        }
-    }
-
-    private void start(Map<String, String> env) {
-        server = JavalinExample.start(ExampleApp.create(ExampleSettings.from(env).withPort(0)));
-    }
-
-    private HttpRequest.Builder request(String path, String... headers) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path));
-        for (int i = 0; i < headers.length; i += 2) {
-            b.header(headers[i], headers[i + 1]);
-        }
-        return b;
-    }
-
-    private HttpResponse<String> post(String path, String body, String... headers) throws Exception {
-        return http.send(request(path, headers).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private HttpResponse<String> get(String path, String... headers) throws Exception {
-        return http.send(request(path, headers).GET().build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static JsonNode json(HttpResponse<String> response) throws Exception {
-        return JSON.readTree(response.body());
-    }
-
-    private static String key() {
-        return UUID.randomUUID().toString();
-    }
-
-    private static boolean replayed(HttpResponse<?> response) {
-        return response.headers().firstValue("Idempotent-Replayed").isPresent();
-    }
-
-    @Test
-    void anOrderIsCreatedWithItsLocationAndCanBeReadBack() throws Exception {
-        start(Map.of());
-
-        HttpResponse<String> created = post("/orders", ORDER, "Idempotency-Key", key());
-
-        assertThat(created.statusCode()).isEqualTo(201);
-        JsonNode order = json(created);
-        assertThat(order.path("item").asText()).isEqualTo("book");
-        assertThat(order.path("quantity").asInt()).isEqualTo(2);
-        assertThat(order.path("status").asText()).isEqualTo("created");
-        String location = "/orders/" + order.path("id").asLong();
-        assertThat(created.headers().firstValue("Location")).hasValue(location);
-        assertThat(json(get(location))).isEqualTo(order);
-        assertThat(get("/orders/424242").statusCode()).isEqualTo(404);
-    }
-
-    @Test
-    void aRetryIsReplayedAndCreatesNothing() throws Exception {
-        start(Map.of());
-        String key = key();
-
-        HttpResponse<String> first = post("/orders", ORDER, "Idempotency-Key", key);
-        HttpResponse<String> retry = post("/orders", ORDER, "Idempotency-Key", key);
-
-        assertThat(replayed(retry)).isTrue();
-        assertThat(retry.body()).isEqualTo(first.body());
-        assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
-        assertThat(json(get("/orders"))).hasSize(1);
-        assertThat(post("/orders", "{\"item\":\"pen\",\"quantity\":2}", "Idempotency-Key", key).statusCode())
-                .isEqualTo(422);
-    }
-
-    @Test
-    void anInvalidBodyIsAProblemAndIsNotStored() throws Exception {
-        start(Map.of());
-        String key = key();
-
-        for (int attempt = 0; attempt < 2; attempt++) {
-            HttpResponse<String> invalid = post("/orders", "{\"item\":\"book\",\"quantity\":0}", "Idempotency-Key", key);
-            assertThat(invalid.statusCode()).isEqualTo(400);
-            assertThat(invalid.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-            assertThat(json(invalid).path("code").asText()).isEqualTo("validation_failed");
-            assertThat(replayed(invalid)).isFalse();
-        }
-        assertThat(post("/orders?delayMs=9999", ORDER).statusCode()).isEqualTo(400);
-        assertThat(json(get("/orders"))).isEmpty();
-    }
-
-    @Test
-    void listsArePerTenant() throws Exception {
-        start(Map.of());
-        String key = key();
-        post("/orders", ORDER, "Idempotency-Key", key, "X-Tenant-Id", "acme");
-        post("/orders", ORDER, "Idempotency-Key", key, "X-Tenant-Id", "globex");
-        post("/orders", ORDER, "Idempotency-Key", key(), "X-Tenant-Id", "globex");
-
-        assertThat(json(get("/orders", "X-Tenant-Id", "acme"))).hasSize(1);
-        assertThat(json(get("/orders", "X-Tenant-Id", "globex"))).hasSize(2);
-        assertThat(json(get("/orders"))).isEmpty();
-    }
-
-    @Test
-    void aPartialPaymentIsNotStoredSoItsRetryMakesANewAttempt() throws Exception {
-        start(Map.of());
-        String key = key();
-        String body = "{\"amount\":500,\"outcome\":\"partial\"}";
-
-        HttpResponse<String> first = post("/payments", body, "Idempotency-Key", key);
-        HttpResponse<String> retry = post("/payments", body, "Idempotency-Key", key);
-
-        assertThat(first.statusCode()).isEqualTo(200);
-        assertThat(json(first).path("status").asText()).isEqualTo("partial");
-        assertThat(replayed(retry)).isFalse();
-        assertThat(json(retry).path("id").asLong()).isNotEqualTo(json(first).path("id").asLong());
-        assertThat(json(get("/payments"))).hasSize(2);
-    }
-
-    @Test
-    void aDuplicateWhileTheFirstIsRunningGets409() throws Exception {
-        start(Map.of("IDEMPOTENCY_MODE", "reserve"));
-        String key = key();
-        CompletableFuture<HttpResponse<String>> first = http.sendAsync(request("/orders?delayMs=1500",
-                        "Idempotency-Key", key, "Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(ORDER)).build(), HttpResponse.BodyHandlers.ofString());
-        Thread.sleep(300);
-
-        HttpResponse<String> duplicate = post("/orders", ORDER, "Idempotency-Key", key);
-
-        assertThat(duplicate.statusCode()).isEqualTo(409);
-        assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
-    }
-
-    @Test
-    void withIdempotencyOffTheSameRoutesRunEveryTime() throws Exception {
-        start(Map.of("IDEMPOTENCY", "off"));
-        String key = key();
-
-        HttpResponse<String> first = post("/orders", ORDER, "Idempotency-Key", key);
-        HttpResponse<String> second = post("/orders", ORDER, "Idempotency-Key", key);
-
-        assertThat(first.statusCode()).isEqualTo(201);
-        assertThat(second.statusCode()).isEqualTo(201);
-        assertThat(replayed(second)).isFalse();
-        assertThat(json(get("/orders"))).hasSize(2);
-        assertThat(post("/payments", "{\"amount\":5}", "Idempotency-Key", key).statusCode()).isEqualTo(200);
+            @Override
+            public void close() {
+                server.stop(); // closes the app: engine and database
+            }
+        };
     }
 }
