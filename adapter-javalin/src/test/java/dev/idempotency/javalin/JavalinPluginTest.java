@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -199,5 +200,21 @@ class JavalinPluginTest {
 
         assertThat(post("/orders", "abcdefgh-123", ORDER).body()).isEqualTo("abcdefgh");
         assertThat(post("/orders", null, ORDER).body()).isEqualTo("none");
+    }
+
+    @Test
+    void anAsynchronousEndpointIsCapturedWhenItsFutureCompletes() throws Exception {
+        start(cfg -> cfg.routes.post("/orders", ctx -> ctx.future(() -> CompletableFuture
+                .supplyAsync(() -> "order " + runs.incrementAndGet())
+                .thenAccept(result -> ctx.status(201).result(result)))));
+        String key = newKey();
+
+        HttpResponse<String> first = post("/orders", key, ORDER);
+        HttpResponse<String> retry = post("/orders", key, ORDER);
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(replayed(retry)).isTrue();
+        assertThat(retry.body()).isEqualTo("order 1");
+        assertThat(runs).hasValue(1);
     }
 }
