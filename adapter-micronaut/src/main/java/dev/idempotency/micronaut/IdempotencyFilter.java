@@ -45,9 +45,6 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
 
-    /** The request attribute holding the running {@link Execution} between the two steps. */
-    static final String EXECUTION = IdempotencyFilter.class.getName() + ".execution";
-
     private final IdempotencyEngine engine;
     private final List<String> paths;
     private final int order;
@@ -89,7 +86,7 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
             return Replies.toResponse(respond.reply());
         }
         if (decision instanceof Decision.Proceed proceed) {
-            request.setAttribute(EXECUTION, proceed.execution());
+            request.setAttribute(IdempotentRequests.EXECUTION, proceed.execution());
         }
         return null;
     }
@@ -122,8 +119,8 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
     }
 
     private static Execution takeExecution(HttpRequest<?> request) {
-        Optional<Execution> execution = request.getAttribute(EXECUTION, Execution.class);
-        execution.ifPresent(e -> request.removeAttribute(EXECUTION, Execution.class));
+        Optional<Execution> execution = IdempotentRequests.execution(request);
+        execution.ifPresent(e -> request.removeAttribute(IdempotentRequests.EXECUTION, Execution.class));
         return execution.orElse(null);
     }
 }

@@ -98,6 +98,11 @@ class AdapterTestController {
         return HttpResponse.<Map<String, Object>>status(HttpStatus.I_AM_A_TEAPOT).body(Map.of("error", e.getMessage()));
     }
 
+    @Post("/execution")
+    Map<String, Object> execution(HttpRequest<?> request) {
+        return Map.of("key", IdempotentRequests.execution(request).map(e -> e.key().key()).orElse("none"));
+    }
+
     @Get("/thread")
     @Produces(MediaType.TEXT_PLAIN)
     String thread() {

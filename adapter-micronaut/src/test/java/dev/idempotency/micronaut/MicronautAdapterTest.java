@@ -72,7 +72,8 @@ class MicronautAdapterTest {
                         "micronaut.server.port", -1,
                         "micronaut.server.host", "127.0.0.1",
                         "idempotency.enabled", true,
-                        "idempotency.paths", List.of("/widgets", "/reactive", "/stream", "/file", "/out-of-stock"),
+                        "idempotency.paths", List.of("/widgets", "/reactive", "/stream", "/file", "/out-of-stock",
+                                "/execution"),
                         "test.routes", "adapter"))
                 .singletons(store, log, new RequestTenants())
                 .start();
@@ -193,6 +194,15 @@ class MicronautAdapterTest {
         assertThat(globex.headers().firstValue("Idempotent-Replayed")).isEmpty();
         assertThat(acmeAgain.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(log.events).anySatisfy(e -> assertThat(e.tenant()).isEqualTo("globex"));
+    }
+
+    @Test
+    void aControllerCanReachItsExecution() throws Exception {
+        String key = newKey();
+        assertThat(new String(post("/execution", key, "{}").body(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"key\":\"" + key + "\"}");
+        assertThat(new String(post("/execution", null, "{}").body(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"key\":\"none\"}");
     }
 
     private static HttpResponse<byte[]> post(String path, String key, String body, String... headers)

@@ -1,0 +1,25 @@
+package dev.idempotency.micronaut;
+
+import dev.idempotency.core.Execution;
+import io.micronaut.http.HttpRequest;
+import java.util.Optional;
+
+/** What a controller may ask about the idempotency of the request it serves. */
+public final class IdempotentRequests {
+
+    /** The request attribute holding the running {@link Execution} between the filter's two steps. */
+    static final String EXECUTION = IdempotentRequests.class.getName() + ".execution";
+
+    private IdempotentRequests() {
+    }
+
+    /**
+     * The execution the current request runs under, when the filter let it through to the
+     * controller under a key; empty for requests it passed through, answered, or does not cover.
+     * In the atomic mode {@code execution.unwrap(...)} gives the controller the transaction to
+     * write in.
+     */
+    public static Optional<Execution> execution(HttpRequest<?> request) {
+        return request.getAttribute(EXECUTION, Execution.class);
+    }
+}
