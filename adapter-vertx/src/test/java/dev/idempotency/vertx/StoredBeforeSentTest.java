@@ -4,13 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.InMemoryStore;
-import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.core.store.Reservation;
-import dev.idempotency.core.store.ReserveResult;
-import dev.idempotency.core.store.Store;
-import dev.idempotency.core.store.StoredResponse;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;
@@ -19,9 +13,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -41,7 +32,7 @@ class StoredBeforeSentTest {
     @Test
     void theClientWaitsForTheStoreAndARetryInBetweenGets409() throws Exception {
         Vertx vertx = Vertx.vertx();
-        try (IdempotencyEngine engine = new IdempotencyEngine(new GatedStore(new InMemoryStore()),
+        try (IdempotencyEngine engine = new IdempotencyEngine(new InterceptingStore(new InMemoryStore(), this::gateCompletion),
                 IdempotencyConfig.defaults())) {
             IdempotencyHandler idempotency = IdempotencyHandler.create(vertx, engine);
             Router router = Router.router(vertx);
@@ -77,79 +68,14 @@ class StoredBeforeSentTest {
     }
 
     /** Completing a reservation waits at the gate, as a slow database would. */
-    private final class GatedStore implements Store {
-        private final Store delegate;
-
-        GatedStore(Store delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-            ReserveResult result = delegate.reserve(key, fingerprint, now, lease, ttl);
-            return result instanceof ReserveResult.Acquired acquired
-                    ? new ReserveResult.Acquired(new GatedReservation(acquired.reservation()))
-                    : result;
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
-            return delegate.find(key, now);
-        }
-
-        @Override
-        public boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now,
-                                       Duration ttl) {
-            return delegate.insertCompleted(key, fingerprint, response, now, ttl);
-        }
-
-        @Override
-        public int purgeExpired(Instant now, int limit) {
-            return delegate.purgeExpired(now, limit);
-        }
-    }
-
-    private final class GatedReservation implements Reservation {
-        private final Reservation delegate;
-
-        GatedReservation(Reservation delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public RecordKey key() {
-            return delegate.key();
-        }
-
-        @Override
-        public String ownerToken() {
-            return delegate.ownerToken();
-        }
-
-        @Override
-        public boolean complete(StoredResponse response, Instant now, Duration ttl) {
+    private void gateCompletion(String operation) {
+        if (operation.equals("complete")) {
             completing.countDown();
             try {
                 gate.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            return delegate.complete(response, now, ttl);
-        }
-
-        @Override
-        public boolean release() {
-            return delegate.release();
-        }
-
-        @Override
-        public void abort() {
-            delegate.abort();
-        }
-
-        @Override
-        public boolean renew(Instant now, Duration lease) {
-            return delegate.renew(now, lease);
         }
     }
 }

@@ -6,71 +6,61 @@ import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
-import io.vertx.core.Context;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
-/** A store that remembers on which thread every call — reservation handles included — ran. */
-final class ThreadRecordingStore implements Store {
-
-    /** One store call: the operation and the thread it ran on. */
-    record Call(String operation, String thread, boolean onEventLoop) {
-    }
+/**
+ * A store that tells {@code beforeCall} the name of every call — reservation handles included —
+ * on the calling thread, before passing it on: to see where calls run, or to hold one back.
+ */
+final class InterceptingStore implements Store {
 
     private final Store delegate;
-    private final List<Call> calls = new CopyOnWriteArrayList<>();
+    private final Consumer<String> beforeCall;
 
-    ThreadRecordingStore(Store delegate) {
+    InterceptingStore(Store delegate, Consumer<String> beforeCall) {
         this.delegate = delegate;
+        this.beforeCall = beforeCall;
     }
 
-    List<Call> calls() {
-        return List.copyOf(calls);
-    }
-
-    List<Call> callsOnEventLoop() {
-        return calls.stream().filter(Call::onEventLoop).toList();
-    }
-
-    private void record(String operation) {
-        calls.add(new Call(operation, Thread.currentThread().getName(), Context.isOnEventLoopThread()));
+    private void before(String operation) {
+        beforeCall.accept(operation);
     }
 
     @Override
     public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-        record("reserve");
+        before("reserve");
         ReserveResult result = delegate.reserve(key, fingerprint, now, lease, ttl);
         return result instanceof ReserveResult.Acquired acquired
-                ? new ReserveResult.Acquired(new RecordingReservation(acquired.reservation()))
+                ? new ReserveResult.Acquired(new InterceptingReservation(acquired.reservation()))
                 : result;
     }
 
     @Override
     public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
-        record("find");
+        before("find");
         return delegate.find(key, now);
     }
 
     @Override
     public boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now,
                                    Duration ttl) {
-        record("insertCompleted");
+        before("insertCompleted");
         return delegate.insertCompleted(key, fingerprint, response, now, ttl);
     }
 
     @Override
     public int purgeExpired(Instant now, int limit) {
-        record("purgeExpired");
+        before("purgeExpired");
         return delegate.purgeExpired(now, limit);
     }
 
-    private final class RecordingReservation implements Reservation {
+    private final class InterceptingReservation implements Reservation {
         private final Reservation delegate;
 
-        RecordingReservation(Reservation delegate) {
+        InterceptingReservation(Reservation delegate) {
             this.delegate = delegate;
         }
 
@@ -86,25 +76,25 @@ final class ThreadRecordingStore implements Store {
 
         @Override
         public boolean complete(StoredResponse response, Instant now, Duration ttl) {
-            record("complete");
+            before("complete");
             return delegate.complete(response, now, ttl);
         }
 
         @Override
         public boolean release() {
-            record("release");
+            before("release");
             return delegate.release();
         }
 
         @Override
         public void abort() {
-            record("abort");
+            before("abort");
             delegate.abort();
         }
 
         @Override
         public boolean renew(Instant now, Duration lease) {
-            record("renew");
+            before("renew");
             return delegate.renew(now, lease);
         }
 
