@@ -13,6 +13,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -93,6 +94,7 @@ class IdempotencyHandlerTest {
             ctx.addHeadersEndHandler(v -> ctx.response().putHeader("Location", "/added-late"));
             ctx.end("headers-end #" + runs.get("/headers-end").get());
         });
+        route(router, "/slow", ctx -> vertx.setTimer(300, t -> ctx.end("slow #" + runs.get("/slow").get())));
         route(router, "/throw", ctx -> {
             throw new IllegalStateException("thrown on purpose");
         });
@@ -213,6 +215,33 @@ class IdempotencyHandlerTest {
         assertThat(replayed(second)).isFalse();
         assertThat(new String(second.body(), StandardCharsets.UTF_8)).isEqualTo(FILE_CONTENT);
         assertThat(runs.get(path).get() - before).as("released, so the retry ran again").isEqualTo(2);
+    }
+
+    @Test
+    void aClientThatHangsUpDoesNotLoseTheRecordItsRetryIsReplayed() throws Exception {
+        String key = key();
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.getOutputStream().write(("POST /slow HTTP/1.1\r\nHost: localhost\r\nIdempotency-Key: " + key
+                    + "\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (runs.get("/slow").get() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+        } // hangs up while the handler still runs
+        int ran = runs.get("/slow").get();
+
+        HttpResponse<byte[]> retry = post("/slow", key);
+        if (!replayed(retry)) {
+            // The retry may have arrived while the first was still in flight; it is stored by now.
+            assertThat(retry.statusCode()).isEqualTo(409);
+            Thread.sleep(500);
+            retry = post("/slow", key);
+        }
+        assertThat(replayed(retry)).isTrue();
+        assertThat(new String(retry.body(), StandardCharsets.UTF_8)).isEqualTo("slow #" + ran);
+        assertThat(runs.get("/slow").get()).isEqualTo(ran);
     }
 
     @Test
