@@ -5,9 +5,11 @@ import static org.jooq.impl.DSL.select;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Query;
 import org.jooq.Table;
 import org.jooq.exception.IntegrityConstraintViolationException;
 
@@ -37,7 +39,7 @@ final class H2Statements extends Statements {
         if (inserted) {
             return WON;
         }
-        return ctx.select(t.recordColumns).from(t.table).where(t.primaryKey(row.key()))
+        return readBackQuery(ctx, row.key())
                 .fetchOptional()
                 .map(stored -> lostTo(row.key(), stored, now))
                 .orElse(RETRY);
@@ -54,37 +56,49 @@ final class H2Statements extends Statements {
     }
 
     @Override
-    int purge(DSLContext ctx, Instant now, int limit) {
+    List<Query> reserveStatements(DSLContext ctx, NewRow row, Instant now) {
+        return List.of(mergeQuery(ctx, row, now));
+    }
+
+    @Override
+    List<Query> insertCompletedStatements(DSLContext ctx, NewRow row, Instant now) {
+        return List.of(mergeQuery(ctx, row, now));
+    }
+
+    @Override
+    Query purgeQuery(DSLContext ctx, Instant now, int limit) {
         return ctx.deleteFrom(t.table)
                 .where(row(t.key, t.tenantId, t.method, t.path).in(
                         select(t.key, t.tenantId, t.method, t.path)
                                 .from(t.table)
                                 .where(t.expiresAt.le(now))
-                                .limit(limit)))
-                .execute();
+                                .limit(limit)));
     }
 
     /** Whether the row went in; {@code null} when a concurrent insert of the same key beat it. */
     private Boolean merge(DSLContext ctx, NewRow row, Instant now) {
-        Table<?> source = select(typedValues(row)).asTable("source");
-        Map<Field<?>, Field<?>> takeOver = new LinkedHashMap<>();
-        nonKeyColumns().forEach(c -> takeOver.put(c, source.field(c)));
         try {
-            return ctx.mergeInto(t.table)
-                    .using(source)
-                    .on(target(t.key).eq(source.field(t.key))
-                            .and(target(t.tenantId).eq(source.field(t.tenantId)))
-                            .and(target(t.method).eq(source.field(t.method)))
-                            .and(target(t.path).eq(source.field(t.path))))
-                    .whenMatchedAnd(targetIsNotLive(now)).thenUpdate().set(takeOver)
-                    .whenNotMatchedThenInsert(t.columns)
-                    .values(t.columns.stream().map(source::field).toList())
-                    .execute() == 1;
+            return mergeQuery(ctx, row, now).execute() == 1;
         } catch (IntegrityConstraintViolationException e) {
             if (UNIQUE_VIOLATION.equals(e.sqlState())) {
                 return null;
             }
             throw e;
         }
+    }
+
+    private Query mergeQuery(DSLContext ctx, NewRow row, Instant now) {
+        Table<?> source = select(typedValues(row)).asTable("source");
+        Map<Field<?>, Field<?>> takeOver = new LinkedHashMap<>();
+        nonKeyColumns().forEach(c -> takeOver.put(c, source.field(c)));
+        return ctx.mergeInto(t.table)
+                .using(source)
+                .on(target(t.key).eq(source.field(t.key))
+                        .and(target(t.tenantId).eq(source.field(t.tenantId)))
+                        .and(target(t.method).eq(source.field(t.method)))
+                        .and(target(t.path).eq(source.field(t.path))))
+                .whenMatchedAnd(targetIsNotLive(now)).thenUpdate().set(takeOver)
+                .whenNotMatchedThenInsert(t.columns)
+                .values(t.columns.stream().map(source::field).toList());
     }
 }

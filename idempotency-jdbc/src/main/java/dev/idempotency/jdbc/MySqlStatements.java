@@ -5,11 +5,13 @@ import static org.jooq.impl.DSL.when;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.InsertOnDuplicateSetMoreStep;
+import org.jooq.Query;
 import org.jooq.Record;
 
 /**
@@ -55,26 +57,41 @@ final class MySqlStatements extends Statements {
         return upsert(ctx, row, now).map(stored -> row.ownerToken().equals(stored.get(t.ownerToken))).orElse(false);
     }
 
+    @Override
+    List<Query> reserveStatements(DSLContext ctx, NewRow row, Instant now) {
+        return returning ? List.of(upsertQuery(ctx, row, now).returningResult(t.recordColumns))
+                : List.of(upsertQuery(ctx, row, now), readBackQuery(ctx, row.key()));
+    }
+
+    @Override
+    List<Query> insertCompletedStatements(DSLContext ctx, NewRow row, Instant now) {
+        return reserveStatements(ctx, row, now);
+    }
+
     /**
      * One batch in {@code expires_at} order, through its index. MariaDB and MySQL delete with
      * {@code LIMIT} directly.
      */
     @Override
-    int purge(DSLContext ctx, Instant now, int limit) {
-        return ctx.deleteFrom(t.table).where(t.expiresAt.le(now)).orderBy(t.expiresAt).limit(limit).execute();
+    Query purgeQuery(DSLContext ctx, Instant now, int limit) {
+        return ctx.deleteFrom(t.table).where(t.expiresAt.le(now)).orderBy(t.expiresAt).limit(limit);
     }
 
     /** The row as it stands after the conditional upsert; empty only if it vanished meanwhile. */
     private Optional<Record> upsert(DSLContext ctx, NewRow row, Instant now) {
-        InsertOnDuplicateSetMoreStep<Record> upsert = ctx.insertInto(t.table).columns(t.columns)
-                .values(values(row))
-                .onDuplicateKeyUpdate()
-                .set(takeOverIfNotLive(now));
+        InsertOnDuplicateSetMoreStep<Record> upsert = upsertQuery(ctx, row, now);
         if (returning) {
             return upsert.returningResult(t.recordColumns).fetchOptional().map(r -> r.into(recordFields()));
         }
         upsert.execute();
-        return ctx.select(t.recordColumns).from(t.table).where(t.primaryKey(row.key())).fetchOptional();
+        return readBackQuery(ctx, row.key()).fetchOptional();
+    }
+
+    private InsertOnDuplicateSetMoreStep<Record> upsertQuery(DSLContext ctx, NewRow row, Instant now) {
+        return ctx.insertInto(t.table).columns(t.columns)
+                .values(values(row))
+                .onDuplicateKeyUpdate()
+                .set(takeOverIfNotLive(now));
     }
 
     private Map<Field<?>, Field<?>> takeOverIfNotLive(Instant now) {

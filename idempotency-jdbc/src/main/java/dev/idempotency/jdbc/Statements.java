@@ -14,7 +14,9 @@ import java.util.Optional;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Query;
 import org.jooq.Record;
+import org.jooq.ResultQuery;
 import org.jooq.SQLDialect;
 
 /**
@@ -77,20 +79,48 @@ abstract class Statements {
     /** Writes the completed {@code row} unless a live record holds its key. */
     abstract boolean insertCompleted(DSLContext ctx, NewRow row, Instant now);
 
+    /**
+     * The statements {@link #reserve} sends, in order, when it wins at the first attempt (a lost
+     * attempt may add a primary-key read where the dialect needs one); for documentation and
+     * query plans.
+     */
+    abstract List<Query> reserveStatements(DSLContext ctx, NewRow row, Instant now);
+
+    /** The statements {@link #insertCompleted} sends, in order. */
+    abstract List<Query> insertCompletedStatements(DSLContext ctx, NewRow row, Instant now);
+
+    /** One DELETE of at most {@code limit} rows with {@code expires_at <= now}. */
+    abstract Query purgeQuery(DSLContext ctx, Instant now, int limit);
+
     /** Deletes at most {@code limit} rows with {@code expires_at <= now}. */
-    abstract int purge(DSLContext ctx, Instant now, int limit);
+    final int purge(DSLContext ctx, Instant now, int limit) {
+        return purgeQuery(ctx, now, limit).execute();
+    }
 
     /** One primary-key read: the record unless it has expired. */
-    Optional<IdempotencyRecord> find(DSLContext ctx, RecordKey key, Instant now) {
+    final Optional<IdempotencyRecord> find(DSLContext ctx, RecordKey key, Instant now) {
+        return findQuery(ctx, key, now).fetchOptional().map(row -> t.toRecord(key, row));
+    }
+
+    final ResultQuery<Record> findQuery(DSLContext ctx, RecordKey key, Instant now) {
         return ctx.select(t.recordColumns)
                 .from(t.table)
-                .where(t.primaryKey(key).and(t.expiresAt.gt(now)))
-                .fetchOptional()
-                .map(row -> t.toRecord(key, row));
+                .where(t.primaryKey(key).and(t.expiresAt.gt(now)));
+    }
+
+    /** The row for {@code key}, live or not: what a lost upsert reads back where it cannot return it. */
+    final ResultQuery<Record> readBackQuery(DSLContext ctx, RecordKey key) {
+        return ctx.select(t.recordColumns).from(t.table).where(t.primaryKey(key));
     }
 
     /** One UPDATE, applied only while {@code ownerToken} still holds the in-flight row. */
-    boolean complete(DSLContext ctx, RecordKey key, String ownerToken, StoredResponse response, Instant expiresAt) {
+    final boolean complete(DSLContext ctx, RecordKey key, String ownerToken, StoredResponse response,
+                           Instant expiresAt) {
+        return completeQuery(ctx, key, ownerToken, response, expiresAt).execute() == 1;
+    }
+
+    final Query completeQuery(DSLContext ctx, RecordKey key, String ownerToken, StoredResponse response,
+                              Instant expiresAt) {
         return ctx.update(t.table)
                 .set(t.state, IdempotencyTable.COMPLETED)
                 .set(t.lockedUntil, (Instant) null)
@@ -100,21 +130,27 @@ abstract class Statements {
                 .set(t.responseBody, response.body())
                 .set(t.formatVersion, (short) HeaderCodec.FORMAT_VERSION)
                 .set(t.expiresAt, expiresAt)
-                .where(owned(key, ownerToken))
-                .execute() == 1;
+                .where(owned(key, ownerToken));
     }
 
     /** One DELETE of the in-flight row, only while {@code ownerToken} still holds it. */
-    boolean release(DSLContext ctx, RecordKey key, String ownerToken) {
-        return ctx.deleteFrom(t.table).where(owned(key, ownerToken)).execute() == 1;
+    final boolean release(DSLContext ctx, RecordKey key, String ownerToken) {
+        return releaseQuery(ctx, key, ownerToken).execute() == 1;
+    }
+
+    final Query releaseQuery(DSLContext ctx, RecordKey key, String ownerToken) {
+        return ctx.deleteFrom(t.table).where(owned(key, ownerToken));
     }
 
     /** One UPDATE of the lease, only while {@code ownerToken} still holds the in-flight row. */
-    boolean renew(DSLContext ctx, RecordKey key, String ownerToken, Instant lockedUntil) {
+    final boolean renew(DSLContext ctx, RecordKey key, String ownerToken, Instant lockedUntil) {
+        return renewQuery(ctx, key, ownerToken, lockedUntil).execute() == 1;
+    }
+
+    final Query renewQuery(DSLContext ctx, RecordKey key, String ownerToken, Instant lockedUntil) {
         return ctx.update(t.table)
                 .set(t.lockedUntil, lockedUntil)
-                .where(owned(key, ownerToken))
-                .execute() == 1;
+                .where(owned(key, ownerToken));
     }
 
     /**

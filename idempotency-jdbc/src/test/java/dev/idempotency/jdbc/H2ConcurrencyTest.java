@@ -1,0 +1,10 @@
+package dev.idempotency.jdbc;
+
+/** Exact-count races on H2. */
+class H2ConcurrencyTest extends AbstractConcurrencyTest {
+
+    @Override
+    TestDatabase openDatabase() {
+        return TestDatabase.h2();
+    }
+}
