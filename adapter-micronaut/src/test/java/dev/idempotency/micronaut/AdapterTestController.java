@@ -103,6 +103,18 @@ class AdapterTestController {
         return Map.of("key", IdempotentRequests.execution(request).map(e -> e.key().key()).orElse("none"));
     }
 
+    /** The first call succeeds after a while; a later one answers 409, as a unique constraint would. */
+    @Post("/twin")
+    HttpResponse<Map<String, Object>> twin() throws InterruptedException {
+        int run = ran("twin");
+        if (run == 1) {
+            Thread.sleep(300);
+            return HttpResponse.created(Map.of("twin", run));
+        }
+        Thread.sleep(900);
+        return HttpResponse.<Map<String, Object>>status(HttpStatus.CONFLICT).body(Map.of("error", "duplicate"));
+    }
+
     @Get("/thread")
     @Produces(MediaType.TEXT_PLAIN)
     String thread() {

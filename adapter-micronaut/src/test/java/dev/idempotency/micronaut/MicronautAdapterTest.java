@@ -205,6 +205,34 @@ class MicronautAdapterTest {
                 .isEqualTo("{\"key\":\"none\"}");
     }
 
+    @Test
+    void inTheOptimisticModeATwinsConflictIsReplacedByTheStoredResponse() throws Exception {
+        try (ApplicationContext optimistic = ApplicationContext.builder()
+                .properties(Map.of(
+                        "micronaut.server.port", -1,
+                        "micronaut.server.host", "127.0.0.1",
+                        "idempotency.enabled", true,
+                        "idempotency.mode", "optimistic",
+                        "test.routes", "adapter"))
+                .start()) {
+            URI twinBase = URI.create("http://127.0.0.1:" + optimistic.getBean(EmbeddedServer.class).start().getPort());
+            String key = newKey();
+            HttpRequest request = HttpRequest.newBuilder(twinBase.resolve("/twin"))
+                    .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                    .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.ofString("{}")).build();
+
+            var first = HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+            Thread.sleep(100);
+            HttpResponse<byte[]> twin = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
+
+            assertThat(first.get().statusCode()).isEqualTo(201);
+            assertThat(twin.statusCode()).as("the twin's 409, replaced by the stored 201").isEqualTo(201);
+            assertThat(twin.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+            assertThat(twin.body()).isEqualTo(first.get().body());
+            assertThat(optimistic.getBean(AdapterTestController.class).runs("twin")).isEqualTo(2);
+        }
+    }
+
     private static HttpResponse<byte[]> post(String path, String key, String body, String... headers)
             throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
