@@ -3,8 +3,7 @@ package dev.idempotency.examples;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
-import dev.idempotency.core.store.InMemoryStore;
-import dev.idempotency.core.store.Store;
+import dev.idempotency.jdbc.JdbcStore;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -12,10 +11,10 @@ import javax.sql.DataSource;
 
 /**
  * Everything an example service needs besides its framework: the database with the example's
- * tables, the {@link ShopRepository}, and the {@link IdempotencyEngine} (absent with
- * {@code IDEMPOTENCY=off}). A service creates one on start, registers its framework's adapter with
- * {@link #engine()} on {@link #IDEMPOTENT_PATHS}, serves the routes, prints
- * {@link #startupLine(String, int)}, and closes it on shutdown.
+ * tables, the {@link ShopRepository}, and the {@link IdempotencyEngine} over a {@link JdbcStore} in
+ * the same database (absent with {@code IDEMPOTENCY=off}). A service creates one on start,
+ * registers its framework's adapter with {@link #engine()} on {@link #IDEMPOTENT_PATHS}, serves the
+ * routes, prints {@link #startupLine(String, int)}, and closes it on shutdown.
  *
  * <pre>{@code
  * ExampleApp app = ExampleApp.create(ExampleSettings.fromEnvironment());
@@ -50,26 +49,17 @@ public final class ExampleApp implements AutoCloseable {
             if (!settings.idempotencyEnabled()) {
                 return new ExampleApp(settings, database, null, "none");
             }
-            Store store = idempotencyStore(database);
-            String storeDescription = store instanceof InMemoryStore
-                    ? "in memory (records do not survive a restart), orders in " + database.description()
-                    : store + " on " + database.description();
+            // The records live next to the orders and payments, in the same database.
+            JdbcStore store = JdbcStore.create(database.dataSource());
+            store.createTableIfMissing();
+            String storeDescription = "JdbcStore (table " + JdbcStore.DEFAULT_TABLE + ") in "
+                    + database.description();
             IdempotencyEngine engine = new IdempotencyEngine(store, engineConfig(settings.mode()));
             return new ExampleApp(settings, database, engine, storeDescription);
         } catch (RuntimeException e) {
             database.close();
             throw e;
         }
-    }
-
-    /**
-     * Where the records live. INTERIM: the in-memory store, until idempotency-jdbc's JdbcStore passes
-     * its store contract suite on H2 and PostgreSQL; then this becomes
-     * {@code JdbcStore.create(database.dataSource())} plus {@code createTableIfMissing()}, for the
-     * embedded H2 database and for DATABASE_URL alike.
-     */
-    private static Store idempotencyStore(ExampleDatabase database) {
-        return new InMemoryStore();
     }
 
     /** The engine settings every example uses: the given mode and the demo tenant header. */
