@@ -1,6 +1,7 @@
 package dev.idempotency.vertx;
 
 import dev.idempotency.core.Decision;
+import dev.idempotency.core.Execution;
 import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import io.vertx.core.Context;
@@ -16,6 +17,7 @@ import io.vertx.core.internal.http.HttpServerRequestInternal;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -65,6 +67,7 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
     static final String MISSING_BODY = "IdempotencyHandler needs the request body: add BodyHandler.create() "
             + "before it on the route";
 
+    private static final String EXECUTION_KEY = Execution.class.getName();
     private static final Logger log = LoggerFactory.getLogger(IdempotencyHandler.class);
 
     private final IdempotencyEngine engine;
@@ -156,10 +159,32 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
         return Future.join(decisions.close(), completions.close()).mapEmpty();
     }
 
+    /**
+     * The {@link Execution} the request runs under, for a handler that needs what the store keeps
+     * for it (the atomic mode's transaction, through {@link Execution#unwrap}); empty when the
+     * request was passed through.
+     */
+    public static Optional<Execution> execution(RoutingContext ctx) {
+        return Optional.ofNullable(ctx.get(EXECUTION_KEY));
+    }
+
     private void apply(RoutingContext ctx, CapturingResponse response, Decision decision) {
+        if (response.ended() || ctx.failed()) {
+            // Answered while the decision was pending (a timeout handler, say): run nothing, hold nothing.
+            if (decision instanceof Decision.Proceed proceed) {
+                Execution execution = proceed.execution();
+                complete(response.context(), () -> {
+                    execution.fail(new IllegalStateException("answered before the handler could run"));
+                    return null;
+                }).onFailure(e -> log.warn("Could not release key_preview={}: {}", execution.key().keyPreview(),
+                        e.toString()));
+            }
+            return;
+        }
         if (decision instanceof Decision.Proceed proceed) {
             response.arm(new CapturingResponse.Guard(proceed.execution(), ctx, engine.config().maxStoredBodyBytes(),
                     this::complete));
+            ctx.put(EXECUTION_KEY, proceed.execution());
             ctx.next();
         } else if (decision instanceof Decision.Respond respond) {
             send(response, respond.reply());
@@ -188,10 +213,19 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
      */
     private static <T> Future<T> offload(WorkerExecutor pool, Context context, Callable<T> task) {
         if (Vertx.currentContext() == context) {
-            return pool.executeBlocking(task, false);
+            return submit(pool, task);
         }
         Promise<T> promise = Promise.promise();
-        context.runOnContext(v -> pool.executeBlocking(task, false).onComplete(promise));
+        context.runOnContext(v -> submit(pool, task).onComplete(promise));
         return promise.future();
+    }
+
+    /** A closed pool throws instead of failing the future; callers get a failed future either way. */
+    private static <T> Future<T> submit(WorkerExecutor pool, Callable<T> task) {
+        try {
+            return pool.executeBlocking(task, false);
+        } catch (RuntimeException rejected) {
+            return Future.failedFuture(rejected);
+        }
     }
 }

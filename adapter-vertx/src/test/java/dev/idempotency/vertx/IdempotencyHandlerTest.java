@@ -94,6 +94,7 @@ class IdempotencyHandlerTest {
             ctx.addHeadersEndHandler(v -> ctx.response().putHeader("Location", "/added-late"));
             ctx.end("headers-end #" + runs.get("/headers-end").get());
         });
+        route(router, "/execution", ctx -> ctx.end(String.valueOf(IdempotencyHandler.execution(ctx).isPresent())));
         route(router, "/slow", ctx -> vertx.setTimer(300, t -> ctx.end("slow #" + runs.get("/slow").get())));
         route(router, "/throw", ctx -> {
             throw new IllegalStateException("thrown on purpose");
@@ -242,6 +243,14 @@ class IdempotencyHandlerTest {
         assertThat(replayed(retry)).isTrue();
         assertThat(new String(retry.body(), StandardCharsets.UTF_8)).isEqualTo("slow #" + ran);
         assertThat(runs.get("/slow").get()).isEqualTo(ran);
+    }
+
+    @Test
+    void aHandlerCanReachItsExecution() throws Exception {
+        assertThat(new String(post("/execution", key()).body(), StandardCharsets.UTF_8)).isEqualTo("true");
+        HttpResponse<String> withoutKey = http.send(HttpRequest.newBuilder(base.resolve("/execution"))
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(withoutKey.body()).isEqualTo("false");
     }
 
     @Test
