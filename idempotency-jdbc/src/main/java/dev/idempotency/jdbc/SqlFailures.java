@@ -22,7 +22,7 @@ import java.util.Set;
  *   <tr><th>reason</th><th>recognised by</th></tr>
  *   <tr><td>NOT_PROVISIONED</td><td>SQLState 42P01 (PostgreSQL undefined_table) naming the store's
  *       table (the same state also reports a bad table reference in a query), 3F000 (PostgreSQL
- *       invalid_schema_name), 42S02 (MariaDB/MySQL, H2), H2 error 42102, MariaDB/MySQL error 1146</td></tr>
+ *       invalid_schema_name), 42S02 (MariaDB/MySQL, H2), H2 errors 42102–42104, MariaDB/MySQL error 1146</td></tr>
  *   <tr><td>UNREACHABLE</td><td>SQLState class 08 (connection exception), 57P01–57P03 (PostgreSQL
  *       shutdown, terminated backend, starting up), {@link SQLTransientConnectionException} (the
  *       pool's connection timeout), {@link SQLNonTransientConnectionException}, H2 errors 90067,
@@ -36,7 +36,7 @@ final class SqlFailures {
     /** PostgreSQL's undefined_table, also raised for a bad table reference inside a query. */
     private static final String PG_UNDEFINED_TABLE = "42P01";
     private static final Set<String> MISSING_TABLE_STATES = Set.of("3F000", "42S02", "42102");
-    private static final Set<Integer> MISSING_TABLE_CODES = Set.of(1146, 42102);
+    private static final Set<Integer> MISSING_TABLE_CODES = Set.of(1146, 42102, 42103, 42104);
     private static final Set<String> UNREACHABLE_STATES = Set.of("57P01", "57P02", "57P03");
     private static final Set<Integer> H2_UNREACHABLE_CODES = Set.of(90067, 90098, 90121);
 
