@@ -24,6 +24,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** What the shared suite cannot see: Micronaut binding, threads, exceptions, streams and files. */
 class MicronautAdapterTest {
@@ -147,28 +149,18 @@ class MicronautAdapterTest {
                 IdempotencyEvent.Outcome.EXECUTION_FAILED, IdempotencyEvent.Outcome.EXECUTION_FAILED);
     }
 
-    @Test
-    void aStreamedResponseIsSentButNotStored() throws Exception {
+    /** A {@code Publisher} of several items and a {@code StreamedFile} cannot be held: sent, not stored. */
+    @ParameterizedTest
+    @CsvSource({"/stream, run %d of a stream", "/file, file run %d"})
+    void streamedAndFileResponsesAreSentButNotStored(String path, String bodyOfRun) throws Exception {
         String key = newKey();
-        HttpResponse<byte[]> first = post("/stream", key, "{}");
-        HttpResponse<byte[]> retry = post("/stream", key, "{}");
+        HttpResponse<byte[]> first = post(path, key, "{}");
+        HttpResponse<byte[]> retry = post(path, key, "{}");
 
-        assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo("run 1 of a stream");
-        assertThat(new String(retry.body(), StandardCharsets.UTF_8)).isEqualTo("run 2 of a stream");
+        assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo(bodyOfRun.formatted(1));
+        assertThat(new String(retry.body(), StandardCharsets.UTF_8)).isEqualTo(bodyOfRun.formatted(2));
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
-        assertThat(log.outcomes("/stream")).containsExactly(
-                IdempotencyEvent.Outcome.EXECUTED_NOT_STORED, IdempotencyEvent.Outcome.EXECUTED_NOT_STORED);
-    }
-
-    @Test
-    void aFileResponseIsSentButNotStored() throws Exception {
-        String key = newKey();
-        HttpResponse<byte[]> first = post("/file", key, "{}");
-        HttpResponse<byte[]> retry = post("/file", key, "{}");
-
-        assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo("file run 1");
-        assertThat(new String(retry.body(), StandardCharsets.UTF_8)).isEqualTo("file run 2");
-        assertThat(log.outcomes("/file")).containsExactly(
+        assertThat(log.outcomes(path)).containsExactly(
                 IdempotencyEvent.Outcome.EXECUTED_NOT_STORED, IdempotencyEvent.Outcome.EXECUTED_NOT_STORED);
     }
 
