@@ -31,11 +31,11 @@ import org.eclipse.jetty.ee10.servlet.FilterHolder;
  * in an after handler, its status, headers and result bytes go to the engine before Javalin
  * writes the response.
  *
- * <p>What is never stored (the key is released, so a retry runs again): a response after the
- * endpoint or an exception handler threw, a result that is a stream other than in-memory bytes
- * ({@code ctx.result(InputStream)}), and anything written directly to {@code ctx.outputStream()}
- * ({@code writeSeekableStream}, {@code writeJsonStream}). {@code ctx.bodyInputStream()} still
- * gives the endpoint the whole body after the plugin read it.
+ * <p>What is never stored (the key is released, so a retry runs again): the response of an
+ * endpoint that threw, even when an exception handler mapped it to a 2xx; a result that is a
+ * stream other than in-memory bytes ({@code ctx.result(InputStream)}); and anything written
+ * directly to {@code ctx.outputStream()} ({@code writeSeekableStream}, {@code writeJsonStream}).
+ * {@code ctx.bodyInputStream()} still gives the endpoint the whole body after the plugin read it.
  *
  * <p>The plugin registers a {@code beforeMatched} handler per covered path, one {@code after}
  * handler, and a servlet filter that keeps the request body re-readable, notices direct writes,
