@@ -392,10 +392,18 @@ public final class IdempotencyEngine implements AutoCloseable {
                 executor = pool;
             }
             long period = Math.max(1, config.lease().toMillis() / 3);
+            // A handler that outlives its record's time to live was lost (or hangs): stop renewing
+            // so its key frees itself once the lease lapses.
+            Instant giveUpAt = now().plus(config.ttl());
             ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
             self[0] = executor.scheduleAtFixedRate(() -> {
                 try {
-                    if (!reservation.renew(now(), config.lease())) {
+                    Instant now = now();
+                    if (!now.isBefore(giveUpAt)) {
+                        log.warn("Handler for key_preview={} still running after the ttl; no longer renewing its lease",
+                                reservation.key().keyPreview());
+                        self[0].cancel(false);
+                    } else if (!reservation.renew(now, config.lease())) {
                         log.warn("Lease lost for key_preview={}; another request may run it again",
                                 reservation.key().keyPreview());
                         self[0].cancel(false);

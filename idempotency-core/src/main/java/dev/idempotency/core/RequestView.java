@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -27,6 +28,16 @@ public interface RequestView {
 
     /** The body bytes; empty when there is none. Called only for requests in scope. */
     byte[] body();
+
+    /**
+     * The framework's own request object (or anything else the adapter offers), for a
+     * {@link TenantResolver} that reads the authenticated principal rather than headers.
+     *
+     * @return the object of that type, or empty when the adapter offers none
+     */
+    default <T> Optional<T> unwrap(Class<T> type) {
+        return Optional.empty();
+    }
 
     /** The single value of a header, or {@code null} when absent; the first one when repeated. */
     default String header(String name) {
