@@ -394,6 +394,20 @@ class IdempotencyEngineTest {
         problem(engine.before(post("/orders", "k1", BODY)), 409, "idempotency_request_in_progress");
     }
 
+    @Test
+    void renewalStopsForAHandlerThatOutlivesTheTtl() throws Exception {
+        engine.close();
+        engine = engine(c -> c.lease(Duration.ofMillis(300)).ttl(Duration.ofSeconds(2)));
+        proceed(engine.before(post("/orders", "k1", BODY)));
+        RecordKey key = new RecordKey("public", "POST", "/orders", "k1");
+
+        clock.advance(Duration.ofSeconds(3));
+        Thread.sleep(400); // a few renewal periods: each now sees the handler past its ttl
+        Instant leaseUntil = memory.find(key, Instant.parse("2030-01-01T00:00:00Z")).orElseThrow().leaseUntil();
+
+        assertThat(leaseUntil).as("never renewed past the ttl").isBefore(clock.instant());
+    }
+
     // 8. Optimistic mode
     @Test
     void theOptimisticModeLooksUpRunsAndInsertsIfAbsent() {
