@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -167,36 +168,8 @@ final class CapturingResponse implements HttpServerResponse {
         if (g == null || !g.claim()) {
             return delegate.end(chunk);
         }
-        if (g.routing.failed()) {
-            fail(g, "the request failed");
-            return delegate.end(chunk);
-        }
-        byte[] bytes = g.bytesWith(chunk);
-        if (bytes == null) {
-            release(g, g.uncapturableReason());
-            return delegate.end(chunk);
-        }
-        CapturedResponse captured = CapturedResponse.of(delegate.getStatusCode(), headersOf(delegate.headers()), bytes);
-        Promise<Void> sent = Promise.promise();
-        g.offloader.offload(context, () -> g.execution.finish(captured)).onComplete(ar -> {
-            Optional<HttpReply> instead = Optional.empty();
-            if (ar.succeeded()) {
-                instead = ar.result();
-            } else {
-                // finish() never throws for storage; this is a rejected task (pool closed) or a bug.
-                log.warn("Could not finish key_preview={}: {}", g.execution.key().keyPreview(), String.valueOf(ar.cause()));
-            }
-            Future<Void> written;
-            try {
-                written = instead.isPresent() && !delegate.headWritten()
-                        ? IdempotencyHandler.send(delegate, instead.get())
-                        : delegate.end(chunk);
-            } catch (RuntimeException e) {
-                written = Future.failedFuture(e);
-            }
-            written.onComplete(sent);
-        });
-        return sent.future();
+        byte[] bytes = g.routing.failed() ? null : g.bytesWith(chunk);
+        return settleThen(g, bytes, () -> delegate.end(chunk));
     }
 
     @Override
@@ -216,7 +189,10 @@ final class CapturingResponse implements HttpServerResponse {
 
     @Override
     public Future<Void> send(ReadStream<Buffer> body) {
-        abandon("streamed with send(ReadStream)");
+        Guard g = guard();
+        if (g != null) {
+            g.uncapturable("streamed with send(ReadStream)");
+        }
         if (!headers().contains(HttpHeaders.CONTENT_LENGTH)) {
             setChunked(true);
         }
@@ -225,71 +201,94 @@ final class CapturingResponse implements HttpServerResponse {
 
     @Override
     public Future<Void> sendFile(String filename, long offset, long length) {
-        runHeadersEndHandler();
-        abandon("sendFile");
-        return delegate.sendFile(filename, offset, length);
+        return sendFile(() -> delegate.sendFile(filename, offset, length));
     }
 
     @Override
     public Future<Void> sendFile(FileChannel channel, long offset, long length) {
-        runHeadersEndHandler();
-        abandon("sendFile");
-        return delegate.sendFile(channel, offset, length);
+        return sendFile(() -> delegate.sendFile(channel, offset, length));
     }
 
     @Override
     public Future<Void> sendFile(RandomAccessFile file, long offset, long length) {
+        return sendFile(() -> delegate.sendFile(file, offset, length));
+    }
+
+    /** A file is never stored: the key is released, then the file goes out. */
+    private Future<Void> sendFile(Supplier<Future<Void>> send) {
         runHeadersEndHandler();
-        abandon("sendFile");
-        return delegate.sendFile(file, offset, length);
+        Guard g = guard();
+        if (g == null) {
+            return send.get();
+        }
+        g.uncapturable("sendFile");
+        return g.claim() ? settleThen(g, null, send) : send.get();
     }
 
     @Override
     public Future<Void> reset(long code) {
         Guard g = guard();
         if (g != null && g.claim()) {
-            fail(g, "the response was reset");
+            // Nothing reaches the client but the reset, so there is nothing to hold back.
+            Execution execution = g.execution;
+            Throwable cause = new IllegalStateException("the response was reset");
+            g.offloader.offload(context, () -> {
+                execution.fail(cause);
+                return null;
+            }).onFailure(e -> log.warn("Could not release key_preview={}: {}", execution.key().keyPreview(),
+                    e.toString()));
         }
         return delegate.reset(code);
     }
 
     /**
-     * The body will not be complete in our hands (a file, a stream): release the key now — there
-     * is nothing to store, so there is nothing to wait for — and let the response go out.
+     * Finishes the execution on a worker — {@code fail} when the request failed, otherwise
+     * {@code finish} with the captured response ({@code bytes}) or an uncaptured one (null) — and
+     * only then lets the response go: the engine's replacement reply when it gives one and the
+     * head is still ours to write, else {@code deliver}. Whatever the engine did (stored,
+     * released), a retry that arrives after the client saw the response finds it done.
      */
-    private void abandon(String reason) {
-        Guard g = guard();
-        if (g == null) {
-            return;
-        }
-        g.uncapturable(reason);
-        if (g.claim()) {
-            if (g.routing.failed()) {
-                fail(g, "the request failed");
-            } else {
-                release(g, reason);
+    private Future<Void> settleThen(Guard g, byte[] bytes, Supplier<Future<Void>> deliver) {
+        Execution execution = g.execution;
+        Callable<Optional<HttpReply>> step;
+        if (g.routing.failed()) {
+            Throwable cause = g.routing.failure() != null ? g.routing.failure()
+                    : new IllegalStateException("the request failed with status " + g.routing.statusCode());
+            step = () -> {
+                execution.fail(cause);
+                return Optional.empty();
+            };
+        } else {
+            Map<String, List<String>> headers = headersOf(delegate.headers());
+            int status = delegate.getStatusCode();
+            if (bytes == null) {
+                log.debug("Response for key_preview={} not captured ({}); releasing", execution.key().keyPreview(),
+                        g.uncapturableReason());
             }
+            CapturedResponse captured = bytes == null ? CapturedResponse.uncaptured(status, headers)
+                    : CapturedResponse.of(status, headers, bytes);
+            step = () -> execution.finish(captured);
         }
-    }
-
-    private void release(Guard g, String reason) {
-        log.debug("Response for key_preview={} not captured ({}); releasing", g.execution.key().keyPreview(), reason);
-        CapturedResponse uncaptured = CapturedResponse.uncaptured(delegate.getStatusCode(), headersOf(delegate.headers()));
-        inBackground(g, () -> g.execution.finish(uncaptured));
-    }
-
-    private void fail(Guard g, String what) {
-        Throwable cause = g.routing.failure() != null ? g.routing.failure()
-                : new IllegalStateException(what + " (status " + g.routing.statusCode() + ")");
-        inBackground(g, () -> {
-            g.execution.fail(cause);
-            return null;
+        Promise<Void> sent = Promise.promise();
+        g.offloader.offload(context, step).onComplete(ar -> {
+            Optional<HttpReply> instead = Optional.empty();
+            if (ar.succeeded()) {
+                instead = ar.result();
+            } else {
+                // The engine never throws for storage: a closed worker pool, or a bug.
+                log.warn("Could not finish key_preview={}: {}", execution.key().keyPreview(), String.valueOf(ar.cause()));
+            }
+            Future<Void> written;
+            try {
+                written = instead.isPresent() && !delegate.headWritten()
+                        ? IdempotencyHandler.send(delegate, instead.get())
+                        : deliver.get();
+            } catch (RuntimeException e) {
+                written = Future.failedFuture(e);
+            }
+            written.onComplete(sent);
         });
-    }
-
-    private void inBackground(Guard g, Callable<?> step) {
-        g.offloader.offload(context, step).onFailure(e -> log.warn("Could not finish key_preview={}: {}",
-                g.execution.key().keyPreview(), e.toString()));
+        return sent.future();
     }
 
     /** The headers as set, grouped by name case-insensitively; HTTP/2 pseudo-headers left out. */

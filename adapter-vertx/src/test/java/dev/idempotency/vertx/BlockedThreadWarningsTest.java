@@ -1,0 +1,40 @@
+package dev.idempotency.vertx;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.RequestView;
+import dev.idempotency.core.store.InMemoryStore;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The check the conformance run relies on does catch storage on an event loop. */
+class BlockedThreadWarningsTest {
+
+    @Test
+    void aSlowStoreCallOnTheEventLoopIsCaught() throws Exception {
+        InterceptingStore slow = new InterceptingStore(new InMemoryStore(), operation -> {
+            try {
+                Thread.sleep(3 * BlockedThreadWarnings.MAX_EVENT_LOOP_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try (BlockedThreadWarnings checker = new BlockedThreadWarnings();
+             IdempotencyEngine engine = new IdempotencyEngine(slow, IdempotencyConfig.defaults())) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            // What a broken adapter would do: decide on the event loop.
+            checker.vertx().runOnContext(v -> {
+                engine.before(RequestView.of("POST", "/orders", Map.of("Idempotency-Key", List.of("k")), new byte[0]));
+                done.complete(null);
+            });
+            done.get(10, TimeUnit.SECONDS);
+
+            assertThat(checker.takeWarnings()).anyMatch(BlockedThreadWarnings.Warning::inEngineOrStore);
+        }
+    }
+}
