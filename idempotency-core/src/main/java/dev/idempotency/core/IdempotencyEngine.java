@@ -113,8 +113,15 @@ public final class IdempotencyEngine implements AutoCloseable {
      * adapters and applications that answer errors of their own.
      */
     public Problem problem(ProblemCode code, String detail) {
-        return new Problem(config.problemTypeBase() + code.code(), code.title(), code.status(),
-                detail == null ? code.defaultDetail() : detail, code.code());
+        return problem(code.code(), code.title(), code.status(), detail == null ? code.defaultDetail() : detail);
+    }
+
+    /**
+     * A problem of the application's own (e.g. {@code validation_failed}) in the same style as
+     * the engine's: {@code type} under the configured base, the code as its last segment.
+     */
+    public Problem problem(String code, String title, int status, String detail) {
+        return new Problem(config.problemTypeBase() + code, title, status, detail, code);
     }
 
     /** Stops the lease-renewal thread. Executions still running lose their renewal. */
