@@ -1,0 +1,83 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.Decision;
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.IdempotencyEvent;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.RecordState;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The completing UPDATE fails after the handler ran (a trigger refuses it): the client still
+ * gets the handler's response untouched, the record stays in flight, and once its lease lapses a
+ * retry runs again instead of waiting forever.
+ */
+class PostgresPersistFailureTest {
+
+    private static TestDatabase db;
+
+    @BeforeAll
+    static void createSchema() {
+        db = TestDatabase.postgres();
+    }
+
+    @AfterAll
+    static void dropSchema() {
+        db.close();
+    }
+
+    @Test
+    void aFailedCompletionLeavesTheResponseAloneAndTheKeyRecoverableAfterTheLease() {
+        JdbcStore store = JdbcStore.create(db.pool("persist", 4));
+        store.createTableIfMissing();
+        db.execute("CREATE FUNCTION refuse_completion() RETURNS trigger LANGUAGE plpgsql AS "
+                + "'BEGIN RAISE EXCEPTION ''simulated persist failure''; END'");
+        db.execute("CREATE TRIGGER refuse_completion BEFORE UPDATE ON idempotency_keys FOR EACH ROW "
+                + "WHEN (NEW.state = 'COMPLETED') EXECUTE FUNCTION refuse_completion()");
+
+        MutableClock clock = new MutableClock(Instant.parse("2031-07-01T10:00:00Z"));
+        List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+        Duration lease = Duration.ofSeconds(10);
+        IdempotencyConfig config = IdempotencyConfig.builder().clock(clock).lease(lease).renewLease(false)
+                .listener(events::add).build();
+        try (IdempotencyEngine engine = new IdempotencyEngine(store, config)) {
+            String key = "persist-failure-1";
+            CapturedResponse handlerResponse = Requests.created("{\"order\":42}");
+
+            Decision first = engine.before(Requests.post("/orders", key, "{\"sku\":1}"));
+            assertThat(first).isInstanceOf(Decision.Proceed.class);
+            Optional<?> replacement = ((Decision.Proceed) first).execution().finish(handlerResponse);
+            assertThat(replacement).as("the client gets the handler's own response").isEmpty();
+            assertThat(events).extracting(IdempotencyEvent::outcome).contains(IdempotencyEvent.Outcome.PERSIST_FAILED);
+            RecordKey recordKey = new RecordKey("default", "POST", "/orders", key);
+            assertThat(store.find(recordKey, clock.instant()).orElseThrow().state()).isEqualTo(RecordState.IN_FLIGHT);
+
+            clock.advance(Duration.ofSeconds(5));
+            Decision whileLeased = engine.before(Requests.post("/orders", key, "{\"sku\":1}"));
+            assertThat(((Decision.Respond) whileLeased).reply().status()).as("still in progress").isEqualTo(409);
+
+            db.execute("DROP TRIGGER refuse_completion ON idempotency_keys");
+            clock.advance(lease);
+            Decision afterLease = engine.before(Requests.post("/orders", key, "{\"sku\":1}"));
+            assertThat(afterLease).as("the lapsed reservation is taken over").isInstanceOf(Decision.Proceed.class);
+            ((Decision.Proceed) afterLease).execution().finish(handlerResponse);
+
+            Decision replay = engine.before(Requests.post("/orders", key, "{\"sku\":1}"));
+            assertThat(((Decision.Respond) replay).isReplay()).isTrue();
+            assertThat(new String(((Decision.Respond) replay).reply().body(), StandardCharsets.UTF_8))
+                    .isEqualTo("{\"order\":42}");
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.jooq.DSLContext;
+import org.jooq.Query;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+
+/**
+ * EXPLAIN of every step on a table of 20,000 rows: the lookups go through the primary key and
+ * the purge through the {@code expires_at} index, never a scan of the table. The plans are written
+ * to {@code target/query-plans.txt} (the README quotes them).
+ */
+class QueryPlanTest {
+
+    private static final int ROWS = 20_000;
+
+    @Test
+    void postgresUsesThePrimaryKeyForEveryStepAndTheExpiryIndexToPurge() throws IOException {
+        try (TestDatabase db = TestDatabase.postgres()) {
+            JdbcStore.create(db.pool("plans", 2)).createTableIfMissing();
+            db.execute("INSERT INTO idempotency_keys (key, tenant_id, method, path, request_hash, state, owner_token, "
+                    + "response_status, response_body, format_version, expires_at, created_at) "
+                    + "SELECT 'key-' || i, 'tenant-' || (i % 50), 'POST', '/orders', md5(i::text), 'COMPLETED', "
+                    + "md5(i::text), 201, '\\x7b7d'::bytea, 1, timestamptz '2030-01-02' + i * interval '1 second', "
+                    + "timestamptz '2030-01-01' FROM generate_series(1, " + ROWS + ") i");
+            db.execute("ANALYZE idempotency_keys");
+
+            List<String> plans = explainAll(db, SQLDialect.POSTGRES, "EXPLAIN ");
+            for (String plan : plans) {
+                assertThat(plan).doesNotContain("Seq Scan");
+            }
+            assertThat(plans.get(0)).contains("idempotency_keys_pkey");
+            assertThat(plans.get(1)).contains("Index Scan using idempotency_keys_pkey");
+            assertThat(plans.get(6)).contains("idempotency_keys_expires_at_idx");
+            write("postgres", plans);
+        }
+    }
+
+    @Test
+    void mariaDbReadsOneRowByPrimaryKeyAndPurgesThroughTheExpiryIndex() throws IOException {
+        try (TestDatabase db = TestDatabase.mariadb()) {
+            JdbcStore.create(db.pool("plans", 2)).createTableIfMissing();
+            db.execute("INSERT INTO idempotency_keys (`key`, tenant_id, method, path, request_hash, state, owner_token, "
+                    + "response_status, response_body, format_version, expires_at, created_at) "
+                    + "SELECT CONCAT('key-', seq), CONCAT('tenant-', seq % 50), 'POST', '/orders', MD5(seq), 'COMPLETED', "
+                    + "MD5(seq), 201, '{}', 1, TIMESTAMP '2030-01-02 00:00:00' + INTERVAL seq SECOND, "
+                    + "TIMESTAMP '2030-01-01 00:00:00' FROM seq_1_to_" + ROWS);
+            db.execute("ANALYZE TABLE idempotency_keys");
+
+            DSLContext ctx = DSL.using(SQLDialect.MARIADB);
+            Statements sql = SqlSamples.statements(SQLDialect.MARIADB, false);
+            String find = explain(db, "EXPLAIN FORMAT=JSON " + ctx.renderInlined(sql.findQuery(ctx, SqlSamples.KEY,
+                    SqlSamples.NOW)));
+            String complete = explain(db, "EXPLAIN FORMAT=JSON " + ctx.renderInlined(sql.completeQuery(ctx,
+                    SqlSamples.KEY, "t", SqlSamples.RESPONSE, SqlSamples.NOW)));
+            String purge = explain(db, "EXPLAIN FORMAT=JSON " + ctx.renderInlined(sql.purgeQuery(ctx, SqlSamples.NOW,
+                    1000)));
+            assertThat(find).contains("\"key\": \"PRIMARY\"").doesNotContain("\"access_type\": \"ALL\"");
+            assertThat(complete).contains("\"key\": \"PRIMARY\"").doesNotContain("\"access_type\": \"ALL\"");
+            assertThat(purge).contains("idempotency_keys_expires_at_idx").doesNotContain("\"access_type\": \"ALL\"");
+            write("mariadb", List.of(find, complete, purge));
+        }
+    }
+
+    private static List<String> explainAll(TestDatabase db, SQLDialect dialect, String prefix) {
+        DSLContext ctx = DSL.using(dialect);
+        List<String> plans = new ArrayList<>();
+        for (SqlSamples.Step step : SqlSamples.steps(ctx, SqlSamples.statements(dialect, false))) {
+            StringBuilder plan = new StringBuilder("-- " + step.name() + "\n");
+            for (Query q : step.statements()) {
+                plan.append(explain(db, prefix + ctx.renderInlined(q)));
+            }
+            plans.add(plan.toString());
+        }
+        return plans;
+    }
+
+    private static String explain(TestDatabase db, String sql) {
+        try (var c = java.sql.DriverManager.getConnection(db.url(), db.server.user(), db.server.password());
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            StringBuilder out = new StringBuilder();
+            while (rs.next()) {
+                out.append(rs.getString(1)).append('\n');
+            }
+            return out.toString();
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    private static void write(String name, List<String> plans) throws IOException {
+        Path file = Path.of("target", "query-plans-" + name + ".txt");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, String.join("\n", plans), StandardCharsets.UTF_8);
+    }
+}
