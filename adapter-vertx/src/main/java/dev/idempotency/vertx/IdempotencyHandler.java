@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * no hook that sees the bytes a handler writes; {@link #wrap} is what hands the router a
  * response that copies them, and it is the one line this handler costs outside the routes.
  *
- * <p>Not stored, and the key released so a retry runs again: a request that failed
- * ({@code ctx.fail(..)} or a handler that threw, whatever the failure handler then writes),
+ * <p>Not stored, and the key released (before the response goes out) so a retry runs again: a
+ * request that failed ({@code ctx.fail(..)} or a handler that threw, whatever the failure
+ * handler then writes),
  * {@code sendFile}, streamed bodies ({@code send(ReadStream)}, {@code pipeTo(response)} or any
  * writer that watches back-pressure through {@code writeQueueFull()} or a drain handler), a reset
  * stream, and bodies larger than the engine's {@code maxStoredBodyBytes}.
