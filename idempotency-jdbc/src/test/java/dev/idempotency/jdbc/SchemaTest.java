@@ -1,0 +1,105 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.ReserveResult;
+import java.io.InputStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import javax.sql.DataSource;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+
+/** The shipped DDL, the development create-if-missing, table names, dialect detection and options. */
+class SchemaTest {
+
+    private static final Instant NOW = Instant.parse("2031-01-01T00:00:00Z");
+    private static final RecordKey KEY = new RecordKey("t", "POST", "/orders", "schema-key");
+
+    @Test
+    void everyDialectShipsItsDdlAsAClasspathResource() throws Exception {
+        for (SQLDialect dialect : List.of(SQLDialect.POSTGRES, SQLDialect.MARIADB, SQLDialect.MYSQL, SQLDialect.H2)) {
+            try (InputStream in = getClass().getClassLoader().getResourceAsStream(JdbcStore.ddlResource(dialect))) {
+                assertThat(in).as(JdbcStore.ddlResource(dialect)).isNotNull();
+                String ddl = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                assertThat(ddl).contains("CREATE TABLE IF NOT EXISTS").contains("expires_at_idx")
+                        .contains("owner_token").contains("locked_until").contains("format_version");
+            }
+        }
+        assertThat(getClass().getClassLoader().getResource("db/idempotency/postgresql-rls/V2__idempotency_keys_rls.sql"))
+                .isNotNull();
+    }
+
+    @Test
+    void createTableIfMissingRunsTwiceOnEveryDatabase() {
+        for (TestDatabase db : List.of(TestDatabase.postgres(), TestDatabase.mariadb(), TestDatabase.h2())) {
+            try (db) {
+                JdbcStore store = JdbcStore.create(db.pool("ddl", 2));
+                store.createTableIfMissing();
+                store.createTableIfMissing();
+                assertThat(store.reserve(KEY, "f", NOW, Duration.ofSeconds(1), Duration.ofSeconds(2)))
+                        .isInstanceOf(ReserveResult.Acquired.class);
+            }
+        }
+    }
+
+    @Test
+    void aCustomSchemaQualifiedTableGetsItsOwnIndexAndConstraintNames() {
+        try (TestDatabase db = TestDatabase.postgres()) {
+            DataSource pool = db.pool("custom", 2);
+            JdbcStore store = JdbcStore.builder(pool).tableName(db.name + ".payment_keys").build();
+            store.createTableIfMissing();
+            JdbcStore.create(pool).createTableIfMissing();
+            assertThat(store.tableName()).isEqualTo(db.name + ".payment_keys");
+            assertThat(store.reserve(KEY, "f", NOW, Duration.ofSeconds(1), Duration.ofSeconds(2)))
+                    .isInstanceOf(ReserveResult.Acquired.class);
+            assertThat(JdbcStore.create(pool).find(KEY, NOW)).as("the default table is another table").isEmpty();
+            db.execute("SELECT 'payment_keys_expires_at_idx'::regclass, 'payment_keys_pkey'::regclass");
+        }
+    }
+
+    @Test
+    void theDialectIsDetectedFromTheConnection() {
+        try (TestDatabase pg = TestDatabase.postgres(); TestDatabase maria = TestDatabase.mariadb();
+             TestDatabase h2 = TestDatabase.h2()) {
+            assertThat(JdbcStore.create(pg.pool("detect", 1)).dialect().family()).isEqualTo(SQLDialect.POSTGRES);
+            assertThat(JdbcStore.create(maria.pool("detect", 1)).dialect().family()).isEqualTo(SQLDialect.MARIADB);
+            assertThat(JdbcStore.create(h2.pool("detect", 1)).dialect().family()).isEqualTo(SQLDialect.H2);
+        }
+    }
+
+    @Test
+    void nonsenseOptionsFailAtBuildTime() {
+        try (TestDatabase h2 = TestDatabase.h2()) {
+            DataSource pool = h2.pool("options", 1);
+            assertThatThrownBy(() -> JdbcStore.builder(pool).tableName("idempotency keys"))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> JdbcStore.builder(pool).tableName("a.b.c"))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> JdbcStore.builder(pool).tenantSetting("tenant"))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> JdbcStore.builder(pool).rowLevelSecurity(true).build())
+                    .hasMessageContaining("PostgreSQL");
+            assertThatThrownBy(() -> JdbcStore.builder(pool).dialect(SQLDialect.SQLITE).build())
+                    .hasMessageContaining("Unsupported");
+            assertThatThrownBy(() -> JdbcStore.create(pool).purgeExpired(NOW, 0))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void ddlStatementsAreAdaptedToTheTableNameAndSetting() {
+        List<String> statements = Ddl.statements(DSL.using(SQLDialect.POSTGRES), Ddl.rowLevelSecurityScript(),
+                DSL.name("app", "keys"), "app.tenant");
+        assertThat(statements).hasSize(4);
+        assertThat(String.join("\n", statements))
+                .contains("ALTER TABLE \"app\".\"keys\" ENABLE ROW LEVEL SECURITY")
+                .contains("POLICY \"keys_tenant_isolation\" ON \"app\".\"keys\"")
+                .contains("current_setting('app.tenant', true)")
+                .doesNotContain("idempotency_keys");
+    }
+}

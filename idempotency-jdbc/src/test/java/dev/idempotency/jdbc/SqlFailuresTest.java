@@ -1,0 +1,51 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.core.store.StorageUnavailableException.Reason;
+import java.net.ConnectException;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import org.jooq.exception.DataAccessException;
+import org.junit.jupiter.api.Test;
+
+/** Which failures become which 503, by SQLState, vendor code and exception type. */
+class SqlFailuresTest {
+
+    private static Reason reason(Throwable cause) {
+        RuntimeException translated = SqlFailures.translate(new DataAccessException("wrapped", cause), "app.idempotency_keys");
+        return translated instanceof StorageUnavailableException e ? e.reason() : null;
+    }
+
+    @Test
+    void missingTables() {
+        assertThat(reason(new SQLException("relation \"idempotency_keys\" does not exist", "42P01"))).isEqualTo(Reason.NOT_PROVISIONED);
+        assertThat(reason(new SQLException("schema \"app\" does not exist", "3F000"))).isEqualTo(Reason.NOT_PROVISIONED);
+        assertThat(reason(new SQLException("Table 'test.idempotency_keys' doesn't exist", "42S02", 1146))).isEqualTo(Reason.NOT_PROVISIONED);
+        assertThat(reason(new SQLException("Table \"idempotency_keys\" not found", "42S02", 42102))).isEqualTo(Reason.NOT_PROVISIONED);
+        assertThat(reason(new SQLException("Table not found (this database is empty)", "42S04", 42104))).isEqualTo(Reason.NOT_PROVISIONED);
+    }
+
+    @Test
+    void aBadTableReferenceInsideAQueryIsNotAMissingTable() {
+        assertThat(reason(new SQLException("invalid reference to FROM-clause entry for table \"excluded\"", "42P01"))).isNull();
+    }
+
+    @Test
+    void unreachableDatabases() {
+        assertThat(reason(new SQLTransientConnectionException("pool - Connection is not available, request timed out after 1500ms"))).isEqualTo(Reason.UNREACHABLE);
+        assertThat(reason(new SQLException("Connection refused", "08001"))).isEqualTo(Reason.UNREACHABLE);
+        assertThat(reason(new SQLException("An I/O error occurred while sending to the backend", "08006"))).isEqualTo(Reason.UNREACHABLE);
+        assertThat(reason(new SQLException("terminating connection due to administrator command", "57P01"))).isEqualTo(Reason.UNREACHABLE);
+        assertThat(reason(new SQLException("Socket fail to connect", "08000", -1, new ConnectException("refused")))).isEqualTo(Reason.UNREACHABLE);
+        assertThat(reason(new RuntimeException(new ConnectException("Connection refused")))).isEqualTo(Reason.UNREACHABLE);
+    }
+
+    @Test
+    void everythingElseStaysWhatItWas() {
+        DataAccessException other = new DataAccessException("x", new SQLException("duplicate key", "23505"));
+        assertThat(SqlFailures.translate(other, "idempotency_keys")).isSameAs(other);
+        assertThat(reason(new SQLException("new row violates row-level security policy", "42501"))).isNull();
+    }
+}
