@@ -1,0 +1,158 @@
+package dev.idempotency.examples.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two example service processes on one PostgreSQL schema, 200 concurrent identical
+ * {@code POST /orders} (same key, same body) alternating between them.
+ *
+ * <p>{@code reserve} and {@code atomic}: exactly one order row; every answer is the original
+ * {@code 201}, a replay of it, or {@code 409 idempotency_request_in_progress}. {@code optimistic}
+ * promises less — concurrent duplicates may all run — and the test pins what it does promise: every
+ * run is answered with its own {@code 201}, one response is stored, and later retries replay it.
+ */
+class TwoInstancesTest {
+
+    private static final int REQUESTS = 200;
+    private static final String PATH = "/orders?delayMs=200";
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+    @Test
+    void reserveModeRunsTheHandlerExactlyOnce() throws Exception {
+        Burst burst = burst("reserve");
+
+        burst.assertExactlyOnce();
+    }
+
+    @Test
+    void atomicModeRunsTheHandlerExactlyOnce() throws Exception {
+        assumeTrue(Modes.atomicAvailable(), Modes.ATOMIC_MISSING);
+
+        Burst burst = burst("atomic");
+
+        burst.assertExactlyOnce();
+    }
+
+    @Test
+    void optimisticModeMayRunDuplicatesButAnswersEachRunAndStoresOne() throws Exception {
+        Burst burst = burst("optimistic");
+
+        assertThat(burst.answers).as("no request left without an answer").noneMatch(Answer::hung);
+        assertThat(burst.answers).as("optimistic duplicates all run: 201 each, original or replayed")
+                .allSatisfy(a -> assertThat(a.status()).as(a.describe()).isEqualTo(201));
+        long executed = burst.answers.stream().filter(a -> !a.replayed()).count();
+        assertThat(executed).as("at least the first request runs").isGreaterThanOrEqualTo(1);
+        assertThat(burst.orderRows).as("one order row per execution that was answered as such").isEqualTo(executed);
+        assertThat(burst.answers.stream().filter(a -> !a.replayed()).map(Answer::body).distinct().count())
+                .as("each execution answered with its own order").isEqualTo(executed);
+        assertThat(burst.recordRows).as("one response stored for the key").isEqualTo(1);
+        assertThat(burst.laterRetries).allSatisfy(a -> {
+            assertThat(a.status()).isEqualTo(201);
+            assertThat(a.replayed()).as(a.describe()).isTrue();
+        });
+        assertThat(burst.laterRetries.get(0).body()).isEqualTo(burst.laterRetries.get(1).body());
+    }
+
+    /** What one burst produced: the 200 answers, the rows left, and a retry on each instance afterwards. */
+    private record Burst(String mode, List<Answer> answers, long orderRows, long recordRows, List<Answer> laterRetries) {
+
+        void assertExactlyOnce() {
+            assertThat(answers).as("no request left without an answer").noneMatch(Answer::hung);
+            assertThat(answers).as("each answer is the order, a replay of it, or 409 in progress").allSatisfy(a -> {
+                if (a.status() == 201) {
+                    assertThat(a.json().map(j -> j.path("item").asText())).as(a.describe()).hasValue("book");
+                } else {
+                    assertThat(a.status()).as(a.describe()).isEqualTo(409);
+                    assertThat(a.problemCode()).as(a.describe()).hasValue("idempotency_request_in_progress");
+                }
+            });
+            assertThat(answers.stream().filter(a -> a.status() == 201 && !a.replayed()).count())
+                    .as("exactly one original 201").isEqualTo(1);
+            assertThat(answers.stream().filter(a -> a.status() == 201).map(Answer::body).distinct().count())
+                    .as("every replay is the original's body").isEqualTo(1);
+            assertThat(orderRows).as("exactly one order row").isEqualTo(1);
+            assertThat(recordRows).as("exactly one idempotency record").isEqualTo(1);
+            String original = answers.stream().filter(a -> a.status() == 201).findFirst().orElseThrow().body();
+            assertThat(laterRetries).allSatisfy(a -> {
+                assertThat(a.status()).as(a.describe()).isEqualTo(201);
+                assertThat(a.replayed()).as(a.describe()).isTrue();
+                assertThat(a.body()).isEqualTo(original);
+            });
+        }
+    }
+
+    private static Burst burst(String mode) throws Exception {
+        try (PostgresSchema schema = PostgresSchema.create("rel_two");
+             ExampleProcess first = start(schema, mode, "a");
+             ExampleProcess second = start(schema, mode, "b")) {
+            HttpClient http = Answer.client();
+            String key = "two-instances-" + UUID.randomUUID();
+            int[] ports = {first.port(), second.port()};
+
+            List<Answer> answers = sendTogether(http, ports, key);
+            // Whatever ran has finished by now; the last answers came after it.
+            List<Answer> later = List.of(
+                    Answer.post(http, ports[0], "/orders", key, Answer.ORDER, REQUEST_TIMEOUT),
+                    Answer.post(http, ports[1], "/orders", key, Answer.ORDER, REQUEST_TIMEOUT));
+            long orders = schema.queryLong("SELECT count(*) FROM example_orders");
+            long records = schema.queryLong("SELECT count(*) FROM idempotency_keys WHERE key = ?", key);
+            Burst burst = new Burst(mode, answers, orders, records, later);
+            System.out.println(summary(burst));
+            return burst;
+        }
+    }
+
+    private static ExampleProcess start(PostgresSchema schema, String mode, String name) throws Exception {
+        return ExampleProcess.start(mode + "-" + name,
+                Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode), List.of());
+    }
+
+    /** 200 threads released at once, request {@code i} to {@code ports[i % 2]}. */
+    private static List<Answer> sendTogether(HttpClient http, int[] ports, String key) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(REQUESTS);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Answer>> futures = new ArrayList<>();
+            for (int i = 0; i < REQUESTS; i++) {
+                int port = ports[i % ports.length];
+                futures.add(pool.submit(() -> {
+                    go.await();
+                    return Answer.post(http, port, PATH, key, Answer.ORDER, REQUEST_TIMEOUT);
+                }));
+            }
+            go.countDown();
+            List<Answer> answers = new ArrayList<>();
+            for (Future<Answer> f : futures) {
+                answers.add(f.get(REQUEST_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS));
+            }
+            return answers;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static String summary(Burst burst) {
+        Map<String, Long> byKind = burst.answers.stream().collect(Collectors.groupingBy(
+                a -> a.hung() ? "no answer" : a.status() + (a.replayed() ? " replayed" : a.status() == 201 ? " original"
+                        : a.problemCode().map(c -> " " + c).orElse("")), java.util.TreeMap::new, Collectors.counting()));
+        long slowest = burst.answers.stream().mapToLong(Answer::elapsedMillis).max().orElse(0);
+        return "[reliability] two instances, mode " + burst.mode + ": " + REQUESTS + " concurrent identical POSTs -> "
+                + byKind + "; order rows " + burst.orderRows + ", records " + burst.recordRows
+                + "; slowest answer " + slowest + " ms";
+    }
+}
