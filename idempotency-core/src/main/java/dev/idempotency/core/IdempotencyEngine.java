@@ -65,7 +65,14 @@ public final class IdempotencyEngine implements AutoCloseable {
         return store;
     }
 
-    /** Decides what happens to a request before its handler runs. Never throws for bad input. */
+    /**
+     * Decides what happens to a request before its handler runs. Never throws for bad input.
+     *
+     * <p>Blocking: a request in scope with a valid key costs store calls (and, with
+     * {@code inFlightWait}, may sleep), so event-loop adapters call it on a worker thread. A
+     * request whose method is out of scope is answered without any I/O and without reading the
+     * body, so it may be decided on any thread.
+     */
     public Decision before(RequestView request) {
         String method = request.method().toUpperCase(java.util.Locale.ROOT);
         if (!config.covers(method)) {
