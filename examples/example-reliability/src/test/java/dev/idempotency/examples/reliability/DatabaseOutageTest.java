@@ -1,0 +1,181 @@
+package dev.idempotency.examples.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * PostgreSQL going away under load, seen from a client of one example service (reserve mode):
+ * every request is answered within 2 s — the order, or {@code 503} problem+json
+ * {@code idempotency_storage_unavailable} — none hangs, and once the database is back the service
+ * creates orders again without a restart.
+ */
+class DatabaseOutageTest {
+
+    private static final Duration ANSWER_WITHIN = Duration.ofSeconds(2);
+    private static final Duration HUNG_AFTER = Duration.ofSeconds(10);
+    private static final String PATH = "/orders?delayMs=50";
+
+    private static PostgresSchema schema;
+
+    @TempDir
+    Path temp;
+
+    @BeforeAll
+    static void createSchema() {
+        schema = PostgresSchema.create("rel_outage");
+    }
+
+    @AfterAll
+    static void dropSchema() {
+        if (schema != null) {
+            schema.close();
+        }
+    }
+
+    @Test
+    void theDatabaseRefusingAndCuttingConnectionsIsAnswered503AndServedAgainWhenItReturns() throws Exception {
+        int postgresPort = PostgresSchema.localPort();
+        assumeTrue(postgresPort > 0, "needs a PostgreSQL on this machine to put a proxy in front of");
+        HttpClient http = Answer.client();
+        try (TcpProxy proxy = new TcpProxy(postgresPort);
+             ExampleProcess service = ExampleProcess.start("outage-proxy",
+                     Map.of("DATABASE_URL", schema.exampleUrlThrough(proxy.port()), "IDEMPOTENCY_MODE", "reserve"),
+                     poolSettings());
+             Load load = new Load(http, service.port(), PATH, 4, 3000, Duration.ofSeconds(40), HUNG_AFTER)) {
+            load.phase("healthy");
+            Thread.sleep(2000);
+            load.phase("down");
+            proxy.stop();
+            Thread.sleep(4000);
+            load.phase("back");
+            proxy.start();
+            awaitOrders(load, "back", Duration.ofSeconds(15));
+            load.stop();
+
+            report("proxy down 4 s", load);
+            assertAnsweredInTime(load);
+            assertThat(load.answers("down").stream().filter(a -> a.status() == 503).count())
+                    .as("the outage was noticed").isPositive();
+            assertOnlyOrdersOrDocumentedProblems(load.sent());
+            assertRecovered(load.answers("back"));
+        }
+    }
+
+    @Test
+    void terminatedBackendsAreAnswered503AndReplacedByThePool() throws Exception {
+        HttpClient http = Answer.client();
+        try (ExampleProcess service = ExampleProcess.start("outage-terminate",
+                     Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", "reserve"), poolSettings());
+             Load load = new Load(http, service.port(), PATH, 4, 3000, Duration.ofSeconds(40), HUNG_AFTER)) {
+            load.phase("healthy");
+            Thread.sleep(2000);
+            load.phase("terminating");
+            long terminated = 0;
+            long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+            while (System.nanoTime() < until) {
+                terminated += schema.terminateExampleBackends();
+                Thread.sleep(250);
+            }
+            load.phase("back");
+            awaitOrders(load, "back", Duration.ofSeconds(15));
+            load.stop();
+
+            report("backends terminated " + terminated + " times in 3 s", load);
+            assertThat(terminated).as("backends were terminated").isPositive();
+            assertAnsweredInTime(load);
+            assertOnlyOrdersOrDocumentedProblems(load.sent());
+            assertRecovered(load.answers("back"));
+        }
+    }
+
+    /**
+     * The example's pool waits HikariCP's default 30 s for a connection; these settings (read by
+     * HikariCP from {@code hikaricp.configurationFile}) make it give up within the 2 s the issue allows.
+     */
+    private List<String> poolSettings() throws IOException {
+        Path file = temp.resolve("hikari.properties");
+        Files.writeString(file, "connectionTimeout=1000\nvalidationTimeout=500\n");
+        return List.of("-Dhikaricp.configurationFile=" + file);
+    }
+
+    /** Waits until 20 requests sent in {@code phase} have been answered 201, at most {@code limit}. */
+    private static void awaitOrders(Load load, String phase, Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (System.nanoTime() < deadline
+                && load.answers(phase).stream().filter(a -> a.status() == 201).count() < 20) {
+            Thread.sleep(100);
+        }
+    }
+
+    private static void assertAnsweredInTime(Load load) {
+        assertThat(offending(load.sent(), a -> !a.hung() && a.elapsedMillis() < ANSWER_WITHIN.toMillis()))
+                .as("requests not answered within " + ANSWER_WITHIN.toMillis() + " ms").isEmpty();
+    }
+
+    /**
+     * 201, or 503 problem+json {@code idempotency_storage_unavailable} — or the example's own
+     * answer when the order's INSERT itself failed: Javalin's generic {@code 500 text/plain
+     * "Server Error"} (no stack trace, but not a problem document either; see the README).
+     */
+    private static void assertOnlyOrdersOrDocumentedProblems(List<Load.Sent> sent) {
+        assertThat(offending(sent, a -> a.status() == 201
+                || a.status() == 503 && a.problemCode().filter("idempotency_storage_unavailable"::equals).isPresent()
+                || isBusinessRouteFailure(a)))
+                .as("answers other than 201, 503 idempotency_storage_unavailable or the example's 500").isEmpty();
+    }
+
+    /** How the example answers when its own INSERT fails: Javalin's default for an uncaught exception. */
+    static boolean isBusinessRouteFailure(Answer a) {
+        return a.status() == 500 && a.contentType().startsWith("text/plain") && a.body().equals("Server Error");
+    }
+
+    private static void assertRecovered(List<Answer> back) {
+        assertThat(back.stream().filter(a -> a.status() == 201).count()).as("orders created again without a restart")
+                .isGreaterThanOrEqualTo(20);
+        List<Answer> last = back.subList(Math.max(0, back.size() - 10), back.size());
+        assertThat(last.stream().filter(a -> a.status() != 201).map(Answer::describe).toList())
+                .as("the last answers after the database came back").isEmpty();
+    }
+
+    private static List<String> offending(List<Load.Sent> sent, Predicate<Answer> fine) {
+        return sent.stream().filter(s -> !fine.test(s.answer())).map(s -> s.phase() + ": " + s.answer().describe())
+                .limit(10).toList();
+    }
+
+    private static void report(String what, Load load) {
+        List<Load.Sent> sent = load.sent();
+        Map<String, Map<String, Long>> byPhase = sent.stream().collect(Collectors.groupingBy(Load.Sent::phase,
+                TreeMap::new, Collectors.groupingBy(s -> kind(s.answer()), TreeMap::new, Collectors.counting())));
+        List<Long> times = sent.stream().filter(s -> !s.phase().equals("healthy"))
+                .map(s -> s.answer().elapsedMillis()).sorted(Comparator.naturalOrder()).collect(Collectors.toCollection(ArrayList::new));
+        long p50 = times.isEmpty() ? 0 : times.get(times.size() / 2);
+        long p99 = times.isEmpty() ? 0 : times.get(Math.min(times.size() - 1, (int) (times.size() * 0.99)));
+        long max = times.isEmpty() ? 0 : times.get(times.size() - 1);
+        System.out.println("[reliability] outage (" + what + "): " + sent.size() + " requests " + byPhase
+                + "; answer times from the outage on: p50 " + p50 + " ms, p99 " + p99 + " ms, max " + max + " ms");
+        sent.stream().filter(s -> s.answer().status() != 201 && s.answer().status() != 503).limit(1)
+                .forEach(s -> System.out.println("[reliability]   e.g. " + s.phase() + ": " + s.answer().describe()));
+    }
+
+    private static String kind(Answer a) {
+        return a.hung() ? "no answer" : a.status() + a.problemCode().map(c -> " " + c).orElse(a.status() == 201 ? ""
+                : " [" + a.contentType() + "]");
+    }
+}
