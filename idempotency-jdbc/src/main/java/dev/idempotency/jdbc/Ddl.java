@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,17 +57,23 @@ final class Ddl {
     }
 
     /** Runs the statements on one connection; on PostgreSQL under a lock so instances starting together do not race. */
-    static void run(DSLContext dsl, SQLDialect dialect, List<String> statements) {
-        dsl.transaction(cfg -> cfg.dsl().connection(connection -> {
-            try (Statement s = connection.createStatement()) {
-                if (Dialects.isPostgres(dialect)) {
-                    s.execute("SELECT pg_advisory_xact_lock(" + DEFAULT_TABLE.hashCode() + ")");
-                }
-                for (String sql : statements) {
-                    s.execute(sql);
-                }
+    static void run(Connection connection, SQLDialect dialect, List<String> statements) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        connection.setAutoCommit(false);
+        try (Statement s = connection.createStatement()) {
+            if (Dialects.isPostgres(dialect)) {
+                s.execute("SELECT pg_advisory_xact_lock(" + DEFAULT_TABLE.hashCode() + ")");
             }
-        }));
+            for (String sql : statements) {
+                s.execute(sql);
+            }
+            connection.commit();
+        } catch (SQLException | RuntimeException e) {
+            connection.rollback();
+            throw e;
+        } finally {
+            connection.setAutoCommit(autoCommit);
+        }
     }
 
     /** Splits at semicolons that end a line, leaving out whole-line comments. */

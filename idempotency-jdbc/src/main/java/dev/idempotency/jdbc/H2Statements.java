@@ -3,52 +3,79 @@ package dev.idempotency.jdbc;
 import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.Query;
+import org.jooq.SQLDialect;
+import org.jooq.SelectField;
 import org.jooq.Table;
-import org.jooq.exception.IntegrityConstraintViolationException;
 
 /**
  * H2 (2.x), which has no {@code ON CONFLICT} of its own: the conditional upsert is one standard
  * {@code MERGE INTO … USING (SELECT <row>) source ON <primary key> WHEN MATCHED AND <not live>
- * THEN UPDATE … WHEN NOT MATCHED THEN INSERT …}. H2 re-checks the {@code WHEN MATCHED} condition after waiting for a
- * row lock, so a concurrent take-over cannot both succeed; two concurrent inserts of a new key end
- * with one primary-key violation, which is a lost race to ask about again. A lost reservation reads
- * the winner by primary key (in-process, so the extra statement costs no network round trip).
+ * THEN UPDATE … WHEN NOT MATCHED THEN INSERT …}. H2 re-checks the {@code WHEN MATCHED} condition
+ * after waiting for a row lock, so a concurrent take-over cannot both succeed; two concurrent
+ * inserts of a new key end with one primary-key violation, which is a lost race to ask about
+ * again. A lost reservation reads the winner by primary key (in-process, so the extra statement
+ * costs no network round trip).
  */
 final class H2Statements extends Statements {
 
     /** SQLState of a unique or primary-key violation. */
     private static final String UNIQUE_VIOLATION = "23505";
 
-    H2Statements(IdempotencyTable t) {
-        super(t);
+    private final SqlStatement merge;
+    private final SqlStatement purge;
+
+    H2Statements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
+        super(t, dialect, formatted);
+        List<SelectField<?>> values = new ArrayList<>();
+        for (int i = 0; i < t.columns.size(); i++) {
+            values.add(t.columnParams.get(i).as(t.columns.get(i).getUnqualifiedName()));
+        }
+        Table<?> source = select(values).asTable("source");
+        Map<Field<?>, Field<?>> takeOver = new LinkedHashMap<>();
+        nonKeyColumns().forEach(c -> takeOver.put(c, source.field(c)));
+        merge = compile(ctx.mergeInto(t.table)
+                .using(source)
+                .on(target(t.key).eq(source.field(t.key))
+                        .and(target(t.tenantId).eq(source.field(t.tenantId)))
+                        .and(target(t.method).eq(source.field(t.method)))
+                        .and(target(t.path).eq(source.field(t.path))))
+                .whenMatchedAnd(targetIsNotLive()).thenUpdate().set(takeOver)
+                .whenNotMatchedThenInsert(t.columns)
+                .values(t.columns.stream().map(source::field).toList()));
+        purge = compile(ctx.deleteFrom(t.table)
+                .where(row(t.key, t.tenantId, t.method, t.path).in(
+                        select(t.key, t.tenantId, t.method, t.path)
+                                .from(t.table)
+                                .where(t.expiresAt.le(t.now))
+                                .limit(t.limit))));
     }
 
     @Override
-    Attempt reserve(DSLContext ctx, NewRow row, Instant now) {
-        Boolean inserted = merge(ctx, row, now);
+    Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException {
+        Boolean inserted = merge(c, row, now);
         if (inserted == null) {
             return RETRY;
         }
         if (inserted) {
             return WON;
         }
-        return readBackQuery(ctx, row.key())
-                .fetchOptional()
-                .map(stored -> lostTo(row.key(), stored, now))
+        return queryRecord(c, readBack, IdempotencyTable.keyValues(row.key()), row.key())
+                .map(record -> lostTo(record, now))
                 .orElse(RETRY);
     }
 
     @Override
-    boolean insertCompleted(DSLContext ctx, NewRow row, Instant now) {
+    boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
         for (int attempt = 0; ; attempt++) {
-            Boolean inserted = merge(ctx, row, now);
+            Boolean inserted = merge(c, row, now);
             if (inserted != null || attempt == 3) {
                 return Boolean.TRUE.equals(inserted);
             }
@@ -56,49 +83,29 @@ final class H2Statements extends Statements {
     }
 
     @Override
-    List<Query> reserveStatements(DSLContext ctx, NewRow row, Instant now) {
-        return List.of(mergeQuery(ctx, row, now));
+    List<SqlStatement> reserveStatements() {
+        return List.of(merge);
     }
 
     @Override
-    List<Query> insertCompletedStatements(DSLContext ctx, NewRow row, Instant now) {
-        return List.of(mergeQuery(ctx, row, now));
+    List<SqlStatement> insertCompletedStatements() {
+        return List.of(merge);
     }
 
     @Override
-    Query purgeQuery(DSLContext ctx, Instant now, int limit) {
-        return ctx.deleteFrom(t.table)
-                .where(row(t.key, t.tenantId, t.method, t.path).in(
-                        select(t.key, t.tenantId, t.method, t.path)
-                                .from(t.table)
-                                .where(t.expiresAt.le(now))
-                                .limit(limit)));
+    SqlStatement purgeStatement() {
+        return purge;
     }
 
     /** Whether the row went in; {@code null} when a concurrent insert of the same key beat it. */
-    private Boolean merge(DSLContext ctx, NewRow row, Instant now) {
+    private Boolean merge(Connection c, NewRow row, Instant now) throws SQLException {
         try {
-            return mergeQuery(ctx, row, now).execute() == 1;
-        } catch (IntegrityConstraintViolationException e) {
-            if (UNIQUE_VIOLATION.equals(e.sqlState())) {
+            return update(c, merge, IdempotencyTable.rowValues(row, now)) == 1;
+        } catch (SQLException e) {
+            if (UNIQUE_VIOLATION.equals(e.getSQLState())) {
                 return null;
             }
             throw e;
         }
-    }
-
-    private Query mergeQuery(DSLContext ctx, NewRow row, Instant now) {
-        Table<?> source = select(typedValues(row)).asTable("source");
-        Map<Field<?>, Field<?>> takeOver = new LinkedHashMap<>();
-        nonKeyColumns().forEach(c -> takeOver.put(c, source.field(c)));
-        return ctx.mergeInto(t.table)
-                .using(source)
-                .on(target(t.key).eq(source.field(t.key))
-                        .and(target(t.tenantId).eq(source.field(t.tenantId)))
-                        .and(target(t.method).eq(source.field(t.method)))
-                        .and(target(t.path).eq(source.field(t.path))))
-                .whenMatchedAnd(targetIsNotLive(now)).thenUpdate().set(takeOver)
-                .whenNotMatchedThenInsert(t.columns)
-                .values(t.columns.stream().map(source::field).toList());
     }
 }

@@ -1,7 +1,9 @@
 package dev.idempotency.jdbc;
 
 import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.name;
+import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.table;
 
 import dev.idempotency.core.store.HeaderCodec;
@@ -9,10 +11,14 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.RecordState;
 import dev.idempotency.core.store.StoredResponse;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.jooq.Condition;
@@ -20,14 +26,16 @@ import org.jooq.Converter;
 import org.jooq.DataType;
 import org.jooq.Field;
 import org.jooq.Name;
+import org.jooq.Param;
 import org.jooq.Record;
 import org.jooq.SQLDialect;
 import org.jooq.Table;
 import org.jooq.impl.SQLDataType;
 
 /**
- * The idempotency table as jOOQ sees it: names, column types per dialect, and the two conditions
- * every statement is built from ({@link #isLive} and its negation).
+ * The idempotency table as jOOQ sees it: names, column types per dialect, the named parameters
+ * every statement binds, and the two conditions every statement is built from ({@link #isLive}
+ * and its negation).
  *
  * <p>Times are bound as values the caller computed from the engine's clock, truncated to
  * microseconds (the precision of every supported column type), so the database's own clock never
@@ -40,6 +48,8 @@ final class IdempotencyTable {
 
     final Table<Record> table;
     final Name tableName;
+    /** Whether times are {@code DATETIME} holding UTC (MariaDB, MySQL) rather than zoned timestamps. */
+    final boolean localTime;
 
     final Field<String> key = field(name("key"), SQLDataType.VARCHAR);
     final Field<String> tenantId = field(name("tenant_id"), SQLDataType.VARCHAR);
@@ -57,31 +67,40 @@ final class IdempotencyTable {
     final Field<Instant> expiresAt;
     final Field<Instant> createdAt;
 
-    /** Every column, in DDL order; the order rows are inserted and read in. */
+    /** Every column, in DDL order; the order rows are inserted in. */
     final List<Field<?>> columns;
     /** The columns a loser needs to describe the record in its way. */
     final List<Field<?>> recordColumns;
+    /** One parameter per column, named like it. */
+    final List<Param<?>> columnParams;
+
+    /** The caller's "now". */
+    final Param<Instant> now;
+    /** A batch size. */
+    final Param<Integer> limit = param("limit", SQLDataType.INTEGER);
 
     IdempotencyTable(Name tableName, SQLDialect dialect) {
         this.tableName = tableName;
         this.table = table(tableName);
-        DataType<Instant> time = timeType(dialect);
+        this.localTime = Dialects.isMySqlFamily(dialect);
+        DataType<Instant> time = timeType(localTime);
         lockedUntil = field(name("locked_until"), time);
         expiresAt = field(name("expires_at"), time);
         createdAt = field(name("created_at"), time);
+        now = param("now", time);
         columns = List.of(key, tenantId, method, path, requestHash, state, ownerToken, lockedUntil, responseStatus,
                 responseContentType, responseHeaders, responseBody, formatVersion, expiresAt, createdAt);
         recordColumns = List.of(requestHash, state, ownerToken, lockedUntil, responseStatus, responseContentType,
                 responseHeaders, responseBody, formatVersion, expiresAt);
+        columnParams = columns.stream().<Param<?>>map(c -> param(c.getName(), c.getDataType())).toList();
     }
 
     /**
      * PostgreSQL and H2 keep an absolute instant ({@code TIMESTAMP WITH TIME ZONE}). MariaDB and
-     * MySQL have no such type with a range past 2038, so they get {@code DATETIME(6)} holding UTC,
-     * converted here rather than by the driver (whose conversion follows the JVM's zone).
+     * MySQL have no such type with a range past 2038, so they get {@code DATETIME(6)} holding UTC.
      */
-    private static DataType<Instant> timeType(SQLDialect dialect) {
-        if (Dialects.isMySqlFamily(dialect)) {
+    private static DataType<Instant> timeType(boolean localTime) {
+        if (localTime) {
             return SQLDataType.LOCALDATETIME(6).asConvertedDataType(Converter.ofNullable(LocalDateTime.class,
                     Instant.class, ldt -> ldt.toInstant(ZoneOffset.UTC), i -> LocalDateTime.ofInstant(i, ZoneOffset.UTC)));
         }
@@ -93,43 +112,90 @@ final class IdempotencyTable {
         return instant.truncatedTo(ChronoUnit.MICROS);
     }
 
-    Condition primaryKey(RecordKey k) {
-        return key.eq(k.key()).and(tenantId.eq(k.tenant())).and(method.eq(k.method())).and(path.eq(k.path()));
+    /** {@code key = :key AND tenant_id = :tenant_id AND method = :method AND path = :path}. */
+    Condition primaryKey() {
+        return key.eq(paramOf(key)).and(tenantId.eq(paramOf(tenantId))).and(method.eq(paramOf(method)))
+                .and(path.eq(paramOf(path)));
+    }
+
+    /** The parameter named after {@code column}. */
+    @SuppressWarnings("unchecked")
+    <T> Param<T> paramOf(Field<T> column) {
+        return (Param<T>) columnParams.get(columns.indexOf(column));
     }
 
     /**
      * A record that blocks a reservation: not expired, and either completed or in flight under a
-     * lease that still runs. {@code owner} qualifies the columns (a CTE or the target table).
+     * lease that still runs. {@code owner} qualifies the columns (a CTE).
      */
-    Condition isLive(Table<?> owner, Instant now) {
+    Condition isLive(Table<?> owner) {
         return owner.field(expiresAt).gt(now)
-                .and(owner.field(state).eq(COMPLETED).or(owner.field(lockedUntil).gt(now)));
+                .and(owner.field(state).eq(inline(COMPLETED)).or(owner.field(lockedUntil).gt(now)));
     }
 
-    Condition isLive(Instant now) {
-        return expiresAt.gt(now).and(state.eq(COMPLETED).or(lockedUntil.gt(now)));
+    Condition isLive() {
+        return expiresAt.gt(now).and(state.eq(inline(COMPLETED)).or(lockedUntil.gt(now)));
     }
 
-    Condition isNotLive(Instant now) {
-        return expiresAt.le(now).or(state.eq(IN_FLIGHT).and(lockedUntil.le(now)));
+    Condition isNotLive() {
+        return expiresAt.le(now).or(state.eq(inline(IN_FLIGHT)).and(lockedUntil.le(now)));
     }
 
-    /** The record a row read with {@link #recordColumns} describes. */
-    IdempotencyRecord toRecord(RecordKey k, Record row) {
-        String rowState = row.get(state);
-        Instant expires = row.get(expiresAt);
+    /** The values of the primary-key parameters. */
+    static Map<String, Object> keyValues(RecordKey k) {
+        Map<String, Object> values = new HashMap<>();
+        values.put("key", k.key());
+        values.put("tenant_id", k.tenant());
+        values.put("method", k.method());
+        values.put("path", k.path());
+        return values;
+    }
+
+    /** The values of every column parameter for {@code row}, and {@code now}. */
+    static Map<String, Object> rowValues(NewRow row, Instant now) {
+        Map<String, Object> values = keyValues(row.key());
+        StoredResponse response = row.response();
+        values.put("request_hash", row.fingerprint());
+        values.put("state", row.state());
+        values.put("owner_token", row.ownerToken());
+        values.put("locked_until", row.lockedUntil());
+        values.put("response_status", response == null ? null : (short) response.status());
+        values.put("response_content_type", response == null ? null : response.contentType());
+        values.put("response_headers", response == null ? null : HeaderCodec.encode(response.headers()));
+        values.put("response_body", response == null ? null : response.body());
+        values.put("format_version", (short) HeaderCodec.FORMAT_VERSION);
+        values.put("expires_at", row.expiresAt());
+        values.put("created_at", row.createdAt());
+        values.put("now", now);
+        return values;
+    }
+
+    /** The record the current row of {@code rs} (holding {@link #recordColumns}) describes. */
+    IdempotencyRecord read(RecordKey k, ResultSet rs) throws SQLException {
+        String rowState = rs.getString("state");
+        Instant expires = time(rs, "expires_at");
+        String fingerprint = rs.getString("request_hash");
         if (COMPLETED.equals(rowState)) {
-            int version = row.get(formatVersion);
-            Map<String, List<String>> headers = HeaderCodec.decode(row.get(responseHeaders), version);
-            byte[] body = row.get(responseBody);
-            StoredResponse response = new StoredResponse(row.get(responseStatus), row.get(responseContentType),
-                    headers, body == null ? new byte[0] : body);
-            return new IdempotencyRecord(k, row.get(requestHash), RecordState.COMPLETED, response, expires, null);
+            int version = rs.getShort("format_version");
+            Map<String, List<String>> headers = HeaderCodec.decode(rs.getString("response_headers"), version);
+            byte[] body = rs.getBytes("response_body");
+            StoredResponse response = new StoredResponse(rs.getShort("response_status"),
+                    rs.getString("response_content_type"), headers, body == null ? new byte[0] : body);
+            return new IdempotencyRecord(k, fingerprint, RecordState.COMPLETED, response, expires, null);
         }
         if (IN_FLIGHT.equals(rowState)) {
-            return new IdempotencyRecord(k, row.get(requestHash), RecordState.IN_FLIGHT, null, expires,
-                    row.get(lockedUntil));
+            return new IdempotencyRecord(k, fingerprint, RecordState.IN_FLIGHT, null, expires,
+                    time(rs, "locked_until"));
         }
         throw new IllegalStateException("Unknown record state '" + rowState + "' for " + k);
+    }
+
+    private Instant time(ResultSet rs, String column) throws SQLException {
+        if (localTime) {
+            LocalDateTime value = rs.getObject(column, LocalDateTime.class);
+            return value == null ? null : value.toInstant(ZoneOffset.UTC);
+        }
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
     }
 }

@@ -1,9 +1,5 @@
 package dev.idempotency.jdbc;
 
-import static org.jooq.impl.DSL.function;
-import static org.jooq.impl.DSL.inline;
-import static org.jooq.impl.DSL.val;
-
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.ReserveResult;
@@ -11,6 +7,7 @@ import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,13 +15,11 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.Function;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.Name;
 import org.jooq.SQLDialect;
-import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jooq.tools.jdbc.JDBCUtils;
 import org.slf4j.Logger;
@@ -75,6 +70,7 @@ public final class JdbcStore implements Store {
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
     private static final Pattern SETTING = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*");
 
+    private final DataSource dataSource;
     private final DSLContext dsl;
     private final SQLDialect dialect;
     private final Name tableName;
@@ -87,13 +83,10 @@ public final class JdbcStore implements Store {
         this.tableName = b.tableName;
         this.tableLabel = String.join(".", b.tableName.getName());
         this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
-        Settings settings = new Settings()
-                .withExecuteLogging(false)
-                .withFetchWarnings(false)
-                .withRenderSchema(true);
-        this.dsl = DSL.using(b.dataSource, dialect, settings);
-        this.sql = b.statements != null ? b.statements.apply(new IdempotencyTable(tableName, dialect))
-                : Statements.forDialect(dialect, new IdempotencyTable(tableName, dialect));
+        this.dataSource = b.dataSource;
+        this.dsl = DSL.using(dialect);
+        IdempotencyTable table = new IdempotencyTable(tableName, dialect);
+        this.sql = b.statements != null ? b.statements.apply(table, dialect) : Statements.forDialect(dialect, table);
     }
 
     /** A store over {@code dataSource} with every default. */
@@ -136,8 +129,8 @@ public final class JdbcStore implements Store {
             statements.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, tenantSetting));
         }
         List<String> toRun = statements;
-        call(null, ctx -> {
-            Ddl.run(ctx, dialect, toRun);
+        call(null, c -> {
+            Ddl.run(c, dialect, toRun);
             return null;
         });
         log.info("Idempotency table {} is in place ({})", tableLabel, dialect);
@@ -157,7 +150,7 @@ public final class JdbcStore implements Store {
         NewRow row = new NewRow(key, fingerprint, IdempotencyTable.IN_FLIGHT, token, IdempotencyTable.micros(now.plus(lease)),
                 null, IdempotencyTable.micros(now.plus(ttl)), at);
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            Statements.Attempt result = call(key.tenant(), ctx -> sql.reserve(ctx, row, at));
+            Statements.Attempt result = call(key.tenant(), c -> sql.reserve(c, row, at));
             if (result instanceof Statements.Attempt.Won) {
                 return new ReserveResult.Acquired(new JdbcReservation(this, key, token));
             }
@@ -175,7 +168,7 @@ public final class JdbcStore implements Store {
     public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
         Objects.requireNonNull(key, "key");
         Instant at = IdempotencyTable.micros(now);
-        return call(key.tenant(), ctx -> sql.find(ctx, key, at));
+        return call(key.tenant(), c -> sql.find(c, key, at));
     }
 
     @Override
@@ -186,7 +179,7 @@ public final class JdbcStore implements Store {
         Instant at = IdempotencyTable.micros(now);
         NewRow row = new NewRow(key, fingerprint, IdempotencyTable.COMPLETED, UUID.randomUUID().toString(), null,
                 response, IdempotencyTable.micros(now.plus(ttl)), at);
-        return call(key.tenant(), ctx -> sql.insertCompleted(ctx, row, at));
+        return call(key.tenant(), c -> sql.insertCompleted(c, row, at));
     }
 
     /**
@@ -200,40 +193,69 @@ public final class JdbcStore implements Store {
             throw new IllegalArgumentException("limit must be positive, was " + limit);
         }
         Instant at = IdempotencyTable.micros(now);
-        return call(null, ctx -> sql.purge(ctx, at, limit));
+        return call(null, c -> sql.purge(c, at, limit));
     }
 
     boolean complete(RecordKey key, String ownerToken, StoredResponse response, Instant now, Duration ttl) {
         Instant expiresAt = IdempotencyTable.micros(now.plus(ttl));
-        return call(key.tenant(), ctx -> sql.complete(ctx, key, ownerToken, response, expiresAt));
+        return call(key.tenant(), c -> sql.complete(c, key, ownerToken, response, expiresAt));
     }
 
     boolean release(RecordKey key, String ownerToken) {
-        return call(key.tenant(), ctx -> sql.release(ctx, key, ownerToken));
+        return call(key.tenant(), c -> sql.release(c, key, ownerToken));
     }
 
     boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
         Instant lockedUntil = IdempotencyTable.micros(now.plus(lease));
-        return call(key.tenant(), ctx -> sql.renew(ctx, key, ownerToken, lockedUntil));
+        return call(key.tenant(), c -> sql.renew(c, key, ownerToken, lockedUntil));
+    }
+
+    /** Work on one connection. */
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(Connection connection) throws SQLException;
     }
 
     /**
-     * Runs {@code work} in autocommit mode, or — with row-level security and a tenant — in a
-     * transaction that first sets the tenant; translates outages.
+     * Runs {@code work} on a pooled connection in autocommit mode, or — with row-level security
+     * and a tenant — in a transaction that first sets the tenant; translates outages.
      */
-    private <T> T call(String tenant, Function<DSLContext, T> work) {
-        try {
+    private <T> T call(String tenant, Work<T> work) {
+        try (Connection c = dataSource.getConnection()) {
             if (tenantSetting == null || tenant == null) {
-                return work.apply(dsl);
+                return work.run(c);
             }
-            return dsl.transactionResult(cfg -> {
-                DSLContext tx = cfg.dsl();
-                tx.select(function("set_config", String.class, inline(tenantSetting), val(tenant), inline(true)))
-                        .fetch();
-                return work.apply(tx);
-            });
-        } catch (RuntimeException e) {
+            return inTenantTransaction(c, tenant, work);
+        } catch (SQLException | RuntimeException e) {
             throw SqlFailures.translate(e, tableLabel);
+        }
+    }
+
+    private <T> T inTenantTransaction(Connection c, String tenant, Work<T> work) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            try (PreparedStatement set = c.prepareStatement("SELECT set_config(?, ?, true)")) {
+                set.setString(1, tenantSetting);
+                set.setString(2, tenant);
+                set.execute();
+            }
+            T result = work.run(c);
+            c.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException rollback) {
+                e.addSuppressed(rollback);
+            }
+            throw e;
+        } finally {
+            try {
+                c.setAutoCommit(autoCommit);
+            } catch (SQLException ignored) {
+                // the pool resets it, or discards a broken connection
+            }
         }
     }
 
@@ -265,7 +287,7 @@ public final class JdbcStore implements Store {
         private SQLDialect dialect;
         private boolean rowLevelSecurity;
         private String tenantSetting = DEFAULT_TENANT_SETTING;
-        private Function<IdempotencyTable, Statements> statements;
+        private java.util.function.BiFunction<IdempotencyTable, SQLDialect, Statements> statements;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -310,7 +332,7 @@ public final class JdbcStore implements Store {
         }
 
         /** Replaces the dialect's statements; for tests that exercise another dialect's path. */
-        Builder statements(Function<IdempotencyTable, Statements> statements) {
+        Builder statements(java.util.function.BiFunction<IdempotencyTable, SQLDialect, Statements> statements) {
             this.statements = statements;
             return this;
         }
@@ -337,9 +359,7 @@ public final class JdbcStore implements Store {
             try (Connection connection = dataSource.getConnection()) {
                 return JDBCUtils.dialect(connection);
             } catch (SQLException e) {
-                RuntimeException translated = SqlFailures.translate(new IllegalStateException(
-                        "Could not detect the SQL dialect", e), "(dialect detection)");
-                throw translated;
+                throw SqlFailures.translate(e, "(dialect detection)");
             }
         }
     }

@@ -3,16 +3,18 @@ package dev.idempotency.jdbc;
 import static org.jooq.impl.DSL.excluded;
 import static org.jooq.impl.DSL.when;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.InsertOnDuplicateSetMoreStep;
-import org.jooq.Query;
 import org.jooq.Record;
+import org.jooq.SQLDialect;
 
 /**
  * MariaDB and MySQL, which have neither {@code ON CONFLICT … WHERE} nor, on MySQL,
@@ -27,76 +29,70 @@ import org.jooq.Record;
  * signal.) Whoever's token is in the row afterwards won.
  *
  * <p>MariaDB (10.5+) returns that row from the same statement with {@code RETURNING}. MySQL
- * reads it back by primary key afterwards: a separate statement, but only an observation — the
+ * reads it back by primary key afterwards: a second statement, but only an observation — the
  * decision was made atomically by the upsert, and the token tells who made it.
  */
 final class MySqlStatements extends Statements {
 
     private final boolean returning;
+    private final SqlStatement upsert;
+    private final SqlStatement purge;
 
-    MySqlStatements(IdempotencyTable t, boolean returning) {
-        super(t);
+    MySqlStatements(IdempotencyTable t, SQLDialect dialect, boolean formatted, boolean returning) {
+        super(t, dialect, formatted);
         this.returning = returning;
-    }
-
-    @Override
-    Attempt reserve(DSLContext ctx, NewRow row, Instant now) {
-        Optional<Record> after = upsert(ctx, row, now);
-        if (after.isEmpty()) {
-            return RETRY;
-        }
-        Record stored = after.get();
-        if (row.ownerToken().equals(stored.get(t.ownerToken))) {
-            return WON;
-        }
-        return lostTo(row.key(), stored, now);
-    }
-
-    @Override
-    boolean insertCompleted(DSLContext ctx, NewRow row, Instant now) {
-        return upsert(ctx, row, now).map(stored -> row.ownerToken().equals(stored.get(t.ownerToken))).orElse(false);
-    }
-
-    @Override
-    List<Query> reserveStatements(DSLContext ctx, NewRow row, Instant now) {
-        return returning ? List.of(upsertQuery(ctx, row, now).returningResult(t.recordColumns))
-                : List.of(upsertQuery(ctx, row, now), readBackQuery(ctx, row.key()));
-    }
-
-    @Override
-    List<Query> insertCompletedStatements(DSLContext ctx, NewRow row, Instant now) {
-        return reserveStatements(ctx, row, now);
-    }
-
-    /**
-     * One batch in {@code expires_at} order, through its index. MariaDB and MySQL delete with
-     * {@code LIMIT} directly.
-     */
-    @Override
-    Query purgeQuery(DSLContext ctx, Instant now, int limit) {
-        return ctx.deleteFrom(t.table).where(t.expiresAt.le(now)).orderBy(t.expiresAt).limit(limit);
-    }
-
-    /** The row as it stands after the conditional upsert; empty only if it vanished meanwhile. */
-    private Optional<Record> upsert(DSLContext ctx, NewRow row, Instant now) {
-        InsertOnDuplicateSetMoreStep<Record> upsert = upsertQuery(ctx, row, now);
-        if (returning) {
-            return upsert.returningResult(t.recordColumns).fetchOptional().map(r -> r.into(recordFields()));
-        }
-        upsert.execute();
-        return readBackQuery(ctx, row.key()).fetchOptional();
-    }
-
-    private InsertOnDuplicateSetMoreStep<Record> upsertQuery(DSLContext ctx, NewRow row, Instant now) {
-        return ctx.insertInto(t.table).columns(t.columns)
-                .values(values(row))
+        InsertOnDuplicateSetMoreStep<Record> upsertQuery = ctx.insertInto(t.table).columns(t.columns)
+                .values(t.columnParams)
                 .onDuplicateKeyUpdate()
-                .set(takeOverIfNotLive(now));
+                .set(takeOverIfNotLive());
+        upsert = compile(returning ? upsertQuery.returningResult(t.recordColumns) : upsertQuery);
+        purge = compile(ctx.deleteFrom(t.table).where(t.expiresAt.le(t.now)).orderBy(t.expiresAt).limit(t.limit));
     }
 
-    private Map<Field<?>, Field<?>> takeOverIfNotLive(Instant now) {
+    @Override
+    Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException {
+        return upsert(c, row, now);
+    }
+
+    @Override
+    boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
+        return upsert(c, row, now) == WON;
+    }
+
+    @Override
+    List<SqlStatement> reserveStatements() {
+        return returning ? List.of(upsert) : List.of(upsert, readBack);
+    }
+
+    @Override
+    List<SqlStatement> insertCompletedStatements() {
+        return reserveStatements();
+    }
+
+    /** One batch in {@code expires_at} order, through its index: MariaDB and MySQL delete with a limit directly. */
+    @Override
+    SqlStatement purgeStatement() {
+        return purge;
+    }
+
+    /** Runs the conditional upsert and judges the row as it stands afterwards by its owner token. */
+    private Attempt upsert(Connection c, NewRow row, Instant now) throws SQLException {
+        Map<String, Object> values = IdempotencyTable.rowValues(row, now);
+        if (!returning) {
+            update(c, upsert, values);
+        }
+        try (PreparedStatement ps = (returning ? upsert : readBack).prepare(c, values);
+             ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                return RETRY;
+            }
+            return row.ownerToken().equals(rs.getString("owner_token")) ? WON : lostTo(t.read(row.key(), rs), now);
+        }
+    }
+
+    private Map<Field<?>, Field<?>> takeOverIfNotLive() {
         Map<Field<?>, Field<?>> set = new LinkedHashMap<>();
-        set.put(t.ownerToken, when(t.isNotLive(now), excluded(t.ownerToken)).otherwise(t.ownerToken));
+        set.put(t.ownerToken, when(t.isNotLive(), excluded(t.ownerToken)).otherwise(t.ownerToken));
         for (Field<?> column : nonKeyColumns()) {
             if (column != t.ownerToken) {
                 set.put(column, takeOverIfOwned(column));
@@ -107,9 +103,5 @@ final class MySqlStatements extends Statements {
 
     private <T> Field<T> takeOverIfOwned(Field<T> column) {
         return when(t.ownerToken.eq(excluded(t.ownerToken)), excluded(column)).otherwise(column);
-    }
-
-    private Field<?>[] recordFields() {
-        return t.recordColumns.toArray(Field<?>[]::new);
     }
 }

@@ -8,6 +8,10 @@ import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.selectOne;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,13 +19,10 @@ import java.util.List;
 import java.util.Map;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
-import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.InsertOnConflictConditionStep;
-import org.jooq.Query;
 import org.jooq.Record;
-import org.jooq.Result;
-import org.jooq.ResultQuery;
+import org.jooq.SQLDialect;
 import org.jooq.SelectField;
 
 /**
@@ -37,77 +38,70 @@ import org.jooq.SelectField;
  */
 final class PostgresStatements extends Statements {
 
-    PostgresStatements(IdempotencyTable t) {
-        super(t);
-    }
+    private final SqlStatement reserve;
+    private final SqlStatement insertCompleted;
+    private final SqlStatement purge;
 
-    @Override
-    Attempt reserve(DSLContext ctx, NewRow row, Instant now) {
-        Result<Record> result = reserveQuery(ctx, row, now).fetch();
-        if (result.isEmpty()) {
-            return RETRY;
-        }
-        Record first = result.get(0);
-        if (Boolean.TRUE.equals(first.get("won", Boolean.class))) {
-            return WON;
-        }
-        return lostTo(row.key(), first.into(t.recordColumns.toArray(Field<?>[]::new)), now);
-    }
-
-    @Override
-    boolean insertCompleted(DSLContext ctx, NewRow row, Instant now) {
-        return insertCompletedQuery(ctx, row, now).execute() == 1;
-    }
-
-    @Override
-    List<Query> reserveStatements(DSLContext ctx, NewRow row, Instant now) {
-        return List.of(reserveQuery(ctx, row, now));
-    }
-
-    @Override
-    List<Query> insertCompletedStatements(DSLContext ctx, NewRow row, Instant now) {
-        return List.of(insertCompletedQuery(ctx, row, now));
-    }
-
-    /**
-     * One batch through the {@code expires_at} index. {@code SKIP LOCKED} lets purges of several
-     * application instances run side by side without waiting on each other.
-     */
-    @Override
-    Query purgeQuery(DSLContext ctx, Instant now, int limit) {
-        return ctx.deleteFrom(t.table)
-                .where(row(t.key, t.tenantId, t.method, t.path).in(
-                        select(t.key, t.tenantId, t.method, t.path)
-                                .from(t.table)
-                                .where(t.expiresAt.le(now))
-                                .limit(limit)
-                                .forUpdate()
-                                .skipLocked()));
-    }
-
-    /** Returns one row: {@code won = true} with this caller's row, or {@code won = false} with the live row in the way. */
-    ResultQuery<Record> reserveQuery(DSLContext ctx, NewRow row, Instant now) {
+    PostgresStatements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
+        super(t, dialect, formatted);
         CommonTableExpression<Record> cur = name("cur").as(
-                select(t.recordColumns).from(t.table).where(t.primaryKey(row.key())));
+                select(t.recordColumns).from(t.table).where(t.primaryKey()));
         CommonTableExpression<Record> ins = name("ins").as(
-                conditionalInsert(ctx, row, now, notExists(selectOne().from(cur).where(t.isLive(cur, now))))
+                conditionalInsert(notExists(selectOne().from(cur).where(t.isLive(cur))))
                         .returningResult(t.recordColumns.stream().map(this::target).toList()));
-
         List<SelectField<?>> won = new ArrayList<>();
         won.add(inline(true).as("won"));
         t.recordColumns.forEach(c -> won.add(ins.field(c)));
         List<SelectField<?>> lost = new ArrayList<>();
         lost.add(inline(false).as("won"));
         t.recordColumns.forEach(c -> lost.add(cur.field(c)));
-
-        return ctx.with(cur).with(ins)
+        reserve = compile(ctx.with(cur).with(ins)
                 .select(won).from(ins)
-                .unionAll(select(lost).from(cur).where(t.isLive(cur, now)));
+                .unionAll(select(lost).from(cur).where(t.isLive(cur))));
+
+        insertCompleted = compile(conditionalInsert(
+                notExists(selectOne().from(t.table).where(t.primaryKey().and(t.isLive())))));
+
+        // SKIP LOCKED lets purges of several application instances run side by side.
+        purge = compile(ctx.deleteFrom(t.table)
+                .where(row(t.key, t.tenantId, t.method, t.path).in(
+                        select(t.key, t.tenantId, t.method, t.path)
+                                .from(t.table)
+                                .where(t.expiresAt.le(t.now))
+                                .limit(t.limit)
+                                .forUpdate()
+                                .skipLocked())));
     }
 
-    Query insertCompletedQuery(DSLContext ctx, NewRow row, Instant now) {
-        return conditionalInsert(ctx, row, now,
-                notExists(selectOne().from(t.table).where(t.primaryKey(row.key()).and(t.isLive(now)))));
+    @Override
+    Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException {
+        try (PreparedStatement ps = reserve.prepare(c, IdempotencyTable.rowValues(row, now));
+             ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                return RETRY;
+            }
+            return rs.getBoolean("won") ? WON : lostTo(t.read(row.key(), rs), now);
+        }
+    }
+
+    @Override
+    boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
+        return update(c, insertCompleted, IdempotencyTable.rowValues(row, now)) == 1;
+    }
+
+    @Override
+    List<SqlStatement> reserveStatements() {
+        return List.of(reserve);
+    }
+
+    @Override
+    List<SqlStatement> insertCompletedStatements() {
+        return List.of(insertCompleted);
+    }
+
+    @Override
+    SqlStatement purgeStatement() {
+        return purge;
     }
 
     /**
@@ -115,19 +109,18 @@ final class PostgresStatements extends Statements {
      * … DO UPDATE <take over> WHERE <the newest version is not live>}. The first test spares a
      * replay the row lock; the second is what makes it atomic.
      */
-    private InsertOnConflictConditionStep<Record> conditionalInsert(DSLContext ctx, NewRow row, Instant now,
-                                                                    Condition noLiveRow) {
+    private InsertOnConflictConditionStep<Record> conditionalInsert(Condition noLiveRow) {
+        List<SelectField<?>> values = new ArrayList<>();
+        for (int i = 0; i < t.columns.size(); i++) {
+            values.add(t.columnParams.get(i).as(t.columns.get(i).getUnqualifiedName()));
+        }
+        Map<Field<?>, Field<?>> takeOver = new LinkedHashMap<>();
+        nonKeyColumns().forEach(c -> takeOver.put(c, excluded(c)));
         return ctx.insertInto(t.table).columns(t.columns)
-                .select(select(typedValues(row)).where(noLiveRow))
+                .select(select(values).where(noLiveRow))
                 .onConflict(t.key, t.tenantId, t.method, t.path)
                 .doUpdate()
-                .set(takeOver())
-                .where(targetIsNotLive(now));
-    }
-
-    private Map<Field<?>, Field<?>> takeOver() {
-        Map<Field<?>, Field<?>> set = new LinkedHashMap<>();
-        nonKeyColumns().forEach(c -> set.put(c, excluded(c)));
-        return set;
+                .set(takeOver)
+                .where(targetIsNotLive());
     }
 }

@@ -12,6 +12,7 @@ import java.sql.SQLTransientConnectionException;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
+import org.jooq.exception.DataAccessException;
 
 /**
  * Tells a missing table and an unreachable database apart from every other failure, so the
@@ -44,13 +45,16 @@ final class SqlFailures {
     }
 
     /**
-     * The {@link StorageUnavailableException} {@code failure} amounts to, or {@code failure}
-     * itself when it is something else.
+     * The {@link StorageUnavailableException} {@code failure} amounts to; otherwise {@code failure}
+     * itself, a checked one wrapped in jOOQ's unchecked {@link DataAccessException}.
      */
-    static RuntimeException translate(RuntimeException failure, String tableName) {
+    static RuntimeException translate(Exception failure, String tableName) {
         Reason reason = reasonOf(failure, tableName.substring(tableName.lastIndexOf('.') + 1));
         if (reason == null) {
-            return failure;
+            if (failure instanceof RuntimeException runtime) {
+                return runtime;
+            }
+            return new DataAccessException("Idempotency store statement failed: " + failure.getMessage(), failure);
         }
         String message = reason == Reason.NOT_PROVISIONED
                 ? "Idempotency table " + tableName + " does not exist: " + rootMessage(failure)

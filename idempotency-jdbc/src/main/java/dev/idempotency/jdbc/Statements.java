@@ -1,31 +1,36 @@
 package dev.idempotency.jdbc;
 
 import static org.jooq.impl.DSL.field;
-import static org.jooq.impl.DSL.val;
+import static org.jooq.impl.DSL.inline;
 
 import dev.idempotency.core.store.HeaderCodec;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Query;
-import org.jooq.Record;
-import org.jooq.ResultQuery;
 import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
 
 /**
- * The SQL of each store primitive. What every dialect says the same way lives here (the
- * primary-key read, the owner-checked UPDATE and DELETE); each dialect supplies its own atomic
- * "insert unless a live record exists" and its bounded purge.
+ * The SQL of each store primitive, built once per store with jOOQ and run through JDBC. What
+ * every dialect says the same way lives here (the primary-key read, the owner-checked UPDATE and
+ * DELETE); each dialect supplies its own atomic "insert unless a live record exists" and its
+ * bounded purge.
  *
- * <p>Every method runs exactly the statements its Javadoc names, on the context it is given, so
- * the caller decides whether they share a transaction (row-level security does).
+ * <p>Every method runs exactly the statements its Javadoc names, on the connection it is given,
+ * so the caller decides whether they share a transaction (row-level security does).
  */
 abstract class Statements {
 
@@ -50,107 +55,130 @@ abstract class Statements {
     static final Attempt WON = new Attempt.Won();
     static final Attempt RETRY = new Attempt.Retry();
 
-    final IdempotencyTable t;
+    /** One step of the engine and the statements it sends, for documentation. */
+    record Step(String name, List<SqlStatement> statements) {
+    }
 
-    Statements(IdempotencyTable t) {
+    final IdempotencyTable t;
+    final DSLContext ctx;
+
+    final SqlStatement find;
+    final SqlStatement readBack;
+    final SqlStatement complete;
+    final SqlStatement release;
+    final SqlStatement renew;
+
+    /** @param formatted render multi-line SQL, for reading rather than running */
+    Statements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
         this.t = t;
+        this.ctx = DSL.using(dialect, new Settings().withRenderSchema(true).withRenderFormatted(formatted));
+        find = compile(ctx.select(t.recordColumns).from(t.table).where(t.primaryKey().and(t.expiresAt.gt(t.now))));
+        readBack = compile(ctx.select(t.recordColumns).from(t.table).where(t.primaryKey()));
+        complete = compile(ctx.update(t.table)
+                .set(t.state, inline(IdempotencyTable.COMPLETED))
+                .set(t.lockedUntil, inline(null, t.lockedUntil))
+                .set(t.responseStatus, t.paramOf(t.responseStatus))
+                .set(t.responseContentType, t.paramOf(t.responseContentType))
+                .set(t.responseHeaders, t.paramOf(t.responseHeaders))
+                .set(t.responseBody, t.paramOf(t.responseBody))
+                .set(t.formatVersion, t.paramOf(t.formatVersion))
+                .set(t.expiresAt, t.paramOf(t.expiresAt))
+                .where(owned()));
+        release = compile(ctx.deleteFrom(t.table).where(owned()));
+        renew = compile(ctx.update(t.table).set(t.lockedUntil, t.paramOf(t.lockedUntil)).where(owned()));
     }
 
     static Statements forDialect(SQLDialect dialect, IdempotencyTable table) {
+        return forDialect(dialect, table, false);
+    }
+
+    static Statements forDialect(SQLDialect dialect, IdempotencyTable table, boolean formatted) {
         if (Dialects.isPostgres(dialect)) {
-            return new PostgresStatements(table);
+            return new PostgresStatements(table, dialect, formatted);
         }
         if (dialect.family() == SQLDialect.MARIADB) {
-            return new MySqlStatements(table, true);
+            return new MySqlStatements(table, dialect, formatted, true);
         }
         if (dialect.family() == SQLDialect.MYSQL) {
-            return new MySqlStatements(table, false);
+            return new MySqlStatements(table, dialect, formatted, false);
         }
         if (Dialects.isH2(dialect)) {
-            return new H2Statements(table);
+            return new H2Statements(table, dialect, formatted);
         }
         throw new IllegalArgumentException("Unsupported dialect " + dialect
                 + "; use POSTGRES, MARIADB, MYSQL or H2");
     }
 
+    final SqlStatement compile(Query query) {
+        return SqlStatement.of(ctx, query, t.localTime);
+    }
+
     /** Writes {@code row} unless a live record holds its key; says who holds it otherwise. */
-    abstract Attempt reserve(DSLContext ctx, NewRow row, Instant now);
+    abstract Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException;
 
     /** Writes the completed {@code row} unless a live record holds its key. */
-    abstract boolean insertCompleted(DSLContext ctx, NewRow row, Instant now);
+    abstract boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException;
 
-    /**
-     * The statements {@link #reserve} sends, in order, when it wins at the first attempt (a lost
-     * attempt may add a primary-key read where the dialect needs one); for documentation and
-     * query plans.
-     */
-    abstract List<Query> reserveStatements(DSLContext ctx, NewRow row, Instant now);
+    /** The statements a reservation sends when it wins at once (a lost one may add a primary-key read). */
+    abstract List<SqlStatement> reserveStatements();
 
-    /** The statements {@link #insertCompleted} sends, in order. */
-    abstract List<Query> insertCompletedStatements(DSLContext ctx, NewRow row, Instant now);
+    /** The statements {@link #insertCompleted} sends. */
+    abstract List<SqlStatement> insertCompletedStatements();
 
-    /** One DELETE of at most {@code limit} rows with {@code expires_at <= now}. */
-    abstract Query purgeQuery(DSLContext ctx, Instant now, int limit);
+    /** The one DELETE of a purge batch: at most {@code :limit} rows with {@code expires_at <= :now}. */
+    abstract SqlStatement purgeStatement();
+
+    /** Every step with its statements, in the order the engine uses them. */
+    final List<Step> steps() {
+        return List.of(
+                new Step("reserve", reserveStatements()),
+                new Step("replay lookup (find)", List.of(find)),
+                new Step("complete", List.of(complete)),
+                new Step("release", List.of(release)),
+                new Step("renew", List.of(renew)),
+                new Step("insertCompleted (optimistic mode)", insertCompletedStatements()),
+                new Step("purge one batch", List.of(purgeStatement())));
+    }
 
     /** Deletes at most {@code limit} rows with {@code expires_at <= now}. */
-    final int purge(DSLContext ctx, Instant now, int limit) {
-        return purgeQuery(ctx, now, limit).execute();
+    final int purge(Connection c, Instant now, int limit) throws SQLException {
+        return update(c, purgeStatement(), Map.of("now", now, "limit", limit));
     }
 
     /** One primary-key read: the record unless it has expired. */
-    final Optional<IdempotencyRecord> find(DSLContext ctx, RecordKey key, Instant now) {
-        return findQuery(ctx, key, now).fetchOptional().map(row -> t.toRecord(key, row));
-    }
-
-    final ResultQuery<Record> findQuery(DSLContext ctx, RecordKey key, Instant now) {
-        return ctx.select(t.recordColumns)
-                .from(t.table)
-                .where(t.primaryKey(key).and(t.expiresAt.gt(now)));
-    }
-
-    /** The row for {@code key}, live or not: what a lost upsert reads back where it cannot return it. */
-    final ResultQuery<Record> readBackQuery(DSLContext ctx, RecordKey key) {
-        return ctx.select(t.recordColumns).from(t.table).where(t.primaryKey(key));
+    final Optional<IdempotencyRecord> find(Connection c, RecordKey key, Instant now) throws SQLException {
+        Map<String, Object> values = IdempotencyTable.keyValues(key);
+        values.put("now", now);
+        return queryRecord(c, find, values, key);
     }
 
     /** One UPDATE, applied only while {@code ownerToken} still holds the in-flight row. */
-    final boolean complete(DSLContext ctx, RecordKey key, String ownerToken, StoredResponse response,
-                           Instant expiresAt) {
-        return completeQuery(ctx, key, ownerToken, response, expiresAt).execute() == 1;
-    }
-
-    final Query completeQuery(DSLContext ctx, RecordKey key, String ownerToken, StoredResponse response,
-                              Instant expiresAt) {
-        return ctx.update(t.table)
-                .set(t.state, IdempotencyTable.COMPLETED)
-                .set(t.lockedUntil, (Instant) null)
-                .set(t.responseStatus, (short) response.status())
-                .set(t.responseContentType, response.contentType())
-                .set(t.responseHeaders, HeaderCodec.encode(response.headers()))
-                .set(t.responseBody, response.body())
-                .set(t.formatVersion, (short) HeaderCodec.FORMAT_VERSION)
-                .set(t.expiresAt, expiresAt)
-                .where(owned(key, ownerToken));
+    final boolean complete(Connection c, RecordKey key, String ownerToken, StoredResponse response,
+                           Instant expiresAt) throws SQLException {
+        Map<String, Object> values = IdempotencyTable.keyValues(key);
+        values.put("owner_token", ownerToken);
+        values.put("response_status", (short) response.status());
+        values.put("response_content_type", response.contentType());
+        values.put("response_headers", HeaderCodec.encode(response.headers()));
+        values.put("response_body", response.body());
+        values.put("format_version", (short) HeaderCodec.FORMAT_VERSION);
+        values.put("expires_at", expiresAt);
+        return update(c, complete, values) == 1;
     }
 
     /** One DELETE of the in-flight row, only while {@code ownerToken} still holds it. */
-    final boolean release(DSLContext ctx, RecordKey key, String ownerToken) {
-        return releaseQuery(ctx, key, ownerToken).execute() == 1;
-    }
-
-    final Query releaseQuery(DSLContext ctx, RecordKey key, String ownerToken) {
-        return ctx.deleteFrom(t.table).where(owned(key, ownerToken));
+    final boolean release(Connection c, RecordKey key, String ownerToken) throws SQLException {
+        Map<String, Object> values = IdempotencyTable.keyValues(key);
+        values.put("owner_token", ownerToken);
+        return update(c, release, values) == 1;
     }
 
     /** One UPDATE of the lease, only while {@code ownerToken} still holds the in-flight row. */
-    final boolean renew(DSLContext ctx, RecordKey key, String ownerToken, Instant lockedUntil) {
-        return renewQuery(ctx, key, ownerToken, lockedUntil).execute() == 1;
-    }
-
-    final Query renewQuery(DSLContext ctx, RecordKey key, String ownerToken, Instant lockedUntil) {
-        return ctx.update(t.table)
-                .set(t.lockedUntil, lockedUntil)
-                .where(owned(key, ownerToken));
+    final boolean renew(Connection c, RecordKey key, String ownerToken, Instant lockedUntil) throws SQLException {
+        Map<String, Object> values = IdempotencyTable.keyValues(key);
+        values.put("owner_token", ownerToken);
+        values.put("locked_until", lockedUntil);
+        return update(c, renew, values) == 1;
     }
 
     /**
@@ -159,42 +187,23 @@ abstract class Statements {
      * that nobody took over leaves the token in place, and finishing then is exactly what a
      * retry would want. A take-over always writes a new token.
      */
-    private Condition owned(RecordKey key, String ownerToken) {
-        return t.primaryKey(key).and(t.ownerToken.eq(ownerToken)).and(t.state.eq(IdempotencyTable.IN_FLIGHT));
+    private Condition owned() {
+        return t.primaryKey().and(t.ownerToken.eq(t.paramOf(t.ownerToken)))
+                .and(t.state.eq(inline(IdempotencyTable.IN_FLIGHT)));
     }
 
-    /** The values of {@code row}, in {@link IdempotencyTable#columns} order. */
-    final List<Object> values(NewRow row) {
-        StoredResponse response = row.response();
-        List<Object> values = new ArrayList<>(t.columns.size());
-        values.add(row.key().key());
-        values.add(row.key().tenant());
-        values.add(row.key().method());
-        values.add(row.key().path());
-        values.add(row.fingerprint());
-        values.add(row.state());
-        values.add(row.ownerToken());
-        values.add(row.lockedUntil());
-        values.add(response == null ? null : (short) response.status());
-        values.add(response == null ? null : response.contentType());
-        values.add(response == null ? null : HeaderCodec.encode(response.headers()));
-        values.add(response == null ? null : response.body());
-        values.add((short) HeaderCodec.FORMAT_VERSION);
-        values.add(row.expiresAt());
-        values.add(row.createdAt());
-        return values;
-    }
-
-    /** The values of {@code row} as typed bind values, for INSERT … SELECT. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    final List<Field<?>> typedValues(NewRow row) {
-        List<Object> values = values(row);
-        List<Field<?>> typed = new ArrayList<>(values.size());
-        for (int i = 0; i < values.size(); i++) {
-            Field column = t.columns.get(i);
-            typed.add(val(values.get(i), column).as(column.getUnqualifiedName()));
+    static int update(Connection c, SqlStatement statement, Map<String, ?> values) throws SQLException {
+        try (PreparedStatement ps = statement.prepare(c, values)) {
+            return ps.executeUpdate();
         }
-        return typed;
+    }
+
+    /** Runs a query for at most one record row. */
+    final Optional<IdempotencyRecord> queryRecord(Connection c, SqlStatement statement, Map<String, ?> values,
+                                                  RecordKey key) throws SQLException {
+        try (PreparedStatement ps = statement.prepare(c, values); ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? Optional.of(t.read(key, rs)) : Optional.empty();
+        }
     }
 
     /** The columns a take-over rewrites: everything but the primary key. */
@@ -208,14 +217,13 @@ abstract class Statements {
     }
 
     /** {@link IdempotencyTable#isNotLive} on the target table's own columns. */
-    final Condition targetIsNotLive(Instant now) {
-        return target(t.expiresAt).le(now)
-                .or(target(t.state).eq(IdempotencyTable.IN_FLIGHT).and(target(t.lockedUntil).le(now)));
+    final Condition targetIsNotLive() {
+        return target(t.expiresAt).le(t.now)
+                .or(target(t.state).eq(inline(IdempotencyTable.IN_FLIGHT)).and(target(t.lockedUntil).le(t.now)));
     }
 
-    /** The record a row describes, when the row is live; else a retry. */
-    final Attempt lostTo(RecordKey key, Record row, Instant now) {
-        IdempotencyRecord record = t.toRecord(key, row);
+    /** The record a row describes when it is live; else a retry. */
+    static Attempt lostTo(IdempotencyRecord record, Instant now) {
         boolean live = record.expiresAt().isAfter(now)
                 && (record.isCompleted() || record.leaseUntil().isAfter(now));
         return live ? new Attempt.Lost(record) : RETRY;

@@ -33,7 +33,7 @@ class MySqlPathStoreContractTest extends StoreContractTest {
 
     static JdbcStore readBackStore(HikariDataSource pool) {
         return JdbcStore.builder(pool).dialect(SQLDialect.MARIADB)
-                .statements(table -> new MySqlStatements(table, false))
+                .statements((table, dialect) -> new MySqlStatements(table, dialect, false, false))
                 .build();
     }
 

@@ -6,14 +6,14 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import org.jooq.DSLContext;
-import org.jooq.Query;
 import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -58,14 +58,10 @@ class QueryPlanTest {
                     + "TIMESTAMP '2030-01-01 00:00:00' FROM seq_1_to_" + ROWS);
             db.execute("ANALYZE TABLE idempotency_keys");
 
-            DSLContext ctx = DSL.using(SQLDialect.MARIADB);
             Statements sql = SqlSamples.statements(SQLDialect.MARIADB, false);
-            String find = explain(db, "EXPLAIN FORMAT=JSON " + ctx.renderInlined(sql.findQuery(ctx, SqlSamples.KEY,
-                    SqlSamples.NOW)));
-            String complete = explain(db, "EXPLAIN FORMAT=JSON " + ctx.renderInlined(sql.completeQuery(ctx,
-                    SqlSamples.KEY, "t", SqlSamples.RESPONSE, SqlSamples.NOW)));
-            String purge = explain(db, "EXPLAIN FORMAT=JSON " + ctx.renderInlined(sql.purgeQuery(ctx, SqlSamples.NOW,
-                    1000)));
+            String find = explain(db, "EXPLAIN FORMAT=JSON ", sql.find);
+            String complete = explain(db, "EXPLAIN FORMAT=JSON ", sql.complete);
+            String purge = explain(db, "EXPLAIN FORMAT=JSON ", sql.purgeStatement());
             assertThat(find).contains("\"key\": \"PRIMARY\"").doesNotContain("\"access_type\": \"ALL\"");
             assertThat(complete).contains("\"key\": \"PRIMARY\"").doesNotContain("\"access_type\": \"ALL\"");
             assertThat(purge).contains("idempotency_keys_expires_at_idx").doesNotContain("\"access_type\": \"ALL\"");
@@ -74,28 +70,29 @@ class QueryPlanTest {
     }
 
     private static List<String> explainAll(TestDatabase db, SQLDialect dialect, String prefix) {
-        DSLContext ctx = DSL.using(dialect);
         List<String> plans = new ArrayList<>();
-        for (SqlSamples.Step step : SqlSamples.steps(ctx, SqlSamples.statements(dialect, false))) {
+        for (Statements.Step step : SqlSamples.statements(dialect, false).steps()) {
             StringBuilder plan = new StringBuilder("-- " + step.name() + "\n");
-            for (Query q : step.statements()) {
-                plan.append(explain(db, prefix + ctx.renderInlined(q)));
+            for (SqlStatement statement : step.statements()) {
+                plan.append(explain(db, prefix, statement));
             }
             plans.add(plan.toString());
         }
         return plans;
     }
 
-    private static String explain(TestDatabase db, String sql) {
-        try (var c = java.sql.DriverManager.getConnection(db.url(), db.server.user(), db.server.password());
-             Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    /** EXPLAIN of the statement as the store sends it, with the sample values bound. */
+    private static String explain(TestDatabase db, String prefix, SqlStatement statement) {
+        SqlStatement explained = statement.prefixed(prefix);
+        try (Connection c = DriverManager.getConnection(db.url(), db.server.user(), db.server.password());
+             PreparedStatement ps = explained.prepare(c, SqlSamples.values()); ResultSet rs = ps.executeQuery()) {
             StringBuilder out = new StringBuilder();
             while (rs.next()) {
                 out.append(rs.getString(1)).append('\n');
             }
             return out.toString();
-        } catch (java.sql.SQLException e) {
-            throw new IllegalStateException(sql, e);
+        } catch (SQLException e) {
+            throw new IllegalStateException(explained.sql, e);
         }
     }
 
