@@ -89,8 +89,10 @@ final class ExampleProcess implements AutoCloseable {
             throw new IllegalStateException("Interrupted while starting " + name, e);
         } catch (ExecutionException | TimeoutException e) {
             kill(process);
-            throw new IllegalStateException("Example " + name + " did not start within " + START_TIMEOUT.toSeconds()
-                    + " s; its output:\n" + String.join("\n", snapshot(output)), e);
+            String why = e instanceof TimeoutException ? "did not start within " + START_TIMEOUT.toSeconds() + " s"
+                    : "exited before it printed its start-up line";
+            throw new IllegalStateException("Example " + name + " " + why + "; its output:\n"
+                    + String.join("\n", snapshot(output)), e);
         }
     }
 
