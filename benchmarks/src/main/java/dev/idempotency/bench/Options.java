@@ -1,0 +1,87 @@
+package dev.idempotency.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The runner's settings: {@code --name=value} on the command line, with defaults sized for a full
+ * run in under ten minutes on two cores.
+ *
+ * @param root              the checkout (with built example modules)
+ * @param frameworks        example services to load
+ * @param configs           configurations per service
+ * @param connections       concurrent clients
+ * @param rounds            turns the configurations take, in each phase
+ * @param warmupRequests    at most this many warm-up requests ...
+ * @param warmupTime        ... for at most this long
+ * @param requests          closed-loop requests (capacity and JDBC counts)
+ * @param openLoopRequests  open-loop requests (latency)
+ * @param openLoopFraction  the open-loop rate as a fraction of the framework's {@code off} capacity
+ * @param phaseTimeLimit    the bound on each measured phase
+ * @param serverJvmArgs     options for each service's JVM
+ * @param http              run the HTTP level
+ * @param jmh               run the JMH benchmarks
+ * @param jmhIterationTime  JMH warm-up and measurement iteration length
+ * @param databaseUrl       a {@code jdbc:postgresql:} URL of the database to make the run's schema in
+ * @param resultsDir        where the results file goes
+ */
+record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int connections, int rounds, int warmupRequests,
+               Duration warmupTime, int requests, int openLoopRequests, double openLoopFraction,
+               Duration phaseTimeLimit, List<String> serverJvmArgs, boolean http, boolean jmh,
+               Duration jmhIterationTime, String databaseUrl, Path resultsDir) {
+
+    static final String USAGE = """
+            usage: benchmarks/run [--frameworks=javalin,micronaut,vertx] [--configs=off,optimistic,reserve,atomic,replay]
+                                  [--connections=16] [--rounds=4] [--requests=8000] [--open-requests=3000] [--open-fraction=0.5]
+                                  [--warmup-seconds=5] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
+                                  [--database-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres]
+              --quick: a smoke run with few requests and short JMH iterations (numbers not for publishing)
+            """;
+
+    private static final Set<String> FLAGS = Set.of("--no-http", "--no-jmh", "--quick");
+
+    static Options parse(Path root, String... args) {
+        Map<String, String> o = new HashMap<>();
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            String name = eq < 0 ? arg : arg.substring(0, eq);
+            if (eq < 0 && !FLAGS.contains(name) || eq >= 0 && FLAGS.contains(name)) {
+                throw new IllegalArgumentException("unknown option " + arg + "\n" + USAGE);
+            }
+            o.put(name, eq < 0 ? "true" : arg.substring(eq + 1));
+        }
+        boolean quick = o.containsKey("--quick");
+        Set<String> known = Set.of("--frameworks", "--configs", "--connections", "--rounds", "--requests", "--open-requests",
+                "--open-fraction", "--warmup-seconds", "--jmh-seconds", "--no-http", "--no-jmh", "--quick",
+                "--database-url");
+        o.keySet().stream().filter(k -> !known.contains(k)).findFirst().ifPresent(k -> {
+            throw new IllegalArgumentException("unknown option " + k + "\n" + USAGE);
+        });
+        String databaseUrl = o.getOrDefault("--database-url", System.getenv().getOrDefault("BENCH_DATABASE_URL",
+                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+        return new Options(root,
+                List.of(o.getOrDefault("--frameworks", "javalin,micronaut,vertx").split(",")),
+                Arrays.stream(o.getOrDefault("--configs", "off,optimistic,reserve,atomic,replay").split(","))
+                        .map(c -> HttpConfig.valueOf(c.trim().toUpperCase(Locale.ROOT))).toList(),
+                Integer.parseInt(o.getOrDefault("--connections", "16")),
+                Integer.parseInt(o.getOrDefault("--rounds", quick ? "2" : "4")),
+                100_000,
+                Duration.ofSeconds(Long.parseLong(o.getOrDefault("--warmup-seconds", quick ? "2" : "4"))),
+                Integer.parseInt(o.getOrDefault("--requests", quick ? "2000" : "8000")),
+                Integer.parseInt(o.getOrDefault("--open-requests", quick ? "1000" : "3000")),
+                Double.parseDouble(o.getOrDefault("--open-fraction", "0.5")),
+                Duration.ofSeconds(20),
+                List.of("-Xms512m", "-Xmx512m"),
+                !o.containsKey("--no-http"),
+                !o.containsKey("--no-jmh"),
+                Duration.ofMillis((long) (1000 * Double.parseDouble(o.getOrDefault("--jmh-seconds", quick ? "0.3" : "1")))),
+                databaseUrl,
+                root.resolve("benchmarks/results"));
+    }
+}

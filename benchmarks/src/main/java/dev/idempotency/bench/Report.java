@@ -1,0 +1,259 @@
+package dev.idempotency.bench;
+
+import dev.idempotency.bench.http.LoadResult;
+import dev.idempotency.bench.jdbc.Counters;
+import dev.idempotency.bench.report.Table;
+import java.time.format.DateTimeFormatter;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import java.util.Optional;
+
+/** The results as Markdown: the run's conditions, the HTTP table, the JMH tables, the targets. */
+final class Report {
+
+    /** The measured figure, the bound and whether it holds. */
+    record Target(String what, String figure, boolean met) {
+    }
+
+    private final Options options;
+    private final Machine machine;
+    private final ZonedDateTime started;
+    private final double loadBefore;
+    private final double loadAfter;
+    private final long seconds;
+    private final HttpSuite.Result http;
+    private final List<JmhSuite.Score> jmh;
+    private final List<Target> targets = new ArrayList<>();
+
+    Report(Options options, Machine machine, ZonedDateTime started, double loadBefore, double loadAfter, long seconds,
+           HttpSuite.Result http, List<JmhSuite.Score> jmh) {
+        this.options = options;
+        this.machine = machine;
+        this.started = started;
+        this.loadBefore = loadBefore;
+        this.loadAfter = loadAfter;
+        this.seconds = seconds;
+        this.http = http;
+        this.jmh = jmh;
+    }
+
+    String render() {
+        targets.clear();
+        StringBuilder out = new StringBuilder();
+        out.append("# Cost of idempotency — ").append(started.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")))
+                .append("\n\n");
+        out.append(String.format(Locale.ROOT, """
+                - machine: %d cores (%s), %s, %s
+                - load average (1 min): %.2f before the run, %.2f at its end (the end includes the run's own processes)
+                - commit: %s; the run took %d s
+                """, machine.cores(), machine.cpu(), machine.jdk(), machine.database(), loadBefore, loadAfter,
+                machine.commit(), seconds));
+        if (http != null) {
+            out.append('\n').append(httpSection());
+        }
+        if (jmh != null) {
+            out.append('\n').append(engineSection()).append('\n').append(canonicalizerSection());
+        }
+        out.append('\n').append(targetSection());
+        return out.toString();
+    }
+
+    private String httpSection() {
+        StringBuilder out = new StringBuilder("## HTTP: the example services on PostgreSQL\n\n");
+        out.append(String.format(Locale.ROOT, """
+                `POST /orders` with the README's order body, %d concurrent keep-alive connections, unique keys \
+                (replay: one key, completed before the run, repeated by every request; served by the reserve-mode \
+                service). One service JVM per mode, each on empty tables of its own, all started and warmed up \
+                (%d s each) first; then the configurations take turns, %d rounds in rotated order: **req/s** from \
+                %,d requests per configuration sent back to back (closed loop), with the JDBC counts of those \
+                requests; **p50/p99** from %,d requests per configuration at a fixed rate per framework (open loop, \
+                latency counted from when each request was due): %s. Ratios are to `off` (the same routes without the \
+                middleware) of the same framework in this run; for latency, below 1.00× is faster. **× off per \
+                round**: the lowest and highest ratio of a single round — the spread is the machine's noise.
+
+                """, options.connections(), options.warmupTime().toSeconds(), options.rounds(), options.requests(),
+                options.openLoopRequests(), rates()));
+        Table table = new Table("framework", "configuration", ">req/s", ">× off", ">× off per round", ">p50 ms",
+                ">× off", ">p99 ms", ">× off", ">round trips/req", ">store stmts/req", ">commits/req", ">errors", "notes");
+        for (HttpRow row : http.rows()) {
+            if (!row.ran()) {
+                table.row(row.framework(), row.config().label(), "n/a (" + row.unavailable() + ")");
+                continue;
+            }
+            Optional<HttpRow> off = off(row.framework());
+            LoadResult c = row.capacity();
+            LoadResult l = row.latency();
+            Counters.Snapshot j = row.jdbc();
+            table.row(row.framework(), row.config().label(),
+                    Table.number(c.throughput(), 0),
+                    off.map(o -> Table.ratio(c.throughput() / o.capacity().throughput())).orElse(""),
+                    off.filter(o -> o != row).map(o -> roundRange(row, o)).orElse(""),
+                    Table.number(l.latencyMillis(0.50), 2),
+                    off.map(o -> Table.ratio(l.latencyMillis(0.50) / o.latency().latencyMillis(0.50))).orElse(""),
+                    Table.number(l.latencyMillis(0.99), 2),
+                    off.map(o -> Table.ratio(l.latencyMillis(0.99) / o.latency().latencyMillis(0.99))).orElse(""),
+                    Table.number(row.perRequest(j.roundTrips()), 2),
+                    Table.number(row.perRequest(j.get(Counters.Slot.STORE_STATEMENTS)), 2),
+                    Table.number(row.perRequest(j.get(Counters.Slot.COMMITS)), 2),
+                    Integer.toString(c.errors() + l.errors()),
+                    notes(row));
+        }
+        out.append(table.render());
+        out.append("""
+
+                JDBC counts per request of the closed-loop phase, counted in the service by a wrapping JDBC driver: \
+                **round trips** = statement executions + explicit COMMIT/ROLLBACK + connection checks; **store \
+                stmts** = statements on `idempotency_keys`; **commits** = transactions committed (an autocommit \
+                statement is one, reads included).
+                """);
+        for (String framework : options.frameworks()) {
+            off(framework).ifPresent(off -> {
+                ratioTarget(framework, HttpConfig.ATOMIC, off, 0.90);
+                ratioTarget(framework, HttpConfig.RESERVE, off, 0.60);
+                ratioTarget(framework, HttpConfig.REPLAY, off, 1.50);
+            });
+        }
+        return out.toString();
+    }
+
+    /** The lowest and highest of the rounds' ratios, e.g. {@code 0.58–0.66}: how much the machine moved under the run. */
+    private static String roundRange(HttpRow row, HttpRow off) {
+        int rounds = Math.min(row.roundThroughputs().size(), off.roundThroughputs().size());
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
+        for (int r = 0; r < rounds; r++) {
+            double ratio = row.roundThroughputs().get(r) / off.roundThroughputs().get(r);
+            min = Math.min(min, ratio);
+            max = Math.max(max, ratio);
+        }
+        return rounds == 0 ? "" : String.format(Locale.ROOT, "%.2f–%.2f", min, max);
+    }
+
+    private String rates() {
+        List<String> parts = new ArrayList<>();
+        for (String framework : options.frameworks()) {
+            Double rate = http.openLoopRates().get(framework);
+            if (rate != null) {
+                parts.add(String.format(Locale.ROOT, "%s %,.0f req/s", framework, rate));
+            }
+        }
+        return String.join(", ", parts) + String.format(Locale.ROOT, " (%.0f%% of its `off` capacity)",
+                options.openLoopFraction() * 100);
+    }
+
+    private static String notes(HttpRow row) {
+        List<String> notes = new ArrayList<>();
+        if (row.capacity().timeCapped() || row.latency().timeCapped()) {
+            notes.add("time limit hit");
+        }
+        LoadResult l = row.latency();
+        if (l.throughput() < 0.95 * l.targetRate()) {
+            notes.add(String.format(Locale.ROOT, "kept up with only %,.0f req/s", l.throughput()));
+        }
+        if (row.config() == HttpConfig.REPLAY) {
+            long answered = row.capacity().succeeded() + row.latency().succeeded();
+            long replayed = row.capacity().replayed() + row.latency().replayed();
+            if (replayed != answered) {
+                notes.add((answered - replayed) + " not replayed");
+            }
+        }
+        if (row.capacity().firstError() != null || l.firstError() != null) {
+            notes.add("e.g. " + (row.capacity().firstError() != null ? row.capacity().firstError() : l.firstError()));
+        }
+        return String.join("; ", notes);
+    }
+
+    private Optional<HttpRow> off(String framework) {
+        return http.rows().stream().filter(r -> r.framework().equals(framework) && r.config() == HttpConfig.OFF
+                && r.ran()).findFirst();
+    }
+
+    private void ratioTarget(String framework, HttpConfig config, HttpRow off, double bound) {
+        String what = String.format(Locale.ROOT, "%s: %s ≥ %.2f× off (req/s)", framework, config.label(), bound);
+        http.rows().stream().filter(r -> r.framework().equals(framework) && r.config() == config).findFirst()
+                .ifPresent(row -> {
+                    if (!row.ran()) {
+                        targets.add(new Target(what, "n/a (" + row.unavailable() + ")", false));
+                    } else {
+                        double ratio = row.capacity().throughput() / off.capacity().throughput();
+                        targets.add(new Target(what, Table.ratio(ratio), ratio >= bound));
+                    }
+                });
+    }
+
+    private String engineSection() {
+        StringBuilder out = new StringBuilder("## Engine overhead (JMH, in-memory store, 1 KB JSON body)\n\n");
+        out.append("`EngineBenchmark`: `newKey` = fingerprint + reserve + complete with a 200-byte response; "
+                + "`replay` = fingerprint + reserve finds the completed record + replay built. One thread, "
+                + "average time per request.\n\n");
+        Table table = new Table("benchmark", ">µs/request", ">± (99.9%)", ">allocated B/request");
+        for (JmhSuite.Score s : jmh) {
+            if (s.benchmark().startsWith("EngineBenchmark.")) {
+                table.row(s.benchmark(), Table.number(s.score(), 2), Table.number(s.error(), 2),
+                        Table.number(s.allocBytes(), 0));
+                if (s.benchmark().endsWith(".newKey")) {
+                    targets.add(new Target("engine overhead ≤ 5 µs per new-key request (1 KB)",
+                            Table.number(s.score(), 2) + " µs", s.score() <= 5.0));
+                }
+            }
+        }
+        return out.append(table.render()).toString();
+    }
+
+    private String canonicalizerSection() {
+        StringBuilder out = new StringBuilder("## Canonicalize + SHA-256 (JMH)\n\n");
+        out.append("`CanonicalizerBenchmark`: MB/s = operations/s × body size (MB = 10^6 bytes), one thread; "
+                + "the yardstick is Jackson's plain `readTree` of the same bytes (a canonicalizer has to parse "
+                + "at least once).\n\n");
+        Table table = new Table(">body", ">Jackson readTree MB/s", ">sortedJson+SHA-256 MB/s", ">× Jackson",
+                ">jcs+SHA-256 MB/s", ">× Jackson", ">B allocated per body byte (Jackson / sortedJson / jcs)");
+        for (int size : new int[] {1024, 65536, 1048576}) {
+            Optional<JmhSuite.Score> jackson = score("CanonicalizerBenchmark.jacksonTreeParse", size);
+            Optional<JmhSuite.Score> sorted = score("CanonicalizerBenchmark.sortedJsonAndSha256", size);
+            Optional<JmhSuite.Score> jcs = score("CanonicalizerBenchmark.jcsAndSha256", size);
+            if (jackson.isEmpty()) {
+                continue;
+            }
+            double base = mbPerSecond(jackson.get());
+            table.row(sizeLabel(size), Table.number(base, 0),
+                    sorted.map(s -> Table.number(mbPerSecond(s), 0)).orElse(""),
+                    sorted.map(s -> Table.ratio(mbPerSecond(s) / base)).orElse(""),
+                    jcs.map(s -> Table.number(mbPerSecond(s), 0)).orElse(""),
+                    jcs.map(s -> Table.ratio(mbPerSecond(s) / base)).orElse(""),
+                    Table.number(jackson.get().allocBytes() / size, 1) + " / "
+                            + sorted.map(s -> Table.number(s.allocBytes() / size, 1)).orElse("") + " / "
+                            + jcs.map(s -> Table.number(s.allocBytes() / size, 1)).orElse(""));
+            sorted.ifPresent(s -> targets.add(new Target("sortedJson+SHA-256 ≥ 0.5× Jackson tree parse, "
+                    + sizeLabel(size), Table.ratio(mbPerSecond(s) / base), mbPerSecond(s) / base >= 0.5)));
+            jcs.ifPresent(s -> targets.add(new Target("jcs+SHA-256 ≥ 0.5× Jackson tree parse, " + sizeLabel(size),
+                    Table.ratio(mbPerSecond(s) / base), mbPerSecond(s) / base >= 0.5)));
+        }
+        return out.append(table.render()).toString();
+    }
+
+    private String targetSection() {
+        Table table = new Table("target", ">measured", "met");
+        targets.forEach(t -> table.row(t.what(), t.figure(), t.met() ? "yes" : "**no**"));
+        return "## Targets\n\n" + table.render();
+    }
+
+    List<Target> targets() {
+        return targets;
+    }
+
+    private Optional<JmhSuite.Score> score(String benchmark, int size) {
+        return jmh.stream().filter(s -> s.benchmark().equals(benchmark) && s.size() == size).findFirst();
+    }
+
+    /** Operations per second times the body's actual length (within a few bytes of its nominal size). */
+    private static double mbPerSecond(JmhSuite.Score s) {
+        return s.score() * Bodies.json(s.size()).length / 1e6;
+    }
+
+    private static String sizeLabel(int size) {
+        return size >= 1 << 20 ? (size >> 20) + " MB" : size >= 1024 ? (size >> 10) + " KB" : size + " B";
+    }
+}

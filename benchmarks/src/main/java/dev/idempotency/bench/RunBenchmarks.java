@@ -1,0 +1,74 @@
+package dev.idempotency.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code ./benchmarks/run}: the HTTP level against every example service, then the JMH
+ * benchmarks; prints the table and writes {@code benchmarks/results/<date>.md}. The services run
+ * in JVMs of their own; this JVM is the load generator.
+ */
+public final class RunBenchmarks {
+
+    private RunBenchmarks() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path root = Path.of(System.getProperty("idempotency.bench.root", ".")).toAbsolutePath().normalize();
+        Options options;
+        try {
+            options = Options.parse(root, args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        ZonedDateTime started = Machine.now();
+        long t0 = System.nanoTime();
+        double loadBefore = Machine.loadAverage();
+        Path work = root.resolve("benchmarks/target/bench-run");
+        Files.createDirectories(work);
+
+        HttpSuite.Result http = null;
+        String databaseDescription = "no database";
+        if (options.http()) {
+            try (BenchDatabase database = new BenchDatabase(options.databaseUrl())) {
+                databaseDescription = database.describe();
+                Progress.say("%s; a schema per service, dropped at the end; service logs in %s", databaseDescription, work);
+                Thread dropOnInterrupt = new Thread(() -> {
+                    try {
+                        database.dropSchemas();
+                    } catch (Exception ignored) {
+                        // best effort on Ctrl+C
+                    }
+                });
+                Runtime.getRuntime().addShutdownHook(dropOnInterrupt);
+                http = new HttpSuite(options, database, work).run();
+                Runtime.getRuntime().removeShutdownHook(dropOnInterrupt);
+            }
+        }
+        List<JmhSuite.Score> jmh = null;
+        if (options.jmh()) {
+            Progress.say("JMH: engine and canonicalizers (JMH's report: %s)", work.resolve("jmh.log"));
+            jmh = JmhSuite.run(options, work.resolve("jmh.log"));
+        }
+        double loadAfter = Machine.loadAverage();
+        long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
+
+        Report report = new Report(options, Machine.describe(root, databaseDescription), started, loadBefore, loadAfter,
+                seconds, http, jmh);
+        String text = report.render();
+        System.out.println();
+        System.out.print(text);
+        Files.createDirectories(options.resultsDir());
+        Path file = options.resultsDir().resolve(started.format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmm",
+                Locale.ROOT)) + ".md");
+        Files.writeString(file, text, StandardCharsets.UTF_8);
+        Progress.say("written to %s", root.relativize(file));
+    }
+}
