@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -52,9 +53,8 @@ class TwoInstancesTest {
     void optimisticModeMayRunDuplicatesButAnswersEachRunAndStoresOne() throws Exception {
         Burst burst = burst("optimistic");
 
-        assertThat(burst.answers).as("no request left without an answer").noneMatch(Answer::hung);
-        assertThat(burst.answers).as("optimistic duplicates all run: 201 each, original or replayed")
-                .allSatisfy(a -> assertThat(a.status()).as(a.describe()).isEqualTo(201));
+        assertThat(offending(burst.answers, a -> a.status() == 201))
+                .as("optimistic duplicates all run: 201 each, original or replayed").isEmpty();
         long executed = burst.answers.stream().filter(a -> !a.replayed()).count();
         assertThat(executed).as("at least the first request runs").isGreaterThanOrEqualTo(1);
         assertThat(burst.orderRows).as("one order row per execution that was answered as such").isEqualTo(executed);
@@ -72,15 +72,10 @@ class TwoInstancesTest {
     private record Burst(String mode, List<Answer> answers, long orderRows, long recordRows, List<Answer> laterRetries) {
 
         void assertExactlyOnce() {
-            assertThat(answers).as("no request left without an answer").noneMatch(Answer::hung);
-            assertThat(answers).as("each answer is the order, a replay of it, or 409 in progress").allSatisfy(a -> {
-                if (a.status() == 201) {
-                    assertThat(a.json().map(j -> j.path("item").asText())).as(a.describe()).hasValue("book");
-                } else {
-                    assertThat(a.status()).as(a.describe()).isEqualTo(409);
-                    assertThat(a.problemCode()).as(a.describe()).hasValue("idempotency_request_in_progress");
-                }
-            });
+            assertThat(offending(answers, a -> a.status() == 201
+                    && a.json().map(j -> j.path("item").asText()).filter("book"::equals).isPresent()
+                    || a.status() == 409 && a.problemCode().filter("idempotency_request_in_progress"::equals).isPresent()))
+                    .as("answers other than the order, a replay of it, or 409 in progress").isEmpty();
             assertThat(answers.stream().filter(a -> a.status() == 201 && !a.replayed()).count())
                     .as("exactly one original 201").isEqualTo(1);
             assertThat(answers.stream().filter(a -> a.status() == 201).map(Answer::body).distinct().count())
@@ -94,6 +89,11 @@ class TwoInstancesTest {
                 assertThat(a.body()).isEqualTo(original);
             });
         }
+    }
+
+    /** Descriptions of the answers that are not {@code fine}, at most 10. */
+    private static List<String> offending(List<Answer> answers, Predicate<Answer> fine) {
+        return answers.stream().filter(fine.negate()).map(Answer::describe).limit(10).toList();
     }
 
     private static Burst burst(String mode) throws Exception {

@@ -1,0 +1,146 @@
+package dev.idempotency.examples.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The service process killed with SIGKILL while a request's handler is running, then restarted,
+ * and the client retrying with the same key.
+ *
+ * <p>Atomic mode: the reservation and the handler's writes share one transaction that the
+ * crash leaves uncommitted, so PostgreSQL rolls it back when the dead process's connection
+ * closes — no order and no record remain — and the retry executes exactly once.
+ *
+ * <p>Reserve mode, for contrast: the reservation was committed before the handler ran, so the
+ * record stays in flight; a retry is refused with {@code 409} (never executed twice) until the
+ * lease lapses — the weakness the atomic mode removes.
+ */
+class CrashSafetyTest {
+
+    private static final String SLOW = "/orders?delayMs=3000";
+
+    private PostgresSchema schema;
+    private final HttpClient http = Answer.client();
+
+    @BeforeEach
+    void createSchema() {
+        schema = PostgresSchema.create("rel_crash");
+    }
+
+    @AfterEach
+    void dropSchema() {
+        schema.close();
+    }
+
+    @Test
+    void atomicModeKilledInsideTheTransactionLeavesNothingAndTheRetryRunsOnce() throws Exception {
+        assumeTrue(Modes.atomicAvailable(), Modes.ATOMIC_MISSING);
+        String key = "crash-" + UUID.randomUUID();
+
+        try (ExampleProcess service = start("atomic", "atomic-1")) {
+            CompletableFuture<HttpResponse<String>> pending = sendSlow(service.port(), key);
+            awaitOrFail(() -> schema.exampleBackendsInTransaction() > 0, Duration.ofSeconds(10),
+                    "the request's transaction to open");
+            Thread.sleep(500); // well inside the 3 s handler
+            boolean orderWritten = schema.queryLong("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+                    + " WHERE c.relname = 'example_orders' AND l.mode = 'RowExclusiveLock' AND l.pid IN"
+                    + " (SELECT pid FROM pg_stat_activity WHERE application_name = ?)", schema.name()) > 0;
+
+            service.kill();
+
+            assertThat(pending).as("the client lost its connection").failsWithin(Duration.ofSeconds(10));
+            System.out.println("[reliability] crash (atomic): killed " + (orderWritten
+                    ? "after the handler's INSERT, before the commit" : "inside the transaction, before the handler's INSERT"));
+        }
+
+        awaitOrFail(() -> schema.exampleBackendsInTransaction() == 0, Duration.ofSeconds(10),
+                "PostgreSQL to roll back the dead process's transaction");
+        assertThat(orders()).as("no order survives the crash").isZero();
+        assertThat(records(key)).as("no idempotency record survives the crash").isZero();
+
+        try (ExampleProcess restarted = start("atomic", "atomic-2")) {
+            Answer retry = Answer.post(http, restarted.port(), "/orders", key, Answer.ORDER, Duration.ofSeconds(10));
+            assertThat(retry.status()).as(retry.describe()).isEqualTo(201);
+            assertThat(retry.replayed()).as("the retry executes: " + retry.describe()).isFalse();
+            assertThat(orders()).as("exactly one order after the retry").isEqualTo(1);
+            assertThat(records(key)).isEqualTo(1);
+
+            Answer again = Answer.post(http, restarted.port(), "/orders", key, Answer.ORDER, Duration.ofSeconds(10));
+            assertThat(again.replayed()).as("a further retry is a replay: " + again.describe()).isTrue();
+            assertThat(again.body()).isEqualTo(retry.body());
+            assertThat(orders()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void reserveModeKilledMidRequestLeavesAnInFlightRecordThatRefusesTheRetry() throws Exception {
+        String key = "crash-" + UUID.randomUUID();
+
+        try (ExampleProcess service = start("reserve", "reserve-1")) {
+            CompletableFuture<HttpResponse<String>> pending = sendSlow(service.port(), key);
+            awaitOrFail(() -> records(key) == 1, Duration.ofSeconds(10), "the key to be reserved");
+            Thread.sleep(500); // well inside the 3 s handler
+
+            service.kill();
+
+            assertThat(pending).as("the client lost its connection").failsWithin(Duration.ofSeconds(10));
+        }
+
+        assertThat(orders()).as("the handler had not written yet").isZero();
+        assertThat(schema.queryLong("SELECT count(*) FROM idempotency_keys WHERE key = ? AND state = 'IN_FLIGHT'", key))
+                .as("the committed reservation outlives the process").isEqualTo(1);
+
+        try (ExampleProcess restarted = start("reserve", "reserve-2")) {
+            Answer retry = Answer.post(http, restarted.port(), "/orders", key, Answer.ORDER, Duration.ofSeconds(10));
+            assertThat(retry.status()).as(retry.describe()).isEqualTo(409);
+            assertThat(retry.problemCode()).hasValue("idempotency_request_in_progress");
+            assertThat(orders()).as("not executed while the lease runs").isZero();
+        }
+    }
+
+    private ExampleProcess start(String mode, String name) throws Exception {
+        return ExampleProcess.start("crash-" + name,
+                Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode), List.of());
+    }
+
+    private CompletableFuture<HttpResponse<String>> sendSlow(int port, String key) {
+        return http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + SLOW))
+                .timeout(Duration.ofSeconds(20))
+                .header("Idempotency-Key", key)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(Answer.ORDER)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private long orders() {
+        return schema.queryLong("SELECT count(*) FROM example_orders");
+    }
+
+    private long records(String key) {
+        return schema.hasTable("idempotency_keys")
+                ? schema.queryLong("SELECT count(*) FROM idempotency_keys WHERE key = ?", key) : 0;
+    }
+
+    private static void awaitOrFail(BooleanSupplier condition, Duration limit, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Timed out after " + limit.toSeconds() + " s waiting for " + what);
+            }
+            Thread.sleep(50);
+        }
+    }
+}
