@@ -63,6 +63,25 @@ class SchemaTest {
     }
 
     @Test
+    void aTenantColumnRetypedAsUuidWorksWhenTheDriverSendsUntypedStrings() {
+        try (TestDatabase db = TestDatabase.postgres()) {
+            JdbcStore.create(db.pool("uuid-ddl", 1)).createTableIfMissing();
+            db.execute("ALTER TABLE idempotency_keys ALTER COLUMN tenant_id TYPE uuid USING tenant_id::uuid");
+            JdbcStore store = JdbcStore.create(db.pool("uuid", 2, db.url() + "&stringtype=unspecified",
+                    db.server.user(), db.server.password()));
+            RecordKey key = new RecordKey(java.util.UUID.randomUUID().toString(), "POST", "/orders", "k");
+
+            assertThat(store.reserve(key, "f", NOW, Duration.ofSeconds(1), Duration.ofSeconds(2)))
+                    .isInstanceOf(ReserveResult.Acquired.class);
+            assertThat(store.reserve(key, "f", NOW, Duration.ofSeconds(1), Duration.ofSeconds(2)))
+                    .isInstanceOf(ReserveResult.Existing.class);
+            assertThat(store.find(key, NOW)).isPresent();
+            assertThatThrownBy(() -> store.find(new RecordKey("not-a-uuid", "POST", "/orders", "k"), NOW))
+                    .hasMessageContaining("uuid");
+        }
+    }
+
+    @Test
     void theDialectIsDetectedFromTheConnection() {
         try (TestDatabase pg = TestDatabase.postgres(); TestDatabase maria = TestDatabase.mariadb();
              TestDatabase h2 = TestDatabase.h2()) {

@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code IDEMPOTENCY_BENCH_POSTGRES_URL} (user/password in {@code …_USER}/{@code …_PASSWORD}), else
  * {@code jdbc:postgresql://127.0.0.1:5432/test} as {@code postgres}. It works in a schema of its own,
  * dropped at the end. Timings: {@code -Dbench.warmup=5} and {@code -Dbench.seconds=10} per workload,
- * {@code -Dbench.threads=16}.
+ * {@code -Dbench.threads=16}; {@code -Dbench.cycleOnly=true} runs only the ceiling and the full cycle.
  */
 public final class StoreBenchmark {
 
@@ -43,6 +43,7 @@ public final class StoreBenchmark {
     private static final Duration WARMUP = Duration.ofSeconds(Integer.getInteger("bench.warmup", 5));
     private static final Duration MEASURE = Duration.ofSeconds(Integer.getInteger("bench.seconds", 10));
     private static final int COMPLETED_KEYS = 10_000;
+    private static final boolean CYCLE_ONLY = Boolean.getBoolean("bench.cycleOnly");
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final Duration TTL = Duration.ofHours(24);
     private static final String FP = "e".repeat(64);
@@ -74,6 +75,21 @@ public final class StoreBenchmark {
             JdbcStore store = JdbcStore.create(pool);
             store.createTableIfMissing();
 
+            Runnable cycle = () -> {
+                Reservation r = ((ReserveResult.Acquired) store.reserve(newKey(), FP, Instant.now(), LEASE, TTL))
+                        .reservation();
+                r.complete(RESPONSE, Instant.now(), TTL);
+            };
+            List<Result> results = new ArrayList<>();
+            results.add(run("plain INSERT of one row (ceiling)", () -> plainInsert(pool)));
+            if (CYCLE_ONLY) {
+                results.add(run("reserve + complete, fresh key", cycle));
+                report(results);
+                return;
+            }
+            results.add(run("reserve, fresh key", () -> store.reserve(newKey(), FP, Instant.now(), LEASE, TTL)));
+            results.add(run("reserve + complete, fresh key", cycle));
+
             List<RecordKey> completed = new ArrayList<>(COMPLETED_KEYS);
             for (int i = 0; i < COMPLETED_KEYS; i++) {
                 RecordKey key = newKey();
@@ -81,15 +97,6 @@ public final class StoreBenchmark {
                 completed.add(key);
             }
             Instant replayAt = Instant.now();
-
-            List<Result> results = new ArrayList<>();
-            results.add(run("plain INSERT of one row (ceiling)", () -> plainInsert(pool)));
-            results.add(run("reserve, fresh key", () -> store.reserve(newKey(), FP, Instant.now(), LEASE, TTL)));
-            results.add(run("reserve + complete, fresh key", () -> {
-                Reservation r = ((ReserveResult.Acquired) store.reserve(newKey(), FP, Instant.now(), LEASE, TTL))
-                        .reservation();
-                r.complete(RESPONSE, Instant.now(), TTL);
-            }));
             results.add(run("replay through reserve (default mode)", () -> {
                 RecordKey key = completed.get(ThreadLocalRandom.current().nextInt(completed.size()));
                 if (!(store.reserve(key, FP, replayAt, LEASE, TTL) instanceof ReserveResult.Existing)) {
@@ -101,19 +108,23 @@ public final class StoreBenchmark {
                 store.find(key, replayAt).orElseThrow();
             }));
 
-            double ceiling = results.get(0).perSecond();
-            System.out.println();
-            System.out.printf("| workload (%d threads, %d s each after %d s warm-up) | ops/s | × plain INSERT |%n",
-                    THREADS, MEASURE.toSeconds(), WARMUP.toSeconds());
-            System.out.println("|---|---:|---:|");
-            for (Result r : results) {
-                System.out.printf("| %s | %,.0f | %.2f |%n", r.name(), r.perSecond(), r.perSecond() / ceiling);
-            }
+            report(results);
         } finally {
             try (Connection admin = DriverManager.getConnection(url, user, password);
                  Statement s = admin.createStatement()) {
                 s.execute("DROP SCHEMA " + schema + " CASCADE");
             }
+        }
+    }
+
+    private static void report(List<Result> results) {
+        double ceiling = results.get(0).perSecond();
+        System.out.println();
+        System.out.printf("| workload (%d threads, %d s each after %d s warm-up) | ops/s | × plain INSERT |%n",
+                THREADS, MEASURE.toSeconds(), WARMUP.toSeconds());
+        System.out.println("|---|---:|---:|");
+        for (Result r : results) {
+            System.out.printf("| %s | %,.0f | %.2f |%n", r.name(), r.perSecond(), r.perSecond() / ceiling);
         }
     }
 
