@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.StackTraceElementProxy;
 import ch.qos.logback.core.read.ListAppender;
+import dev.idempotency.testkit.InterceptingStore;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.util.Arrays;

@@ -6,6 +6,7 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.RequestView;
 import dev.idempotency.core.store.InMemoryStore;
+import dev.idempotency.testkit.InterceptingStore;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -8,6 +8,7 @@ import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.testkit.ConformanceApp;
 import dev.idempotency.testkit.HttpConformanceTest;
+import dev.idempotency.testkit.InterceptingStore;
 import io.vertx.core.Context;
 import io.vertx.core.http.HttpServer;
 import java.net.URI;

@@ -1,7 +1,6 @@
-package dev.idempotency.micronaut;
+package dev.idempotency.testkit;
 
 import dev.idempotency.core.store.IdempotencyRecord;
-import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
@@ -9,57 +8,60 @@ import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
-/** An in-memory store that notes the thread of every call, on the store and on its reservations. */
-final class RecordingStore implements Store {
+/**
+ * A store that tells {@code beforeCall} the name of every call — reservation handles included —
+ * on the calling thread, before passing it on: to see on which threads an adapter calls its
+ * store (never an event loop), or to hold a call back.
+ */
+public final class InterceptingStore implements Store {
 
-    private final InMemoryStore delegate = new InMemoryStore();
-    private final List<String> calls = new CopyOnWriteArrayList<>();
+    private final Store delegate;
+    private final Consumer<String> beforeCall;
 
-    /** "operation@thread-name" for every call so far. */
-    List<String> calls() {
-        return List.copyOf(calls);
+    public InterceptingStore(Store delegate, Consumer<String> beforeCall) {
+        this.delegate = delegate;
+        this.beforeCall = beforeCall;
     }
 
-    private void note(String operation) {
-        calls.add(operation + "@" + Thread.currentThread().getName());
+    private void before(String operation) {
+        beforeCall.accept(operation);
     }
 
     @Override
     public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-        note("reserve");
+        before("reserve");
         ReserveResult result = delegate.reserve(key, fingerprint, now, lease, ttl);
         return result instanceof ReserveResult.Acquired acquired
-                ? new ReserveResult.Acquired(new RecordingReservation(acquired.reservation()))
+                ? new ReserveResult.Acquired(new InterceptingReservation(acquired.reservation()))
                 : result;
     }
 
     @Override
     public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
-        note("find");
+        before("find");
         return delegate.find(key, now);
     }
 
     @Override
     public boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now,
                                    Duration ttl) {
-        note("insertCompleted");
+        before("insertCompleted");
         return delegate.insertCompleted(key, fingerprint, response, now, ttl);
     }
 
     @Override
     public int purgeExpired(Instant now, int limit) {
-        note("purgeExpired");
+        before("purgeExpired");
         return delegate.purgeExpired(now, limit);
     }
 
-    private final class RecordingReservation implements Reservation {
+    private final class InterceptingReservation implements Reservation {
         private final Reservation delegate;
 
-        RecordingReservation(Reservation delegate) {
+        InterceptingReservation(Reservation delegate) {
             this.delegate = delegate;
         }
 
@@ -75,26 +77,31 @@ final class RecordingStore implements Store {
 
         @Override
         public boolean complete(StoredResponse response, Instant now, Duration ttl) {
-            note("complete");
+            before("complete");
             return delegate.complete(response, now, ttl);
         }
 
         @Override
         public boolean release() {
-            note("release");
+            before("release");
             return delegate.release();
         }
 
         @Override
         public void abort() {
-            note("abort");
+            before("abort");
             delegate.abort();
         }
 
         @Override
         public boolean renew(Instant now, Duration lease) {
-            // Renewals run on the engine's own timer thread, never on a request thread.
+            before("renew");
             return delegate.renew(now, lease);
+        }
+
+        @Override
+        public <T> Optional<T> unwrap(Class<T> type) {
+            return delegate.unwrap(type);
         }
     }
 }
