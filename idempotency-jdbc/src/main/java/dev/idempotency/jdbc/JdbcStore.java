@@ -11,6 +11,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,8 +28,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The production {@link Store}: idempotency records in one table of a relational database,
- * reached through a {@link DataSource} (a connection pool such as HikariCP) and spoken to with
- * jOOQ. PostgreSQL is the primary target; MariaDB (10.5+), MySQL (8.0.19+) and H2 (2.x) share
+ * reached through a {@link DataSource} (a connection pool such as HikariCP). Its statements are
+ * built with jOOQ's DSL for the dialect, rendered once, and run through JDBC. PostgreSQL is the
+ * primary target; MariaDB (10.5+), MySQL (8.0.19+) and H2 (2.x) share
  * the same code with each dialect's own atomic upsert.
  *
  * <pre>{@code
@@ -125,7 +127,7 @@ public final class JdbcStore implements Store {
         List<String> statements = Ddl.statements(dsl, Ddl.tableScript(dialect), tableName,
                 tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting);
         if (tenantSetting != null) {
-            statements = new java.util.ArrayList<>(statements);
+            statements = new ArrayList<>(statements);
             statements.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, tenantSetting));
         }
         List<String> toRun = statements;

@@ -1,0 +1,2 @@
+\set r random(1, 1000000000)
+INSERT INTO idempotency_keys (key, tenant_id, method, path, request_hash, state, owner_token, response_status, response_content_type, response_headers, response_body, format_version, expires_at, created_at) VALUES ('k' || :r || '-' || :client_id || '-' || random(), 't', 'POST', '/orders', 'eeee', 'COMPLETED', 'tok', 201, 'application/json', '[["Location","/orders/1"]]', '\x7b7d'::bytea, 1, now() + interval '1 day', now());
