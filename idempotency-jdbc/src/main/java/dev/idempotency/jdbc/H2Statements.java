@@ -6,13 +6,11 @@ import static org.jooq.impl.DSL.select;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jooq.Field;
 import org.jooq.SQLDialect;
-import org.jooq.SelectField;
 import org.jooq.Table;
 
 /**
@@ -34,11 +32,7 @@ final class H2Statements extends Statements {
 
     H2Statements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
         super(t, dialect, formatted);
-        List<SelectField<?>> values = new ArrayList<>();
-        for (int i = 0; i < t.columns.size(); i++) {
-            values.add(t.columnParams.get(i).as(t.columns.get(i).getUnqualifiedName()));
-        }
-        Table<?> source = select(values).asTable("source");
+        Table<?> source = select(rowAsSelectList()).asTable("source");
         Map<Field<?>, Field<?>> takeOver = new LinkedHashMap<>();
         nonKeyColumns().forEach(c -> takeOver.put(c, source.field(c)));
         merge = compile(ctx.mergeInto(t.table)

@@ -6,6 +6,7 @@ import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.core.store.TransactionalStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -55,10 +56,15 @@ import org.slf4j.LoggerFactory;
  *   <li>With {@linkplain Builder#rowLevelSecurity(boolean) row-level security} (PostgreSQL), each
  *       call runs in a transaction that first sets the tenant of its record key with
  *       {@code set_config(setting, tenant, true)}.</li>
+ *   <li>The engine's atomic mode: {@link #reserveInTransaction} takes a pooled connection, opens a
+ *       READ COMMITTED transaction and reserves inside it; the handler writes in the same
+ *       transaction ({@link AtomicTransaction}) and the stored response commits with it. See the
+ *       module's README, "Atomic mode".</li>
  * </ul>
- * Thread-safe; holds no connection between calls.
+ * Thread-safe; holds no connection between calls, except an atomic reservation, which holds its
+ * transaction's connection until it is finished.
  */
-public final class JdbcStore implements Store {
+public final class JdbcStore implements TransactionalStore {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
 
@@ -79,6 +85,7 @@ public final class JdbcStore implements Store {
     private final String tableLabel;
     private final Statements sql;
     private final String tenantSetting;
+    private final AtomicReservations atomic;
 
     private JdbcStore(Builder b, SQLDialect dialect) {
         this.dialect = dialect;
@@ -89,6 +96,7 @@ public final class JdbcStore implements Store {
         this.dsl = DSL.using(dialect);
         IdempotencyTable table = new IdempotencyTable(tableName, dialect);
         this.sql = b.statements != null ? b.statements.apply(table, dialect) : Statements.forDialect(dialect, table);
+        this.atomic = new AtomicReservations(dataSource, sql, dialect, tenantSetting, tableLabel);
     }
 
     /** A store over {@code dataSource} with every default. */
@@ -164,6 +172,21 @@ public final class JdbcStore implements Store {
         }
         throw new IllegalStateException("Could not settle the reservation of key_preview=" + key.keyPreview()
                 + " after " + MAX_ATTEMPTS + " attempts: the row kept changing");
+    }
+
+    /**
+     * The atomic mode's reservation: on a pooled connection, in a READ COMMITTED transaction that
+     * the acquired reservation keeps open for the handler (its {@code unwrap} gives an
+     * {@link AtomicTransaction}, a {@link Connection} or a jOOQ {@link DSLContext}). A key held by
+     * another, still uncommitted transaction is waited for, at most {@code wait}, and then
+     * answered as in flight.
+     */
+    @Override
+    public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
+                                              Duration ttl, Duration wait) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        return atomic.reserve(key, fingerprint, now, lease, ttl, Objects.requireNonNull(wait, "wait"));
     }
 
     @Override

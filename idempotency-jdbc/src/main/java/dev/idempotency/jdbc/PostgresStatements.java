@@ -110,14 +110,10 @@ final class PostgresStatements extends Statements {
      * replay the row lock; the second is what makes it atomic.
      */
     private InsertOnConflictConditionStep<Record> conditionalInsert(Condition noLiveRow) {
-        List<SelectField<?>> values = new ArrayList<>();
-        for (int i = 0; i < t.columns.size(); i++) {
-            values.add(t.columnParams.get(i).as(t.columns.get(i).getUnqualifiedName()));
-        }
         Map<Field<?>, Field<?>> takeOver = new LinkedHashMap<>();
         nonKeyColumns().forEach(c -> takeOver.put(c, excluded(c)));
         return ctx.insertInto(t.table).columns(t.columns)
-                .select(select(values).where(noLiveRow))
+                .select(select(rowAsSelectList()).where(noLiveRow))
                 .onConflict(t.key, t.tenantId, t.method, t.path)
                 .doUpdate()
                 .set(takeOver)

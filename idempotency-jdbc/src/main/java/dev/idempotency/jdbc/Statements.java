@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,6 +21,7 @@ import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Query;
 import org.jooq.SQLDialect;
+import org.jooq.SelectField;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 
@@ -204,6 +206,15 @@ abstract class Statements {
         try (PreparedStatement ps = statement.prepare(c, values); ResultSet rs = ps.executeQuery()) {
             return rs.next() ? Optional.of(t.read(key, rs)) : Optional.empty();
         }
+    }
+
+    /** {@code :key AS key, :tenant_id AS tenant_id, …}: the new row as a select list. */
+    final List<SelectField<?>> rowAsSelectList() {
+        List<SelectField<?>> values = new ArrayList<>();
+        for (int i = 0; i < t.columns.size(); i++) {
+            values.add(t.columnParams.get(i).as(t.columns.get(i).getUnqualifiedName()));
+        }
+        return values;
     }
 
     /** The columns a take-over rewrites: everything but the primary key. */

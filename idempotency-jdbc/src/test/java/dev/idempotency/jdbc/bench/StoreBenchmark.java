@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -34,14 +35,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Run with {@code mvn -pl idempotency-jdbc -Pbench verify} (core installed first). The database is
  * {@code IDEMPOTENCY_BENCH_POSTGRES_URL} (user/password in {@code …_USER}/{@code …_PASSWORD}), else
  * {@code jdbc:postgresql://127.0.0.1:5432/test} as {@code postgres}. It works in a schema of its own,
- * dropped at the end. Timings: {@code -Dbench.warmup=5} and {@code -Dbench.seconds=10} per workload,
+ * dropped at the end. Each workload warms up once ({@code -Dbench.warmup=3} s), then the workloads run
+ * in {@code -Dbench.rounds=3} interleaved rounds of {@code -Dbench.seconds=6} s each, and the median
+ * round counts: on a shared machine, load from elsewhere then falls on every workload alike.
  * {@code -Dbench.threads=16}; {@code -Dbench.cycleOnly=true} runs only the ceiling and the full cycle.
  */
 public final class StoreBenchmark {
 
     private static final int THREADS = Integer.getInteger("bench.threads", 16);
-    private static final Duration WARMUP = Duration.ofSeconds(Integer.getInteger("bench.warmup", 5));
-    private static final Duration MEASURE = Duration.ofSeconds(Integer.getInteger("bench.seconds", 10));
+    private static final Duration WARMUP = Duration.ofSeconds(Integer.getInteger("bench.warmup", 3));
+    private static final Duration MEASURE = Duration.ofSeconds(Integer.getInteger("bench.seconds", 6));
+    private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
     private static final int COMPLETED_KEYS = 10_000;
     private static final boolean CYCLE_ONLY = Boolean.getBoolean("bench.cycleOnly");
     private static final Duration LEASE = Duration.ofSeconds(30);
@@ -80,16 +84,6 @@ public final class StoreBenchmark {
                         .reservation();
                 r.complete(RESPONSE, Instant.now(), TTL);
             };
-            List<Result> results = new ArrayList<>();
-            results.add(run("plain INSERT of one row (ceiling)", () -> plainInsert(pool)));
-            if (CYCLE_ONLY) {
-                results.add(run("reserve + complete, fresh key", cycle));
-                report(results);
-                return;
-            }
-            results.add(run("reserve, fresh key", () -> store.reserve(newKey(), FP, Instant.now(), LEASE, TTL)));
-            results.add(run("reserve + complete, fresh key", cycle));
-
             List<RecordKey> completed = new ArrayList<>(COMPLETED_KEYS);
             for (int i = 0; i < COMPLETED_KEYS; i++) {
                 RecordKey key = newKey();
@@ -97,17 +91,36 @@ public final class StoreBenchmark {
                 completed.add(key);
             }
             Instant replayAt = Instant.now();
-            results.add(run("replay through reserve (default mode)", () -> {
-                RecordKey key = completed.get(ThreadLocalRandom.current().nextInt(completed.size()));
-                if (!(store.reserve(key, FP, replayAt, LEASE, TTL) instanceof ReserveResult.Existing)) {
-                    throw new IllegalStateException("not a replay");
-                }
-            }));
-            results.add(run("replay through find (optimistic mode)", () -> {
-                RecordKey key = completed.get(ThreadLocalRandom.current().nextInt(completed.size()));
-                store.find(key, replayAt).orElseThrow();
-            }));
 
+            Map<String, Runnable> workloads = new LinkedHashMap<>();
+            workloads.put("plain INSERT of one row (ceiling)", () -> plainInsert(pool));
+            workloads.put("reserve + complete, fresh key", cycle);
+            if (!CYCLE_ONLY) {
+                workloads.put("reserve, fresh key", () -> store.reserve(newKey(), FP, Instant.now(), LEASE, TTL));
+                workloads.put("replay through reserve (default mode)", () -> {
+                    RecordKey key = completed.get(ThreadLocalRandom.current().nextInt(completed.size()));
+                    if (!(store.reserve(key, FP, replayAt, LEASE, TTL) instanceof ReserveResult.Existing)) {
+                        throw new IllegalStateException("not a replay");
+                    }
+                });
+                workloads.put("replay through find (optimistic mode)", () -> {
+                    RecordKey key = completed.get(ThreadLocalRandom.current().nextInt(completed.size()));
+                    store.find(key, replayAt).orElseThrow();
+                });
+            }
+
+            // Rounds interleave the workloads, so load from outside the benchmark falls on all of them alike.
+            workloads.forEach((name, op) -> run(name, op, WARMUP));
+            Map<String, List<Double>> rates = new LinkedHashMap<>();
+            for (int round = 1; round <= ROUNDS; round++) {
+                for (Map.Entry<String, Runnable> w : workloads.entrySet()) {
+                    double rate = run(w.getKey(), w.getValue(), MEASURE);
+                    rates.computeIfAbsent(w.getKey(), k -> new ArrayList<>()).add(rate);
+                    System.out.printf("round %d  %-40s %,10.0f ops/s%n", round, w.getKey(), rate);
+                }
+            }
+            List<Result> results = new ArrayList<>();
+            rates.forEach((name, list) -> results.add(new Result(name, list)));
             report(results);
         } finally {
             try (Connection admin = DriverManager.getConnection(url, user, password);
@@ -118,19 +131,30 @@ public final class StoreBenchmark {
     }
 
     private static void report(List<Result> results) {
-        double ceiling = results.get(0).perSecond();
+        double ceiling = results.get(0).median();
         System.out.println();
-        System.out.printf("| workload (%d threads, %d s each after %d s warm-up) | ops/s | × plain INSERT |%n",
-                THREADS, MEASURE.toSeconds(), WARMUP.toSeconds());
-        System.out.println("|---|---:|---:|");
+        System.out.printf("| workload (%d threads; median of %d interleaved %d s rounds) | ops/s | min–max | × plain INSERT |%n",
+                THREADS, ROUNDS, MEASURE.toSeconds());
+        System.out.println("|---|---:|---:|---:|");
         for (Result r : results) {
-            System.out.printf("| %s | %,.0f | %.2f |%n", r.name(), r.perSecond(), r.perSecond() / ceiling);
+            System.out.printf("| %s | %,.0f | %,.0f–%,.0f | %.2f |%n", r.name(), r.median(), r.min(), r.max(),
+                    r.median() / ceiling);
         }
     }
 
-    private record Result(String name, long ops, Duration elapsed) {
-        double perSecond() {
-            return ops * 1e9 / elapsed.toNanos();
+    private record Result(String name, List<Double> rates) {
+        double median() {
+            List<Double> sorted = rates.stream().sorted().toList();
+            int n = sorted.size();
+            return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+        }
+
+        double min() {
+            return rates.stream().mapToDouble(Double::doubleValue).min().orElse(0);
+        }
+
+        double max() {
+            return rates.stream().mapToDouble(Double::doubleValue).max().orElse(0);
         }
     }
 
@@ -158,24 +182,18 @@ public final class StoreBenchmark {
         }
     }
 
-    private static Result run(String name, Runnable op) throws InterruptedException {
+    /** Runs {@code op} on every thread for {@code length}; the completed operations per second. */
+    private static double run(String name, Runnable op, Duration length) {
         AtomicLong counted = new AtomicLong();
-        long warmupEnd = System.nanoTime() + WARMUP.toNanos();
-        long measureEnd = warmupEnd + MEASURE.toNanos();
+        long end = System.nanoTime() + length.toNanos();
         CountDownLatch done = new CountDownLatch(THREADS);
         for (int i = 0; i < THREADS; i++) {
             Thread t = new Thread(() -> {
                 long mine = 0;
                 try {
-                    while (true) {
+                    while (System.nanoTime() < end) {
                         op.run();
-                        long now = System.nanoTime();
-                        if (now >= measureEnd) {
-                            break;
-                        }
-                        if (now >= warmupEnd) {
-                            mine++;
-                        }
+                        mine++;
                     }
                 } finally {
                     counted.addAndGet(mine);
@@ -184,10 +202,13 @@ public final class StoreBenchmark {
             }, "bench-" + i);
             t.start();
         }
-        done.await();
-        Result result = new Result(name, counted.get(), MEASURE);
-        System.out.printf("%-40s %,10.0f ops/s%n", name, result.perSecond());
-        return result;
+        try {
+            done.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during " + name, e);
+        }
+        return counted.get() * 1e9 / length.toNanos();
     }
 
     private static String environment(Connection c) throws SQLException {

@@ -1,0 +1,275 @@
+package dev.idempotency.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Set;
+import org.jooq.SQLDialect;
+
+/**
+ * What the atomic mode does to one pooled connection, per dialect: open a READ COMMITTED
+ * transaction, bound how long the reservation may wait for another transaction's row lock, give
+ * the handler the connection's usual lock wait back once the reservation is in place, and leave
+ * the connection as the pool lent it.
+ *
+ * <p>One instance per reservation attempt; it remembers what it changed so that it can put it back.
+ */
+abstract class AtomicSession {
+
+    /** Serialization failures and deadlocks: the whole transaction is gone, start over. */
+    private static final Set<String> START_OVER_STATES = Set.of("40001", "40P01");
+
+    private boolean autoCommit = true;
+
+    static AtomicSession open(SQLDialect dialect, String tenantSetting) {
+        if (Dialects.isPostgres(dialect)) {
+            return new Postgres(tenantSetting);
+        }
+        if (Dialects.isMySqlFamily(dialect)) {
+            return new MySql(dialect.family() == SQLDialect.MARIADB);
+        }
+        if (Dialects.isH2(dialect)) {
+            return new H2();
+        }
+        throw new IllegalArgumentException("Unsupported dialect " + dialect);
+    }
+
+    /**
+     * Opens the transaction on {@code c}: autocommit off, READ COMMITTED, lock waits bounded by
+     * {@code wait}; on PostgreSQL also the idle timeout and, with row-level security, the tenant.
+     */
+    final void begin(Connection c, Duration wait, Duration lease, String tenant) throws SQLException {
+        autoCommit = c.getAutoCommit();
+        beginTransaction(c, wait, lease, tenant);
+    }
+
+    abstract void beginTransaction(Connection c, Duration wait, Duration lease, String tenant) throws SQLException;
+
+    /** Bounds the next lock wait again, to what is left of the caller's {@code wait}. */
+    abstract void lockWait(Connection c, Duration wait) throws SQLException;
+
+    /** The reservation is in place: the handler's statements get the connection's usual lock wait. */
+    abstract void restoreLockWait(Connection c) throws SQLException;
+
+    /** The reservation statement gave up waiting for another transaction's lock on the key. */
+    abstract boolean isLockTimeout(SQLException e);
+
+    /** The database rolled the whole transaction back (deadlock, serialization failure): start over. */
+    boolean mustStartOver(SQLException e) {
+        return START_OVER_STATES.contains(e.getSQLState());
+    }
+
+    /**
+     * After the commit or rollback: puts back what {@link #begin} changed on the session, so the
+     * pool gets the connection as it lent it.
+     */
+    void end(Connection c) throws SQLException {
+        restoreLockWait(c);
+        if (c.getAutoCommit() != autoCommit) {
+            c.setAutoCommit(autoCommit);
+        }
+    }
+
+    static long millis(Duration d) {
+        return Math.max(0, Math.min(Integer.MAX_VALUE, d.toMillis()));
+    }
+
+    /**
+     * PostgreSQL: everything is transaction-local ({@code SET TRANSACTION}, {@code set_config(…,
+     * true)}), so the commit or rollback undoes it. The first statement opens the transaction,
+     * sets it all and reads the session's own {@code lock_timeout} in one round trip.
+     */
+    static final class Postgres extends AtomicSession {
+        private static final String LOCK_NOT_AVAILABLE = "55P03";
+        private static final String SET_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', ?, true)";
+
+        private final String tenantSetting;
+        private String sessionLockTimeout;
+
+        Postgres(String tenantSetting) {
+            this.tenantSetting = tenantSetting;
+        }
+
+        @Override
+        void beginTransaction(Connection c, Duration wait, Duration lease, String tenant) throws SQLException {
+            c.setAutoCommit(false);
+            boolean withTenant = tenantSetting != null && tenant != null;
+            String sql = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SELECT current_setting('lock_timeout'),"
+                    + " set_config('lock_timeout', ?, true), set_config('idle_in_transaction_session_timeout', ?, true)"
+                    + (withTenant ? ", set_config(?, ?, true)" : "");
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setString(1, lockTimeout(wait));
+                // A request whose handler hangs or whose process lost its way must not hold the row
+                // lock and the connection forever: the server ends the session once it has sat idle
+                // inside the transaction for a whole lease.
+                ps.setString(2, Math.max(1, millis(lease)) + "ms");
+                if (withTenant) {
+                    ps.setString(3, tenantSetting);
+                    ps.setString(4, tenant);
+                }
+                boolean results = ps.execute();
+                while (!results && ps.getUpdateCount() != -1) {
+                    results = ps.getMoreResults();
+                }
+                try (ResultSet rs = ps.getResultSet()) {
+                    rs.next();
+                    sessionLockTimeout = rs.getString(1);
+                }
+            }
+        }
+
+        @Override
+        void lockWait(Connection c, Duration wait) throws SQLException {
+            setLockTimeout(c, lockTimeout(wait));
+        }
+
+        @Override
+        void restoreLockWait(Connection c) throws SQLException {
+            if (sessionLockTimeout != null && !c.getAutoCommit()) {
+                setLockTimeout(c, sessionLockTimeout);
+            }
+            sessionLockTimeout = null;
+        }
+
+        @Override
+        void end(Connection c) throws SQLException {
+            sessionLockTimeout = null; // transaction-local: gone with the commit or rollback
+            super.end(c);
+        }
+
+        @Override
+        boolean isLockTimeout(SQLException e) {
+            return LOCK_NOT_AVAILABLE.equals(e.getSQLState());
+        }
+
+        /** {@code 0} would mean "wait forever": no wait at all is the smallest positive timeout, 1 ms. */
+        private static String lockTimeout(Duration wait) {
+            return Math.max(1, millis(wait)) + "ms";
+        }
+
+        private static void setLockTimeout(Connection c, String value) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(SET_LOCK_TIMEOUT)) {
+                ps.setString(1, value);
+                ps.execute();
+            }
+        }
+    }
+
+    /**
+     * MariaDB and MySQL: {@code innodb_lock_wait_timeout} is a session variable in whole seconds
+     * (MariaDB accepts 0, no wait; MySQL's minimum is 1 s), saved in a user variable and put back
+     * after the reservation. {@code SET TRANSACTION ISOLATION LEVEL} without {@code SESSION}
+     * applies to the next transaction only, so it needs no undoing.
+     */
+    static final class MySql extends AtomicSession {
+        private static final int LOCK_WAIT_TIMEOUT = 1205;
+
+        private final boolean zeroAllowed;
+        private boolean saved;
+
+        MySql(boolean zeroAllowed) {
+            this.zeroAllowed = zeroAllowed;
+        }
+
+        @Override
+        void beginTransaction(Connection c, Duration wait, Duration lease, String tenant) throws SQLException {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.execute("SET @idempotency_lock_wait_timeout = @@session.innodb_lock_wait_timeout,"
+                        + " SESSION innodb_lock_wait_timeout = " + seconds(wait));
+                saved = true;
+                s.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+            }
+        }
+
+        @Override
+        void lockWait(Connection c, Duration wait) throws SQLException {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET SESSION innodb_lock_wait_timeout = " + seconds(wait));
+            }
+        }
+
+        @Override
+        void restoreLockWait(Connection c) throws SQLException {
+            if (saved) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("SET SESSION innodb_lock_wait_timeout = @idempotency_lock_wait_timeout");
+                }
+                saved = false;
+            }
+        }
+
+        @Override
+        boolean isLockTimeout(SQLException e) {
+            return e.getErrorCode() == LOCK_WAIT_TIMEOUT;
+        }
+
+        private long seconds(Duration wait) {
+            long seconds = (millis(wait) + 999) / 1000;
+            return Math.max(zeroAllowed ? 0 : 1, seconds);
+        }
+    }
+
+    /**
+     * H2: {@code LOCK_TIMEOUT} is a session setting in milliseconds (0: no wait), read with
+     * {@code LOCK_TIMEOUT()} and put back after the reservation; the isolation level is set and
+     * put back through JDBC (in-process, no round trip).
+     */
+    static final class H2 extends AtomicSession {
+        private static final int LOCK_TIMEOUT = 50200;
+
+        private Integer sessionLockTimeout;
+        private Integer isolation;
+
+        @Override
+        void beginTransaction(Connection c, Duration wait, Duration lease, String tenant) throws SQLException {
+            int current = c.getTransactionIsolation();
+            if (current != Connection.TRANSACTION_READ_COMMITTED) {
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                isolation = current;
+            }
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT LOCK_TIMEOUT()")) {
+                rs.next();
+                sessionLockTimeout = rs.getInt(1);
+            }
+            lockWait(c, wait);
+        }
+
+        @Override
+        void lockWait(Connection c, Duration wait) throws SQLException {
+            setLockTimeout(c, millis(wait));
+        }
+
+        @Override
+        void restoreLockWait(Connection c) throws SQLException {
+            if (sessionLockTimeout != null) {
+                setLockTimeout(c, sessionLockTimeout);
+                sessionLockTimeout = null;
+            }
+        }
+
+        @Override
+        void end(Connection c) throws SQLException {
+            super.end(c);
+            if (isolation != null) {
+                c.setTransactionIsolation(isolation);
+                isolation = null;
+            }
+        }
+
+        @Override
+        boolean isLockTimeout(SQLException e) {
+            return e.getErrorCode() == LOCK_TIMEOUT;
+        }
+
+        private static void setLockTimeout(Connection c, long millis) throws SQLException {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCK_TIMEOUT " + millis);
+            }
+        }
+    }
+}

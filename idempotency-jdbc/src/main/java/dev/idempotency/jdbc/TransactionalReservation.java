@@ -1,0 +1,144 @@
+package dev.idempotency.jdbc;
+
+import dev.idempotency.core.store.AbstractReservation;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StoredResponse;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.jooq.DSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A reservation of the atomic mode: its row was written inside a transaction that stays open on
+ * a pooled connection until the request is finished, and the handler writes in the same
+ * transaction ({@link #unwrap}: {@link AtomicTransaction}, {@link Connection}, {@link DSLContext}).
+ *
+ * <ul>
+ *   <li>{@link #complete}: the owner-checked UPDATE that stores the response, then COMMIT — the
+ *       handler's writes and the record become visible together.</li>
+ *   <li>{@link #release}: DELETE of the reservation row, then COMMIT — the handler's writes stay,
+ *       no record survives, a retry runs again.</li>
+ *   <li>{@link #abort}: ROLLBACK — the handler's writes and the reservation are gone.</li>
+ *   <li>{@link #renew}: nothing to do; nobody else can see the uncommitted row.</li>
+ * </ul>
+ * Each finish returns the connection to the pool, whatever happened.
+ */
+final class TransactionalReservation extends AbstractReservation {
+
+    private static final Logger log = LoggerFactory.getLogger(TransactionalReservation.class);
+
+    private final Connection connection;
+    private final AtomicSession session;
+    private final AtomicTransaction transaction;
+    private final Statements sql;
+    private final String tableLabel;
+
+    TransactionalReservation(RecordKey key, String ownerToken, Connection connection, AtomicSession session,
+                             AtomicTransaction transaction, Statements sql, String tableLabel) {
+        super(key, ownerToken);
+        this.connection = connection;
+        this.session = session;
+        this.transaction = transaction;
+        this.sql = sql;
+        this.tableLabel = tableLabel;
+    }
+
+    @Override
+    protected boolean doComplete(StoredResponse response, Instant now, Duration ttl) {
+        try {
+            if (!sql.complete(connection, key(), ownerToken(), response, IdempotencyTable.micros(now.plus(ttl)))) {
+                // Only this transaction can see the row; if even it cannot update it, the handler
+                // removed or changed it. Commit nothing rather than writes without their record.
+                log.warn("The atomic reservation row of key_preview={} was gone at completion; rolling back "
+                        + "the request's writes", key().keyPreview());
+                connection.rollback();
+                return false;
+            }
+            connection.commit();
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(e);
+            throw SqlFailures.translate(e, tableLabel);
+        } finally {
+            finish();
+        }
+    }
+
+    @Override
+    protected boolean doRelease() {
+        try {
+            boolean deleted = sql.release(connection, key(), ownerToken());
+            connection.commit(); // the handler's writes stay; only the reservation goes
+            return deleted;
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(e);
+            throw SqlFailures.translate(e, tableLabel);
+        } finally {
+            finish();
+        }
+    }
+
+    @Override
+    protected void doAbort() {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            // The connection is broken; the server rolls the transaction back when it goes.
+            throw SqlFailures.translate(e, tableLabel);
+        } finally {
+            finish();
+        }
+    }
+
+    /** The uncommitted row is invisible to every other request: there is no lease to defend. */
+    @Override
+    protected boolean doRenew(Instant now, Duration lease) {
+        return true;
+    }
+
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        if (isFinished()) {
+            return Optional.empty();
+        }
+        if (type == AtomicTransaction.class) {
+            return Optional.of(type.cast(transaction));
+        }
+        if (type == Connection.class) {
+            return Optional.of(type.cast(transaction.connection()));
+        }
+        if (type == DSLContext.class) {
+            return Optional.of(type.cast(transaction.dsl()));
+        }
+        return Optional.empty();
+    }
+
+    private void rollbackQuietly(Exception cause) {
+        try {
+            connection.rollback();
+        } catch (SQLException rollback) {
+            cause.addSuppressed(rollback);
+        }
+    }
+
+    /** Hands the connection back to the pool as it was lent; the handler's view of it goes dead first. */
+    private void finish() {
+        transaction.close();
+        try {
+            session.end(connection);
+        } catch (SQLException | RuntimeException e) {
+            log.warn("Could not reset the atomic transaction's connection for key_preview={}: {}",
+                    key().keyPreview(), e.toString());
+        }
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            log.debug("Could not return the atomic transaction's connection for key_preview={}: {}",
+                    key().keyPreview(), e.toString());
+        }
+    }
+}

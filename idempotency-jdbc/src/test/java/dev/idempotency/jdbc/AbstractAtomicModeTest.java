@@ -1,0 +1,379 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.table;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.Decision;
+import dev.idempotency.core.Execution;
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.Mode;
+import dev.idempotency.core.store.RecordKey;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jooq.DSLContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The atomic mode through the engine: the handler's business write (a row in a table of the
+ * test's own) and the idempotency record commit together, roll back together, or — for a
+ * response that is not stored — the write commits without a record. Duplicates wait for the
+ * first transaction or get 409 at once, as configured, and never hang.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractAtomicModeTest {
+
+    static final String ORDER = "{\"sku\":1}";
+
+    TestDatabase db;
+    HikariDataSource pool;
+    JdbcStore store;
+    ExecutorService threads;
+
+    abstract TestDatabase openDatabase();
+
+    @BeforeAll
+    void open() {
+        db = openDatabase();
+        pool = db.pool("atomic", 12);
+        store = JdbcStore.create(pool);
+        store.createTableIfMissing();
+        db.execute("CREATE TABLE business_orders (order_key VARCHAR(100) PRIMARY KEY, item VARCHAR(100) NOT NULL)");
+        threads = Executors.newCachedThreadPool();
+    }
+
+    @AfterAll
+    void close() {
+        threads.shutdownNow();
+        db.close();
+    }
+
+    IdempotencyEngine engine(Duration inFlightWait) {
+        return new IdempotencyEngine(store, IdempotencyConfig.builder().mode(Mode.ATOMIC).inFlightWait(inFlightWait)
+                .build());
+    }
+
+    static String newKey() {
+        return "atomic-" + UUID.randomUUID();
+    }
+
+    /** The handler's business write, on the request's own connection. */
+    static void writeOrder(Execution execution, String key) throws SQLException {
+        Connection c = execution.unwrap(Connection.class).orElseThrow();
+        try (PreparedStatement insert = c.prepareStatement(
+                "INSERT INTO business_orders (order_key, item) VALUES (?, ?)")) {
+            insert.setString(1, key);
+            insert.setString(2, "book");
+            insert.executeUpdate();
+        }
+    }
+
+    /** Business rows for {@code key}, as any other connection sees them (committed only). */
+    long orders(String key) throws SQLException {
+        try (Connection c = pool.getConnection();
+             PreparedStatement count = c.prepareStatement("SELECT count(*) FROM business_orders WHERE order_key = ?")) {
+            count.setString(1, key);
+            try (ResultSet rs = count.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    boolean recordExists(String key) {
+        return store.find(new RecordKey("default", "POST", "/orders", key), Instant.now()).isPresent();
+    }
+
+    static Execution proceed(Decision decision) {
+        assertThat(decision).isInstanceOf(Decision.Proceed.class);
+        return ((Decision.Proceed) decision).execution();
+    }
+
+    static Decision.Respond respond(Decision decision) {
+        assertThat(decision).isInstanceOf(Decision.Respond.class);
+        return (Decision.Respond) decision;
+    }
+
+    @Test
+    void aStorableResponseCommitsTheHandlersWriteAndTheRecordTogether() throws Exception {
+        try (IdempotencyEngine engine = engine(Duration.ZERO)) {
+            String key = newKey();
+            Execution execution = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(execution, key);
+
+            assertThat(orders(key)).as("uncommitted: invisible to others").isZero();
+            assertThat(recordExists(key)).isFalse();
+
+            assertThat(execution.finish(Requests.created("{\"order\":1}"))).isEmpty();
+
+            assertThat(orders(key)).isEqualTo(1);
+            assertThat(recordExists(key)).isTrue();
+            Decision.Respond replay = respond(engine.before(Requests.post("/orders", key, ORDER)));
+            assertThat(replay.isReplay()).isTrue();
+            assertThat(new String(replay.reply().body(), StandardCharsets.UTF_8)).isEqualTo("{\"order\":1}");
+            assertThat(orders(key)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aFailingHandlerRollsBackItsWriteAndTheReservationAndTheRetryRuns() throws Exception {
+        try (IdempotencyEngine engine = engine(Duration.ZERO)) {
+            String key = newKey();
+            Execution execution = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(execution, key);
+
+            execution.fail(new IllegalStateException("the handler threw"));
+
+            assertThat(orders(key)).isZero();
+            assertThat(recordExists(key)).isFalse();
+            Execution retry = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(retry, key);
+            retry.finish(Requests.created("{\"order\":2}"));
+            assertThat(orders(key)).isEqualTo(1);
+            assertThat(recordExists(key)).isTrue();
+        }
+    }
+
+    @Test
+    void aResponseThatIsNotStoredCommitsTheWriteWithoutARecordAndTheRetryRunsAgain() throws Exception {
+        try (IdempotencyEngine engine = engine(Duration.ZERO)) {
+            String key = newKey();
+            Execution execution = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(execution, key);
+
+            execution.finish(CapturedResponse.of(200, Map.of("Content-Type", List.of("application/json")),
+                    "{\"status\":\"partial\"}".getBytes(StandardCharsets.UTF_8)));
+
+            assertThat(orders(key)).as("the handler's write stays").isEqualTo(1);
+            assertThat(recordExists(key)).as("no record survives").isFalse();
+            Execution retry = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            retry.finish(CapturedResponse.of(503, Map.of(), new byte[0]));
+            assertThat(recordExists(key)).isFalse();
+        }
+    }
+
+    @Test
+    void withoutWaitingADuplicateGets409AtOnceAndADifferentBody422OnlyOnceCommitted() throws Exception {
+        try (IdempotencyEngine engine = engine(Duration.ZERO)) {
+            String key = newKey();
+            Execution first = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(first, key);
+
+            long started = System.nanoTime();
+            Decision.Respond duplicate = respond(engine.before(Requests.post("/orders", key, ORDER)));
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            Decision.Respond otherBody = respond(engine.before(Requests.post("/orders", key, "{\"sku\":2}")));
+
+            assertThat(duplicate.reply().status()).isEqualTo(409);
+            assertThat(millis).as("answered without waiting for the first transaction").isLessThan(1000);
+            assertThat(otherBody.reply().status()).as("the first's body is unreadable while uncommitted")
+                    .isEqualTo(409);
+            System.out.println("[atomic] " + db.kind + ": 409 for an uncommitted duplicate, wait=0, in " + millis + " ms");
+
+            first.finish(Requests.created("{\"order\":1}"));
+            assertThat(respond(engine.before(Requests.post("/orders", key, "{\"sku\":2}"))).reply().status())
+                    .isEqualTo(422);
+            assertThat(respond(engine.before(Requests.post("/orders", key, ORDER))).isReplay()).isTrue();
+        }
+    }
+
+    @Test
+    void aWaitingDuplicateIsAnsweredWithTheReplayOnceTheFirstCommits() throws Exception {
+        try (IdempotencyEngine engine = engine(Duration.ofSeconds(5))) {
+            String key = newKey();
+            Execution first = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(first, key);
+
+            long started = System.nanoTime();
+            Future<Decision> duplicate = threads.submit(() -> engine.before(Requests.post("/orders", key, ORDER)));
+            Thread.sleep(400);
+            assertThat(duplicate).as("waits on the first transaction").isNotDone();
+            first.finish(Requests.created("{\"order\":1}"));
+
+            Decision.Respond answer = respond(duplicate.get(5, TimeUnit.SECONDS));
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertThat(answer.isReplay()).isTrue();
+            assertThat(new String(answer.reply().body(), StandardCharsets.UTF_8)).isEqualTo("{\"order\":1}");
+            assertThat(millis).isBetween(400L, 5000L);
+            assertThat(orders(key)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aWaitingDuplicateRunsItselfWhenTheFirstRollsBack() throws Exception {
+        try (IdempotencyEngine engine = engine(Duration.ofSeconds(5))) {
+            String key = newKey();
+            Execution first = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(first, key);
+
+            Future<Decision> duplicate = threads.submit(() -> engine.before(Requests.post("/orders", key, ORDER)));
+            Thread.sleep(300);
+            first.fail(new IllegalStateException("the handler threw"));
+
+            Execution second = proceed(duplicate.get(5, TimeUnit.SECONDS));
+            writeOrder(second, key);
+            second.finish(Requests.created("{\"order\":2}"));
+            assertThat(orders(key)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aWaitShorterThanTheFirstRequestEndsIn409NotAHang() throws Exception {
+        try (IdempotencyEngine engine = engine(Duration.ofMillis(1500))) {
+            String key = newKey();
+            Execution first = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(first, key);
+            try {
+                long started = System.nanoTime();
+                Future<Decision> duplicate = threads.submit(() -> engine.before(Requests.post("/orders", key, ORDER)));
+
+                Decision.Respond answer = respond(duplicate.get(10, TimeUnit.SECONDS));
+                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+
+                assertThat(answer.reply().status()).isEqualTo(409);
+                // MariaDB counts its lock wait in whole seconds: 1.5 s waits 2 s there.
+                assertThat(millis).as("waited about the configured 1.5 s").isBetween(1000L, 6000L);
+                System.out.println("[atomic] " + db.kind + ": bounded wait of 1.5 s ended in 409 after " + millis + " ms");
+            } finally {
+                first.finish(Requests.created("{\"order\":1}"));
+            }
+            assertThat(orders(key)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void ofManyConcurrentRequestsWithOneKeyExactlyOneWritesAndTheOthersReplay() throws Exception {
+        int requests = 10;
+        try (IdempotencyEngine engine = engine(Duration.ofSeconds(10))) {
+            String key = newKey();
+            AtomicInteger executions = new AtomicInteger();
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> answers = new ArrayList<>();
+            for (int i = 0; i < requests; i++) {
+                answers.add(threads.submit(() -> {
+                    start.await();
+                    Decision decision = engine.before(Requests.post("/orders", key, ORDER));
+                    if (decision instanceof Decision.Proceed proceed) {
+                        executions.incrementAndGet();
+                        writeOrder(proceed.execution(), key);
+                        Thread.sleep(50);
+                        proceed.execution().finish(Requests.created("{\"order\":1}"));
+                        return 201;
+                    }
+                    Decision.Respond respond = (Decision.Respond) decision;
+                    return respond.isReplay() ? 200 : respond.reply().status();
+                }));
+            }
+            start.countDown();
+            List<Integer> statuses = new ArrayList<>();
+            for (Future<Integer> answer : answers) {
+                statuses.add(answer.get(30, TimeUnit.SECONDS));
+            }
+
+            assertThat(executions.get()).isEqualTo(1);
+            assertThat(orders(key)).isEqualTo(1);
+            assertThat(statuses).as("one ran, the others waited and replayed").containsOnly(201, 200)
+                    .filteredOn(s -> s == 201).hasSize(1);
+        }
+    }
+
+    @Test
+    void theHandlerGetsTheTransactionAsJdbcAndJooqButCannotEndIt() throws Exception {
+        try (IdempotencyEngine engine = engine(Duration.ZERO)) {
+            String key = newKey();
+            Execution execution = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            AtomicTransaction tx = execution.unwrap(AtomicTransaction.class).orElseThrow();
+            assertThat(execution.unwrap(Connection.class)).containsSame(tx.connection());
+            assertThat(execution.unwrap(DSLContext.class)).containsSame(tx.dsl());
+            assertThat(tx.dialect()).isEqualTo(store.dialect());
+
+            DSLContext dsl = tx.dsl();
+            dsl.insertInto(table("business_orders"), field("order_key"), field("item")).values(key, "pen").execute();
+            assertThatThrownBy(() -> dsl.transaction(nested -> {
+                nested.dsl().insertInto(table("business_orders"), field("order_key"), field("item"))
+                        .values(key + "-nested", "pen").execute();
+                throw new IllegalStateException("nested block fails");
+            })).hasMessageContaining("nested block fails");
+            assertThatThrownBy(() -> tx.connection().commit()).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> tx.connection().rollback()).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> tx.connection().setAutoCommit(true)).isInstanceOf(IllegalStateException.class);
+            tx.connection().close(); // harmless
+
+            execution.finish(Requests.created("{\"order\":1}"));
+
+            assertThat(orders(key)).isEqualTo(1);
+            assertThat(orders(key + "-nested")).as("the savepoint was rolled back").isZero();
+            assertThat(execution.unwrap(Connection.class)).as("nothing to hand out once finished").isEmpty();
+            assertThatThrownBy(() -> tx.connection().prepareStatement("SELECT 1"))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("finished");
+        }
+    }
+
+    @Test
+    void theConnectionGoesBackToThePoolAsItWasLent() throws Exception {
+        HikariDataSource single = db.pool("atomic-single", 1);
+        JdbcStore singleStore = JdbcStore.create(single);
+        String before = sessionState(single);
+        try (IdempotencyEngine engine = new IdempotencyEngine(singleStore,
+                IdempotencyConfig.builder().mode(Mode.ATOMIC).inFlightWait(Duration.ofMillis(700)).build())) {
+            String key = newKey();
+            Execution stored = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(stored, key);
+            stored.finish(Requests.created("{\"order\":1}"));
+            assertThat(sessionState(single)).isEqualTo(before);
+
+            assertThat(respond(engine.before(Requests.post("/orders", key, ORDER))).isReplay()).isTrue();
+            assertThat(sessionState(single)).as("after a replay").isEqualTo(before);
+
+            Execution failed = proceed(engine.before(Requests.post("/orders", newKey(), ORDER)));
+            failed.fail(new IllegalStateException("boom"));
+            assertThat(sessionState(single)).as("after a rollback").isEqualTo(before);
+
+            Execution released = proceed(engine.before(Requests.post("/orders", newKey(), ORDER)));
+            released.finish(CapturedResponse.of(500, Map.of(), new byte[0]));
+            assertThat(sessionState(single)).as("after a release").isEqualTo(before);
+        }
+        assertThat(single.getHikariPoolMXBean().getActiveConnections()).isZero();
+    }
+
+    /** Autocommit, isolation and the lock wait of the pool's one connection. */
+    String sessionState(HikariDataSource single) throws SQLException {
+        try (Connection c = single.getConnection()) {
+            String lockWait = switch (db.kind) {
+                case POSTGRES -> query(c, "SHOW lock_timeout") + "/" + query(c, "SHOW idle_in_transaction_session_timeout");
+                case MARIADB -> query(c, "SELECT @@session.innodb_lock_wait_timeout");
+                case H2 -> query(c, "SELECT LOCK_TIMEOUT()");
+            };
+            return "autocommit=" + c.getAutoCommit() + " isolation=" + c.getTransactionIsolation() + " lock=" + lockWait;
+        }
+    }
+
+    static String query(Connection c, String sql) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}
