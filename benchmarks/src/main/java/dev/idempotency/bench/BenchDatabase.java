@@ -32,10 +32,29 @@ final class BenchDatabase implements AutoCloseable {
         return schema;
     }
 
-    /** The URL a service uses: the base URL in {@code schema}, through the counting driver. */
-    String serviceUrl(String schema) {
-        String url = baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    /**
+     * The URL a service uses: the base URL in {@code schema}, through the counting driver, its
+     * connections named {@code applicationName} (to find their backends, see {@link #backendPids}).
+     */
+    String serviceUrl(String schema, String applicationName) {
+        String url = baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema
+                + "&ApplicationName=" + applicationName;
         return "jdbc:counting:" + url.substring("jdbc:".length());
+    }
+
+    /** The server processes serving the connections named {@code applicationName}. */
+    List<Long> backendPids(String applicationName) throws SQLException {
+        List<Long> pids = new ArrayList<>();
+        try (Connection c = connect();
+             var select = c.prepareStatement("SELECT pid FROM pg_stat_activity WHERE application_name = ?")) {
+            select.setString(1, applicationName);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    pids.add(rs.getLong(1));
+                }
+            }
+        }
+        return pids;
     }
 
     /** E.g. {@code PostgreSQL 15.20 (fsync on, synchronous_commit on)}: the version and what a commit costs. */

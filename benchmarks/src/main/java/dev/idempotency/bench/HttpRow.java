@@ -12,13 +12,14 @@ import java.util.List;
  * @param roundThroughputs  each closed-loop round's requests per second, in round order
  * @param latency           the open-loop rounds merged
  * @param jdbc              JDBC counts over the closed-loop rounds
+ * @param cpu               CPU time over the closed-loop rounds
  * @param unavailable       why the configuration did not run, or {@code null} when it did
  */
 record HttpRow(String framework, HttpConfig config, LoadResult capacity, List<Double> roundThroughputs,
-               LoadResult latency, Counters.Snapshot jdbc, String unavailable) {
+               LoadResult latency, Counters.Snapshot jdbc, HttpSuite.Cpu cpu, String unavailable) {
 
     static HttpRow unavailable(String framework, HttpConfig config, String why) {
-        return new HttpRow(framework, config, null, List.of(), null, null, why);
+        return new HttpRow(framework, config, null, List.of(), null, null, null, why);
     }
 
     boolean ran() {

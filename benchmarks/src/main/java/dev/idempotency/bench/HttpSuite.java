@@ -51,8 +51,17 @@ final class HttpSuite {
     record Result(List<HttpRow> rows, Map<String, Double> openLoopRates) {
     }
 
-    /** A running service and its JDBC counters. */
-    private record Service(ExampleServer server, Counters counters) {
+    /** A running service, its JDBC counters and the name its database connections carry. */
+    private record Service(ExampleServer server, Counters counters, String applicationName) {
+    }
+
+    /** CPU time spent during a phase, in nanoseconds. */
+    record Cpu(long service, long database, long loadGenerator) {
+        static final Cpu ZERO = new Cpu(0, 0, 0);
+
+        Cpu plus(Cpu o) {
+            return new Cpu(service + o.service, database + o.database, loadGenerator + o.loadGenerator);
+        }
     }
 
     Result run() throws SQLException, IOException {
@@ -92,23 +101,31 @@ final class HttpSuite {
 
             Map<HttpConfig, List<LoadResult>> capacity = new EnumMap<>(HttpConfig.class);
             Map<HttpConfig, Counters.Snapshot> jdbc = new EnumMap<>(HttpConfig.class);
+            Map<HttpConfig, Cpu> cpu = new EnumMap<>(HttpConfig.class);
             int perRound = Math.max(1, options.requests() / options.rounds());
             for (int round = 0; round < options.rounds(); round++) {
                 for (HttpConfig config : rotated(active, round)) {
                     Service service = services.get(serviceOf(config));
+                    List<Long> backends = database.backendPids(service.applicationName());
                     Counters.Snapshot before = service.counters().snapshot();
+                    Cpu cpuBefore = cpu(service, backends);
                     LoadResult result = load(service).closedLoop(perRound,
                             keys(framework, config, "c" + round, replayKey), options.phaseTimeLimit());
+                    Cpu cpuAfter = cpu(service, backends);
                     jdbc.merge(config, service.counters().snapshot().minus(before), Counters.Snapshot::plus);
+                    cpu.merge(config, new Cpu(cpuAfter.service - cpuBefore.service,
+                            cpuAfter.database - cpuBefore.database, cpuAfter.loadGenerator - cpuBefore.loadGenerator),
+                            Cpu::plus);
                     capacity.computeIfAbsent(config, c -> new ArrayList<>()).add(result);
                 }
                 Progress.say("  capacity round %d/%d: %s", round + 1, options.rounds(), summary(capacity, round));
             }
-            HttpConfig reference = active.contains(HttpConfig.OFF) ? HttpConfig.OFF : active.isEmpty() ? null : active.get(0);
             Map<HttpConfig, List<LoadResult>> latency = new EnumMap<>(HttpConfig.class);
-            if (reference != null) {
-                double rate = Math.max(1, Math.round(LoadResult.merge(capacity.get(reference)).throughput()
-                        * options.openLoopFraction()));
+            if (!active.isEmpty()) {
+                // a rate every configuration sustains, so latency shows service time rather than an overload
+                double slowest = capacity.values().stream().mapToDouble(r -> LoadResult.merge(r).throughput())
+                        .min().orElseThrow();
+                double rate = Math.max(1, Math.round(slowest * options.openLoopFraction()));
                 rates.put(framework, rate);
                 int perLatencyRound = Math.max(1, options.openLoopRequests() / options.rounds());
                 for (int round = 0; round < options.rounds(); round++) {
@@ -128,7 +145,7 @@ final class HttpSuite {
                 }
                 List<Double> rounds = capacity.get(config).stream().map(LoadResult::throughput).toList();
                 rows.add(new HttpRow(framework, config, LoadResult.merge(capacity.get(config)), rounds,
-                        LoadResult.merge(latency.get(config)), jdbc.get(config), null));
+                        LoadResult.merge(latency.get(config)), jdbc.get(config), cpu.get(config), null));
             }
             return rows;
         } finally {
@@ -146,14 +163,19 @@ final class HttpSuite {
             Path countersFile = workDir.resolve(name + ".counters");
             Files.deleteIfExists(countersFile);
             Counters counters = Counters.mapped(countersFile);
+            String applicationName = "bench-" + runId + "-" + name;
             Map<String, String> env = new HashMap<>(mode.env());
             env.put("PORT", "0");
-            env.put("DATABASE_URL", database.serviceUrl(schema));
+            env.put("DATABASE_URL", database.serviceUrl(schema, applicationName));
             List<String> jvm = new ArrayList<>(options.serverJvmArgs());
             jvm.add("-D" + CountingDriver.COUNTERS_PROPERTY + "=" + countersFile);
+            if (options.jfr()) {
+                jvm.add("-XX:StartFlightRecording=settings=profile,filename=" + workDir.resolve(name + ".jfr"));
+            }
             Path log = workDir.resolve(name + ".log");
             starting.put(mode, CompletableFuture.supplyAsync(() -> new Service(
-                    ExampleServer.start(options.root(), framework, env, jvm, log, Duration.ofSeconds(90)), counters)));
+                    ExampleServer.start(options.root(), framework, env, jvm, log, Duration.ofSeconds(90)), counters,
+                    applicationName)));
         }
         Map<HttpConfig, Service> services = new EnumMap<>(HttpConfig.class);
         starting.forEach((mode, future) -> {
@@ -189,6 +211,10 @@ final class HttpSuite {
             Progress.say("  warm-up %s: %,d requests, %.0f req/s%s", config.label(), warm.succeeded() + warm.errors(),
                     warm.throughput(), warm.errors() > 0 ? ", " + warm.errors() + " errors, e.g. " + warm.firstError() : "");
         }
+    }
+
+    private static Cpu cpu(Service service, List<Long> backends) {
+        return new Cpu(CpuMeter.cpuNanos(service.server().pid()), CpuMeter.cpuNanos(backends), CpuMeter.selfNanos());
     }
 
     private HttpLoad load(Service service) {

@@ -39,7 +39,7 @@ final class JmhSuite {
         Collection<RunResult> results = new Runner(new OptionsBuilder()
                 .include(EngineBenchmark.class.getName())
                 .include(CanonicalizerBenchmark.class.getName())
-                .warmupIterations(2)
+                .warmupIterations(3)
                 .warmupTime(time)
                 .measurementIterations(3)
                 .measurementTime(time)

@@ -18,13 +18,14 @@ import java.util.Set;
  * @param configs           configurations per service
  * @param connections       concurrent clients
  * @param rounds            turns the configurations take, in each phase
- * @param warmupRequests    at most this many warm-up requests ...
- * @param warmupTime        ... for at most this long
+ * @param warmupRequests    warm-up requests per configuration ...
+ * @param warmupTime        ... sent for at most this long
  * @param requests          closed-loop requests (capacity and JDBC counts)
  * @param openLoopRequests  open-loop requests (latency)
  * @param openLoopFraction  the open-loop rate as a fraction of the framework's {@code off} capacity
  * @param phaseTimeLimit    the bound on each measured phase
  * @param serverJvmArgs     options for each service's JVM
+ * @param jfr               record each service with Java Flight Recorder
  * @param http              run the HTTP level
  * @param jmh               run the JMH benchmarks
  * @param jmhIterationTime  JMH warm-up and measurement iteration length
@@ -33,18 +34,20 @@ import java.util.Set;
  */
 record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int connections, int rounds, int warmupRequests,
                Duration warmupTime, int requests, int openLoopRequests, double openLoopFraction,
-               Duration phaseTimeLimit, List<String> serverJvmArgs, boolean http, boolean jmh,
+               Duration phaseTimeLimit, List<String> serverJvmArgs, boolean jfr, boolean http, boolean jmh,
                Duration jmhIterationTime, String databaseUrl, Path resultsDir) {
 
     static final String USAGE = """
             usage: benchmarks/run [--frameworks=javalin,micronaut,vertx] [--configs=off,optimistic,reserve,atomic,replay]
                                   [--connections=16] [--rounds=4] [--requests=8000] [--open-requests=3000] [--open-fraction=0.5]
-                                  [--warmup-seconds=5] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
+                                  [--warmup-requests=3000] [--warmup-seconds=20] [--jfr] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
                                   [--database-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres]
               --quick: a smoke run with few requests and short JMH iterations (numbers not for publishing)
+              --jfr:   record each service with Java Flight Recorder (benchmarks/target/bench-run/*.jfr);
+                       summarize a recording with dev.idempotency.bench.JfrTop
             """;
 
-    private static final Set<String> FLAGS = Set.of("--no-http", "--no-jmh", "--quick");
+    private static final Set<String> FLAGS = Set.of("--no-http", "--no-jmh", "--quick", "--jfr");
 
     static Options parse(Path root, String... args) {
         Map<String, String> o = new HashMap<>();
@@ -58,7 +61,7 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
         }
         boolean quick = o.containsKey("--quick");
         Set<String> known = Set.of("--frameworks", "--configs", "--connections", "--rounds", "--requests", "--open-requests",
-                "--open-fraction", "--warmup-seconds", "--jmh-seconds", "--no-http", "--no-jmh", "--quick",
+                "--open-fraction", "--warmup-requests", "--warmup-seconds", "--jfr", "--jmh-seconds", "--no-http", "--no-jmh", "--quick",
                 "--database-url");
         o.keySet().stream().filter(k -> !known.contains(k)).findFirst().ifPresent(k -> {
             throw new IllegalArgumentException("unknown option " + k + "\n" + USAGE);
@@ -71,13 +74,14 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                         .map(c -> HttpConfig.valueOf(c.trim().toUpperCase(Locale.ROOT))).toList(),
                 Integer.parseInt(o.getOrDefault("--connections", "16")),
                 Integer.parseInt(o.getOrDefault("--rounds", quick ? "2" : "4")),
-                100_000,
-                Duration.ofSeconds(Long.parseLong(o.getOrDefault("--warmup-seconds", quick ? "2" : "4"))),
+                Integer.parseInt(o.getOrDefault("--warmup-requests", quick ? "500" : "3000")),
+                Duration.ofSeconds(Long.parseLong(o.getOrDefault("--warmup-seconds", quick ? "10" : "20"))),
                 Integer.parseInt(o.getOrDefault("--requests", quick ? "2000" : "8000")),
                 Integer.parseInt(o.getOrDefault("--open-requests", quick ? "1000" : "3000")),
                 Double.parseDouble(o.getOrDefault("--open-fraction", "0.5")),
                 Duration.ofSeconds(20),
                 List.of("-Xms512m", "-Xmx512m"),
+                o.containsKey("--jfr"),
                 !o.containsKey("--no-http"),
                 !o.containsKey("--no-jmh"),
                 Duration.ofMillis((long) (1000 * Double.parseDouble(o.getOrDefault("--jmh-seconds", quick ? "0.3" : "1")))),

@@ -67,17 +67,18 @@ final class Report {
                 `POST /orders` with the README's order body, %d concurrent keep-alive connections, unique keys \
                 (replay: one key, completed before the run, repeated by every request; served by the reserve-mode \
                 service). One service JVM per mode, each on empty tables of its own, all started and warmed up \
-                (%d s each) first; then the configurations take turns, %d rounds in rotated order: **req/s** from \
+                (%,d requests each) first; then the configurations take turns, %d rounds in rotated order: **req/s** from \
                 %,d requests per configuration sent back to back (closed loop), with the JDBC counts of those \
                 requests; **p50/p99** from %,d requests per configuration at a fixed rate per framework (open loop, \
                 latency counted from when each request was due): %s. Ratios are to `off` (the same routes without the \
                 middleware) of the same framework in this run; for latency, below 1.00× is faster. **× off per \
                 round**: the lowest and highest ratio of a single round — the spread is the machine's noise.
 
-                """, options.connections(), options.warmupTime().toSeconds(), options.rounds(), options.requests(),
+                """, options.connections(), options.warmupRequests(), options.rounds(), options.requests(),
                 options.openLoopRequests(), rates()));
         Table table = new Table("framework", "configuration", ">req/s", ">× off", ">× off per round", ">p50 ms",
-                ">× off", ">p99 ms", ">× off", ">round trips/req", ">store stmts/req", ">commits/req", ">errors", "notes");
+                ">× off", ">p99 ms", ">× off", ">round trips/req", ">store stmts/req", ">commits/req",
+                ">CPU µs/req service / db / load gen", ">errors", "notes");
         for (HttpRow row : http.rows()) {
             if (!row.ran()) {
                 table.row(row.framework(), row.config().label(), "n/a (" + row.unavailable() + ")");
@@ -98,6 +99,7 @@ final class Report {
                     Table.number(row.perRequest(j.roundTrips()), 2),
                     Table.number(row.perRequest(j.get(Counters.Slot.STORE_STATEMENTS)), 2),
                     Table.number(row.perRequest(j.get(Counters.Slot.COMMITS)), 2),
+                    cpu(row),
                     Integer.toString(c.errors() + l.errors()),
                     notes(row));
         }
@@ -107,7 +109,10 @@ final class Report {
                 JDBC counts per request of the closed-loop phase, counted in the service by a wrapping JDBC driver: \
                 **round trips** = statement executions + explicit COMMIT/ROLLBACK + connection checks; **store \
                 stmts** = statements on `idempotency_keys`; **commits** = transactions committed (an autocommit \
-                statement is one, reads included).
+                statement is one, reads included). **CPU µs/req**: CPU time (user + system, from `/proc`) per \
+                request over the closed-loop phase, of the service's JVM, of the PostgreSQL backends serving its \
+                connections, and of the load generator's JVM — on two cores, what the three together spend is \
+                what caps the throughput.
                 """);
         for (String framework : options.frameworks()) {
             off(framework).ifPresent(off -> {
@@ -132,6 +137,12 @@ final class Report {
         return rounds == 0 ? "" : String.format(Locale.ROOT, "%.2f–%.2f", min, max);
     }
 
+    private static String cpu(HttpRow row) {
+        HttpSuite.Cpu cpu = row.cpu();
+        return String.format(Locale.ROOT, "%.0f / %.0f / %.0f", row.perRequest(cpu.service()) / 1000,
+                row.perRequest(cpu.database()) / 1000, row.perRequest(cpu.loadGenerator()) / 1000);
+    }
+
     private String rates() {
         List<String> parts = new ArrayList<>();
         for (String framework : options.frameworks()) {
@@ -140,7 +151,8 @@ final class Report {
                 parts.add(String.format(Locale.ROOT, "%s %,.0f req/s", framework, rate));
             }
         }
-        return String.join(", ", parts) + String.format(Locale.ROOT, " (%.0f%% of its `off` capacity)",
+        return String.join(", ", parts) + String.format(Locale.ROOT,
+                " (%.0f%% of the framework's lowest capacity in the table, so that no configuration is overloaded)",
                 options.openLoopFraction() * 100);
     }
 
