@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -382,7 +383,13 @@ public final class JdbcStore implements TransactionalStore {
 
         private static SQLDialect detect(DataSource dataSource) {
             try (Connection connection = dataSource.getConnection()) {
-                return JDBCUtils.dialect(connection);
+                SQLDialect detected = JDBCUtils.dialect(connection);
+                // MariaDB reached through MySQL's driver reports a MySQL URL; its SQL differs (RETURNING, no row alias).
+                if (detected.family() == SQLDialect.MYSQL && String.valueOf(
+                        connection.getMetaData().getDatabaseProductVersion()).toLowerCase(Locale.ROOT).contains("mariadb")) {
+                    return SQLDialect.MARIADB;
+                }
+                return detected;
             } catch (SQLException e) {
                 throw SqlFailures.translate(e, "(dialect detection)");
             }

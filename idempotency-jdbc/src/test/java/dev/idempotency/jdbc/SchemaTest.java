@@ -87,6 +87,10 @@ class SchemaTest {
              TestDatabase h2 = TestDatabase.h2()) {
             assertThat(JdbcStore.create(pg.pool("detect", 1)).dialect().family()).isEqualTo(SQLDialect.POSTGRES);
             assertThat(JdbcStore.create(maria.pool("detect", 1)).dialect().family()).isEqualTo(SQLDialect.MARIADB);
+            String mysqlScheme = maria.url().replaceFirst("^jdbc:mariadb:", "jdbc:mysql:")
+                    + (maria.url().contains("?") ? "&" : "?") + "permitMysqlScheme";
+            assertThat(JdbcStore.create(maria.pool("detect-mysql-url", 1, mysqlScheme, maria.server.user(),
+                    maria.server.password())).dialect()).as("MariaDB behind a jdbc:mysql: URL").isEqualTo(SQLDialect.MARIADB);
             assertThat(JdbcStore.create(h2.pool("detect", 1)).dialect().family()).isEqualTo(SQLDialect.H2);
         }
     }
