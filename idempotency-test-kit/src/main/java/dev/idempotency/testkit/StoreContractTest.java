@@ -344,34 +344,67 @@ public abstract class StoreContractTest {
 
     @Test
     void exactlyOneOfManyConcurrentReservationsWinsAcrossTwoInstances() throws Exception {
-        int threads = 32;
         RecordKey key = newKey();
+
+        List<ReserveResult> results = race((instance, i) -> instance.reserve(key, FP, T0, LEASE, TTL));
+
+        assertExactlyOneWinner(results, FP);
+    }
+
+    @Test
+    void exactlyOneOfManyConcurrentTakeoversOfALapsedLeaseWins() throws Exception {
+        RecordKey key = newKey();
+        acquire(key, T0);
+        Instant afterLease = T0.plus(LEASE).plusMillis(1);
+
+        List<ReserveResult> results = race((instance, i) -> instance.reserve(key, OTHER_FP, afterLease, LEASE, TTL));
+
+        assertExactlyOneWinner(results, OTHER_FP);
+    }
+
+    @Test
+    void exactlyOneOfManyConcurrentInsertsOfACompletedRecordWins() throws Exception {
+        RecordKey key = newKey();
+
+        List<Boolean> inserted = race((instance, i) ->
+                instance.insertCompleted(key, FP, response(200, new byte[] {(byte) i.intValue()}), T0, TTL));
+
+        assertThat(inserted.stream().filter(Boolean::booleanValue).count()).isEqualTo(1);
+        int winner = inserted.indexOf(true);
+        assertThat(store.find(key, T0).orElseThrow().response().body()).containsExactly((byte) winner);
+    }
+
+    private static void assertExactlyOneWinner(List<ReserveResult> results, String winnersFingerprint) {
+        assertThat(results.stream().filter(r -> r instanceof ReserveResult.Acquired).count()).isEqualTo(1);
+        results.stream().filter(r -> r instanceof ReserveResult.Existing).forEach(r -> {
+            IdempotencyRecord seen = ((ReserveResult.Existing) r).record();
+            assertThat(seen.state()).isEqualTo(RecordState.IN_FLIGHT);
+            assertThat(seen.fingerprint()).as("every loser sees the winner").isEqualTo(winnersFingerprint);
+        });
+    }
+
+    /** Runs {@code call} on 32 threads at once, alternating between the two store instances. */
+    private <T> List<T> race(java.util.function.BiFunction<Store, Integer, T> call) throws Exception {
+        int threads = 32;
         Store[] instances = {store, secondInstance()};
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CountDownLatch start = new CountDownLatch(1);
         try {
-            List<Future<ReserveResult>> results = new ArrayList<>();
+            List<Future<T>> futures = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
                 Store instance = instances[i % 2];
-                results.add(pool.submit(() -> {
+                int index = i;
+                futures.add(pool.submit(() -> {
                     start.await();
-                    return instance.reserve(key, FP, T0, LEASE, TTL);
+                    return call.apply(instance, index);
                 }));
             }
             start.countDown();
-
-            int winners = 0;
-            for (Future<ReserveResult> f : results) {
-                ReserveResult result = f.get(60, TimeUnit.SECONDS);
-                if (result instanceof ReserveResult.Acquired) {
-                    winners++;
-                } else {
-                    IdempotencyRecord seen = ((ReserveResult.Existing) result).record();
-                    assertThat(seen.state()).isEqualTo(RecordState.IN_FLIGHT);
-                    assertThat(seen.fingerprint()).isEqualTo(FP);
-                }
+            List<T> results = new ArrayList<>();
+            for (Future<T> f : futures) {
+                results.add(f.get(60, TimeUnit.SECONDS));
             }
-            assertThat(winners).isEqualTo(1);
+            return results;
         } finally {
             pool.shutdownNow();
         }

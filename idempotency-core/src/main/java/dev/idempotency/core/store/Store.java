@@ -41,7 +41,10 @@ public interface Store {
      */
     ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl);
 
-    /** The live record for {@code key}, in flight or completed; empty when absent or expired. */
+    /**
+     * The unexpired record for {@code key}: completed, or in flight — even one whose lease has
+     * lapsed (it is still there until a reservation takes it over). Empty when absent or expired.
+     */
     Optional<IdempotencyRecord> find(RecordKey key, Instant now);
 
     /**
