@@ -4,6 +4,8 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
 import dev.idempotency.jdbc.JdbcStore;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -81,6 +83,44 @@ public final class ExampleApp implements AutoCloseable {
 
     public ShopRepository repository() {
         return repository;
+    }
+
+    /**
+     * {@code POST /orders} once its body is valid. With a transaction — the atomic mode's, which
+     * the route takes from its adapter ({@code execution.unwrap(Connection.class)}) — the order is
+     * written there and commits with the stored response; without one, on a pooled connection of
+     * its own. {@code delayMs} ({@link ExampleRequests#pause}) is waited inside the transaction,
+     * after the write, so a crash test can kill the process while the order is written but not
+     * committed; without a transaction it is waited before the write.
+     */
+    public Order createOrder(Optional<Connection> transaction, String tenant, NewOrder order, String delayMs) {
+        if (transaction.isEmpty()) {
+            ExampleRequests.pause(delayMs);
+            return repository.createOrder(tenant, order);
+        }
+        Order created = inTransaction(() -> repository.createOrder(transaction.get(), tenant, order));
+        ExampleRequests.pause(delayMs);
+        return created;
+    }
+
+    /** {@code POST /payments} once its body is valid: in the request's transaction when it has one. */
+    public Payment createPayment(Optional<Connection> transaction, String tenant, NewPayment payment) {
+        return transaction.isEmpty()
+                ? repository.createPayment(tenant, payment)
+                : inTransaction(() -> repository.createPayment(transaction.get(), tenant, payment));
+    }
+
+    private interface Write<T> {
+        T run() throws SQLException;
+    }
+
+    /** Database errors are a 500 for the example, as in {@link ShopRepository}. */
+    private static <T> T inTransaction(Write<T> write) {
+        try {
+            return write.run();
+        } catch (SQLException e) {
+            throw new IllegalStateException("database error: " + e.getMessage(), e);
+        }
     }
 
     /** The pool the example's tables (and, with a database store, the records) live in. */

@@ -2,6 +2,7 @@ package dev.idempotency.examples;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.Mode;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -14,6 +15,11 @@ import java.util.UUID;
  * database in memory, with the example's own tables created on start.
  */
 final class ExampleDatabase implements AutoCloseable {
+
+    /** Connections for the reserve and optimistic modes and without idempotency. */
+    static final int POOL_SIZE = 10;
+    /** Connections in the atomic mode: up to this many keyed requests in flight, with room to spare. */
+    static final int ATOMIC_POOL_SIZE = 40;
 
     private final HikariDataSource dataSource;
     private final boolean embedded;
@@ -32,7 +38,10 @@ final class ExampleDatabase implements AutoCloseable {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setPoolName("example");
-        config.setMaximumPoolSize(10);
+        // In the atomic mode every request in flight holds a connection (its transaction) until it
+        // is answered; the other modes borrow one per statement.
+        config.setMaximumPoolSize(settings.mode() == Mode.ATOMIC && settings.idempotencyEnabled()
+                ? ATOMIC_POOL_SIZE : POOL_SIZE);
         HikariDataSource dataSource = new HikariDataSource(config);
         try {
             String product = createTables(dataSource);

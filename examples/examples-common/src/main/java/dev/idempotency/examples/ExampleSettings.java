@@ -14,7 +14,8 @@ import java.util.Optional;
  *   <tr><td>{@code PORT}</td><td>8080</td><td>the HTTP port; 0 picks a free one</td></tr>
  *   <tr><td>{@code DATABASE_URL}</td><td>none: embedded H2 in memory</td><td>a JDBC URL, e.g.
  *       {@code jdbc:postgresql://127.0.0.1:5432/test?user=postgres}</td></tr>
- *   <tr><td>{@code IDEMPOTENCY_MODE}</td><td>{@code reserve}</td><td>{@code reserve} or {@code optimistic}</td></tr>
+ *   <tr><td>{@code IDEMPOTENCY_MODE}</td><td>{@code reserve}</td><td>{@code reserve}, {@code optimistic} or
+ *       {@code atomic}</td></tr>
  *   <tr><td>{@code IDEMPOTENCY}</td><td>{@code on}</td><td>{@code off} serves the same routes without the
  *       middleware (the baseline for benchmarks)</td></tr>
  * </table>
@@ -29,9 +30,6 @@ public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode,
     public ExampleSettings {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("PORT must be 0..65535, was " + port);
-        }
-        if (mode == Mode.ATOMIC) {
-            throw new IllegalArgumentException("IDEMPOTENCY_MODE=atomic is not supported by the examples yet");
         }
     }
 
@@ -77,8 +75,9 @@ public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode,
         return switch (mode) {
             case "reserve" -> Mode.RESERVE;
             case "optimistic" -> Mode.OPTIMISTIC;
+            case "atomic" -> Mode.ATOMIC;
             default -> throw new IllegalArgumentException(
-                    "IDEMPOTENCY_MODE must be reserve or optimistic, was '" + value.get() + "'");
+                    "IDEMPOTENCY_MODE must be reserve, optimistic or atomic, was '" + value.get() + "'");
         };
     }
 

@@ -172,6 +172,46 @@ public abstract class ExampleContractTest {
         assertThat(json(get("/orders"))).hasSize(1);
     }
 
+    /**
+     * The atomic mode on the embedded H2: the order is written in the request's transaction and
+     * commits with the record; a retry replays; a duplicate while the first transaction is open
+     * gets 409 at once; a payment whose response is not stored commits without a record, so its
+     * retry makes a new attempt.
+     */
+    @Test
+    void inTheAtomicModeTheWritesCommitWithTheRecord() throws Exception {
+        start(Map.of("IDEMPOTENCY_MODE", "atomic"));
+        String key = key();
+        CompletableFuture<HttpResponse<String>> slow = http.sendAsync(request("/orders?delayMs=1500",
+                        "Idempotency-Key", key, "Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(ORDER)).build(), HttpResponse.BodyHandlers.ofString());
+        Thread.sleep(400);
+
+        HttpResponse<String> duplicate = post("/orders", ORDER, "Idempotency-Key", key);
+        if (duplicate.statusCode() == 409) {
+            assertThat(json(get("/orders"))).as("written, not yet committed").isEmpty();
+        }
+        HttpResponse<String> first = slow.get(10, TimeUnit.SECONDS);
+        HttpResponse<String> retry = post("/orders", ORDER, "Idempotency-Key", key);
+
+        // Whichever took the key first ran; on a slow machine that may be the "duplicate".
+        assertThat(List.of(first.statusCode(), duplicate.statusCode())).containsExactlyInAnyOrder(201, 409);
+        HttpResponse<String> created = first.statusCode() == 201 ? first : duplicate;
+        assertThat(replayed(retry)).isTrue();
+        assertThat(retry.body()).isEqualTo(created.body());
+        assertThat(json(get("/orders"))).hasSize(1);
+        assertThat(json(get(created.headers().firstValue("Location").orElseThrow())))
+                .isEqualTo(json(created));
+
+        String partial = "{\"amount\":500,\"outcome\":\"partial\"}";
+        String paymentKey = key();
+        HttpResponse<String> attempt = post("/payments", partial, "Idempotency-Key", paymentKey);
+        HttpResponse<String> again = post("/payments", partial, "Idempotency-Key", paymentKey);
+        assertThat(replayed(again)).isFalse();
+        assertThat(json(again).path("id").asLong()).isNotEqualTo(json(attempt).path("id").asLong());
+        assertThat(json(get("/payments"))).hasSize(2);
+    }
+
     @Test
     void withIdempotencyOffTheSameRoutesRunEveryTime() throws Exception {
         start(Map.of("IDEMPOTENCY", "off"));

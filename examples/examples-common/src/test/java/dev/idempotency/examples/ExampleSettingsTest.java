@@ -32,9 +32,14 @@ class ExampleSettingsTest {
     }
 
     @Test
+    void atomicMode() {
+        assertThat(ExampleSettings.from(Map.of("IDEMPOTENCY_MODE", "atomic")).mode()).isEqualTo(Mode.ATOMIC);
+    }
+
+    @Test
     void nonsenseNamesTheVariable() {
         assertThatThrownBy(() -> ExampleSettings.from(Map.of("PORT", "http"))).hasMessageContaining("PORT");
-        assertThatThrownBy(() -> ExampleSettings.from(Map.of("IDEMPOTENCY_MODE", "atomic")))
+        assertThatThrownBy(() -> ExampleSettings.from(Map.of("IDEMPOTENCY_MODE", "pessimistic")))
                 .hasMessageContaining("IDEMPOTENCY_MODE");
         assertThatThrownBy(() -> ExampleSettings.from(Map.of("IDEMPOTENCY", "maybe"))).hasMessageContaining("IDEMPOTENCY");
     }

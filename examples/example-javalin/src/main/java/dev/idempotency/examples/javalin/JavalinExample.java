@@ -11,7 +11,9 @@ import dev.idempotency.examples.Tenants;
 import dev.idempotency.javalin.IdempotencyPlugin;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import java.sql.Connection;
 import java.util.Collections;
+import java.util.Optional;
 
 /**
  * The orders/payments example on Javalin 7. The idempotency part is the one
@@ -45,8 +47,7 @@ public final class JavalinExample {
 
             cfg.routes.post("/orders", ctx -> {
                 NewOrder order = ExampleRequests.order(ctx.bodyAsBytes());
-                ExampleRequests.pause(ctx.queryParam("delayMs"));
-                Order created = app.repository().createOrder(tenant(ctx), order);
+                Order created = app.createOrder(transaction(ctx), tenant(ctx), order, ctx.queryParam("delayMs"));
                 ctx.status(201).header("Location", "/orders/" + created.id()).json(created);
             });
             cfg.routes.get("/orders", ctx -> ctx.json(app.repository().orders(tenant(ctx))));
@@ -57,12 +58,20 @@ public final class JavalinExample {
                         .orElseThrow(() -> ProblemException.notFound("No order " + id)));
             });
             cfg.routes.post("/payments", ctx -> ctx.json(
-                    app.repository().createPayment(tenant(ctx), ExampleRequests.payment(ctx.bodyAsBytes()))));
+                    app.createPayment(transaction(ctx), tenant(ctx), ExampleRequests.payment(ctx.bodyAsBytes()))));
             cfg.routes.get("/payments", ctx -> ctx.json(app.repository().payments(tenant(ctx))));
 
             cfg.routes.exception(ProblemException.class, (e, ctx) -> write(ctx, e.reply()));
             cfg.events.serverStopped(app::close);
         }).start(app.settings().port());
+    }
+
+    /**
+     * The atomic mode's transaction of this request, where its writes go so that they commit with
+     * the stored response; empty in the other modes and for requests without a key.
+     */
+    private static Optional<Connection> transaction(Context ctx) {
+        return IdempotencyPlugin.execution(ctx).flatMap(execution -> execution.unwrap(Connection.class));
     }
 
     /** The demo tenant header; real applications take the tenant from authentication. */

@@ -1,5 +1,6 @@
 package dev.idempotency.examples.micronaut;
 
+import dev.idempotency.examples.ExampleApp;
 import dev.idempotency.examples.ExampleRequests;
 import dev.idempotency.examples.NewOrder;
 import dev.idempotency.examples.Order;
@@ -7,8 +8,10 @@ import dev.idempotency.examples.Payment;
 import dev.idempotency.examples.ProblemException;
 import dev.idempotency.examples.ShopRepository;
 import dev.idempotency.examples.Tenants;
+import dev.idempotency.micronaut.IdempotentRequests;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
@@ -17,7 +20,9 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.sql.Connection;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The service's routes. Bodies are read as bytes and checked by the shared rules
@@ -28,18 +33,19 @@ import java.util.List;
 @ExecuteOn(TaskExecutors.BLOCKING) // JDBC
 class ShopController {
 
+    private final ExampleApp app;
     private final ShopRepository repository;
 
-    ShopController(ShopRepository repository) {
+    ShopController(ExampleApp app, ShopRepository repository) {
+        this.app = app;
         this.repository = repository;
     }
 
     @Post("/orders")
     HttpResponse<Order> createOrder(@Body @Nullable byte[] body, @QueryValue @Nullable String delayMs,
-                                    HttpHeaders headers) {
+                                    HttpRequest<?> request) {
         NewOrder order = ExampleRequests.order(body);
-        ExampleRequests.pause(delayMs);
-        Order created = repository.createOrder(tenant(headers), order);
+        Order created = app.createOrder(transaction(request), tenant(request.getHeaders()), order, delayMs);
         return HttpResponse.created(created).header(HttpHeaders.LOCATION, "/orders/" + created.id());
     }
 
@@ -56,13 +62,21 @@ class ShopController {
     }
 
     @Post("/payments")
-    Payment createPayment(@Body @Nullable byte[] body, HttpHeaders headers) {
-        return repository.createPayment(tenant(headers), ExampleRequests.payment(body));
+    Payment createPayment(@Body @Nullable byte[] body, HttpRequest<?> request) {
+        return app.createPayment(transaction(request), tenant(request.getHeaders()), ExampleRequests.payment(body));
     }
 
     @Get("/payments")
     List<Payment> payments(HttpHeaders headers) {
         return repository.payments(tenant(headers));
+    }
+
+    /**
+     * The atomic mode's transaction of this request, where its writes go so that they commit with
+     * the stored response; empty in the other modes and for requests without a key.
+     */
+    private static Optional<Connection> transaction(HttpRequest<?> request) {
+        return IdempotentRequests.execution(request).flatMap(execution -> execution.unwrap(Connection.class));
     }
 
     /** The demo tenant header; real applications take the tenant from authentication. */

@@ -20,6 +20,7 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import java.sql.Connection;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -67,12 +68,12 @@ public final class VertxExample {
         idempotency.ifPresent(handler -> ExampleApp.IDEMPOTENT_PATHS.forEach(path -> router.route(path).handler(handler)));
 
         // The repository is plain JDBC, so the routes run as blocking handlers (on Vert.x's worker
-        // pool, unordered so requests do not queue behind each other's delayMs).
+        // pool, unordered so requests do not queue behind each other's delayMs). The atomic mode's
+        // transaction is used there too, never on the event loop.
         ShopRepository shop = app.repository();
         router.post("/orders").blockingHandler(ctx -> {
             NewOrder order = ExampleRequests.order(body(ctx));
-            ExampleRequests.pause(ctx.request().getParam("delayMs"));
-            Order created = shop.createOrder(tenant(ctx), order);
+            Order created = app.createOrder(transaction(ctx), tenant(ctx), order, ctx.request().getParam("delayMs"));
             ctx.response().setStatusCode(201).putHeader("Location", "/orders/" + created.id());
             ctx.json(created);
         }, false);
@@ -83,7 +84,8 @@ public final class VertxExample {
             ctx.json(shop.order(tenant(ctx), orderId).orElseThrow(() -> ProblemException.notFound("No order " + id)));
         }, false);
         router.post("/payments").blockingHandler(
-                ctx -> ctx.json(shop.createPayment(tenant(ctx), ExampleRequests.payment(body(ctx)))), false);
+                ctx -> ctx.json(app.createPayment(transaction(ctx), tenant(ctx), ExampleRequests.payment(body(ctx)))),
+                false);
         router.get("/payments").blockingHandler(ctx -> ctx.json(shop.payments(tenant(ctx))), false);
 
         router.route().failureHandler(ctx -> {
@@ -97,6 +99,15 @@ public final class VertxExample {
         Handler<HttpServerRequest> requests = idempotency.<Handler<HttpServerRequest>>map(h -> h.wrap(router))
                 .orElse(router);
         return vertx.createHttpServer().requestHandler(requests).listen(app.settings().port());
+    }
+
+    /**
+     * The atomic mode's transaction of this request, where its writes go so that they commit with
+     * the stored response; empty in the other modes and for requests without a key. Blocking
+     * handlers only: a JDBC connection must not be used on the event loop.
+     */
+    private static Optional<Connection> transaction(RoutingContext ctx) {
+        return IdempotencyHandler.execution(ctx).flatMap(execution -> execution.unwrap(Connection.class));
     }
 
     /** The demo tenant header; real applications take the tenant from authentication. */
