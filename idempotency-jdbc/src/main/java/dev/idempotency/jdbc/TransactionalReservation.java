@@ -129,7 +129,9 @@ final class TransactionalReservation extends AbstractReservation {
     private void finish() {
         transaction.close();
         try {
-            session.end(connection);
+            if (!connection.isClosed()) { // a broken connection is closed by the pool already
+                session.end(connection);
+            }
         } catch (SQLException | RuntimeException e) {
             log.warn("Could not reset the atomic transaction's connection for key_preview={}: {}",
                     key().keyPreview(), e.toString());

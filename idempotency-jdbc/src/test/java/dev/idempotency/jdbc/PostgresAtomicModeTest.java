@@ -6,13 +6,16 @@ import dev.idempotency.core.Decision;
 import dev.idempotency.core.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.Mode;
 import dev.idempotency.core.RequestView;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** The atomic mode on PostgreSQL, plus the tenant setting that row-level security adds to its transaction. */
@@ -21,6 +24,31 @@ class PostgresAtomicModeTest extends AbstractAtomicModeTest {
     @Override
     TestDatabase openDatabase() {
         return TestDatabase.postgres();
+    }
+
+    @Test
+    void aTransactionLeftIdleForALeaseIsEndedByTheServerAndFreesTheKey() throws Exception {
+        List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+        IdempotencyConfig config = IdempotencyConfig.builder().mode(Mode.ATOMIC).lease(Duration.ofSeconds(1))
+                .listener(events::add).build();
+        try (IdempotencyEngine engine = new IdempotencyEngine(store, config)) {
+            String key = newKey();
+            Execution lost = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(lost, key);
+
+            Thread.sleep(1600); // the handler hangs longer than the lease, idle inside its transaction
+
+            Execution retry = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(retry, key);
+            retry.finish(Requests.created("{\"order\":2}"));
+            lost.finish(Requests.created("{\"order\":1}"));
+
+            assertThat(orders(key)).as("only the retry's write survives").isEqualTo(1);
+            assertThat(events).extracting(IdempotencyEvent::outcome).containsSubsequence(
+                    IdempotencyEvent.Outcome.EXECUTED_STORED, IdempotencyEvent.Outcome.PERSIST_FAILED);
+            Decision.Respond replay = respond(engine.before(Requests.post("/orders", key, ORDER)));
+            assertThat(new String(replay.reply().body(), StandardCharsets.UTF_8)).isEqualTo("{\"order\":2}");
+        }
     }
 
     @Test
