@@ -1,7 +1,6 @@
 package dev.idempotency.examples.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,9 +20,10 @@ import org.junit.jupiter.api.Test;
  * The service process killed with SIGKILL while a request's handler is running, then restarted,
  * and the client retrying with the same key.
  *
- * <p>Atomic mode: the reservation and the handler's writes share one transaction that the
- * crash leaves uncommitted, so PostgreSQL rolls it back when the dead process's connection
- * closes — no order and no record remain — and the retry executes exactly once.
+ * <p>Atomic mode: the reservation and the handler's writes share one transaction; the process is
+ * killed after the handler's INSERT and before the commit (the example waits {@code delayMs}
+ * there), so PostgreSQL rolls it back when the dead process's connection closes — no order and
+ * no record remain — and the retry executes exactly once.
  *
  * <p>Reserve mode, for contrast: the reservation was committed before the handler ran, so the
  * record stays in flight; a retry is refused with {@code 409} (never executed twice) until the
@@ -48,27 +48,26 @@ class CrashSafetyTest {
 
     @Test
     void atomicModeKilledInsideTheTransactionLeavesNothingAndTheRetryRunsOnce() throws Exception {
-        assumeTrue(Modes.atomicAvailable(), Modes.ATOMIC_MISSING);
         String key = "crash-" + UUID.randomUUID();
 
         try (ExampleProcess service = start("atomic", "atomic-1")) {
             CompletableFuture<HttpResponse<String>> pending = sendSlow(service.port(), key);
-            awaitOrFail(() -> schema.exampleBackendsInTransaction() > 0, Duration.ofSeconds(10),
-                    "the request's transaction to open");
-            Thread.sleep(500); // well inside the 3 s handler
-            boolean orderWritten = schema.queryLong("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
-                    + " WHERE c.relname = 'example_orders' AND l.mode = 'RowExclusiveLock' AND l.pid IN"
-                    + " (SELECT pid FROM pg_stat_activity WHERE application_name = ?)", schema.name()) > 0;
+            // The example writes the order first and then waits delayMs, inside the transaction.
+            awaitOrFail(this::orderWrittenButNotCommitted, Duration.ofSeconds(10),
+                    "the handler's INSERT inside the request's open transaction");
+            assertThat(orders()).as("the INSERT is not visible before the commit").isZero();
+            assertThat(records(key)).as("nor is the reservation").isZero();
 
             service.kill();
 
             assertThat(pending).as("the client lost its connection").failsWithin(Duration.ofSeconds(10));
-            System.out.println("[reliability] crash (atomic): killed " + (orderWritten
-                    ? "after the handler's INSERT, before the commit" : "inside the transaction, before the handler's INSERT"));
         }
 
+        long killed = System.nanoTime();
         awaitOrFail(() -> schema.exampleBackendsInTransaction() == 0, Duration.ofSeconds(10),
                 "PostgreSQL to roll back the dead process's transaction");
+        System.out.println("[reliability] crash (atomic): killed after the handler's INSERT, before the commit; "
+                + "PostgreSQL had rolled back " + (System.nanoTime() - killed) / 1_000_000 + " ms after the process died");
         assertThat(orders()).as("no order survives the crash").isZero();
         assertThat(records(key)).as("no idempotency record survives the crash").isZero();
 
@@ -123,6 +122,17 @@ class CrashSafetyTest {
                 .header("Idempotency-Key", key)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(Answer.ORDER)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * A backend of the service is inside a transaction and holds the lock an INSERT into
+     * {@code example_orders} takes, which it keeps until commit or rollback.
+     */
+    private boolean orderWrittenButNotCommitted() {
+        return schema.queryLong("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+                + " JOIN pg_stat_activity a ON a.pid = l.pid WHERE c.relname = 'example_orders'"
+                + " AND l.mode = 'RowExclusiveLock' AND a.application_name = ? AND a.xact_start IS NOT NULL",
+                schema.name()) > 0;
     }
 
     private long orders() {

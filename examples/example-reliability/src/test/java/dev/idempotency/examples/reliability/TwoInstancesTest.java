@@ -1,7 +1,6 @@
 package dev.idempotency.examples.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.http.HttpClient;
 import java.time.Duration;
@@ -42,7 +41,6 @@ class TwoInstancesTest {
 
     @Test
     void atomicModeRunsTheHandlerExactlyOnce() throws Exception {
-        assumeTrue(Modes.atomicAvailable(), Modes.ATOMIC_MISSING);
 
         Burst burst = burst("atomic");
 
