@@ -39,7 +39,7 @@ final class JmhSuite {
         Collection<RunResult> results = new Runner(new OptionsBuilder()
                 .include(EngineBenchmark.class.getName())
                 .include(CanonicalizerBenchmark.class.getName())
-                .warmupIterations(3)
+                .warmupIterations(2)
                 .warmupTime(time)
                 .measurementIterations(3)
                 .measurementTime(time)

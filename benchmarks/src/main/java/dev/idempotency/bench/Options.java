@@ -31,18 +31,21 @@ import java.util.Set;
  * @param jmhIterationTime  JMH warm-up and measurement iteration length
  * @param databaseUrl       a {@code jdbc:postgresql:} URL of the database to make the run's schema in
  * @param resultsDir        where the results file goes
+ * @param waitForLoad       before starting, wait (at most ten minutes) until the 1-minute load average is below this; 0: don't
  */
 record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int connections, int rounds, int warmupRequests,
                Duration warmupTime, int requests, int openLoopRequests, double openLoopFraction,
                Duration phaseTimeLimit, List<String> serverJvmArgs, boolean jfr, boolean http, boolean jmh,
-               Duration jmhIterationTime, String databaseUrl, Path resultsDir) {
+               Duration jmhIterationTime, String databaseUrl, Path resultsDir, double waitForLoad) {
 
     static final String USAGE = """
             usage: benchmarks/run [--frameworks=javalin,micronaut,vertx] [--configs=off,optimistic,reserve,atomic,replay]
-                                  [--connections=16] [--rounds=4] [--requests=8000] [--open-requests=3000] [--open-fraction=0.5]
-                                  [--warmup-requests=3000] [--warmup-seconds=20] [--jfr] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
+                                  [--connections=16] [--rounds=4] [--requests=3200] [--open-requests=1000] [--open-fraction=0.5]
+                                  [--warmup-requests=1200] [--warmup-seconds=15] [--jfr] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
                                   [--database-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres]
+                                  [--wait-for-load=1.5]
               --quick: a smoke run with few requests and short JMH iterations (numbers not for publishing)
+              --wait-for-load=L: start only once the 1-minute load average is below L (waits at most 10 min)
               --jfr:   record each service with Java Flight Recorder (benchmarks/target/bench-run/*.jfr);
                        summarize a recording with dev.idempotency.bench.JfrTop
             """;
@@ -62,7 +65,7 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
         boolean quick = o.containsKey("--quick");
         Set<String> known = Set.of("--frameworks", "--configs", "--connections", "--rounds", "--requests", "--open-requests",
                 "--open-fraction", "--warmup-requests", "--warmup-seconds", "--jfr", "--jmh-seconds", "--no-http", "--no-jmh", "--quick",
-                "--database-url");
+                "--database-url", "--wait-for-load");
         o.keySet().stream().filter(k -> !known.contains(k)).findFirst().ifPresent(k -> {
             throw new IllegalArgumentException("unknown option " + k + "\n" + USAGE);
         });
@@ -74,18 +77,19 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                         .map(c -> HttpConfig.valueOf(c.trim().toUpperCase(Locale.ROOT))).toList(),
                 Integer.parseInt(o.getOrDefault("--connections", "16")),
                 Integer.parseInt(o.getOrDefault("--rounds", quick ? "2" : "4")),
-                Integer.parseInt(o.getOrDefault("--warmup-requests", quick ? "500" : "3000")),
-                Duration.ofSeconds(Long.parseLong(o.getOrDefault("--warmup-seconds", quick ? "10" : "20"))),
-                Integer.parseInt(o.getOrDefault("--requests", quick ? "2000" : "8000")),
-                Integer.parseInt(o.getOrDefault("--open-requests", quick ? "1000" : "3000")),
+                Integer.parseInt(o.getOrDefault("--warmup-requests", quick ? "500" : "1200")),
+                Duration.ofSeconds(Long.parseLong(o.getOrDefault("--warmup-seconds", quick ? "10" : "15"))),
+                Integer.parseInt(o.getOrDefault("--requests", quick ? "800" : "3200")),
+                Integer.parseInt(o.getOrDefault("--open-requests", quick ? "400" : "1000")),
                 Double.parseDouble(o.getOrDefault("--open-fraction", "0.5")),
-                Duration.ofSeconds(20),
+                Duration.ofSeconds(10),
                 List.of("-Xms512m", "-Xmx512m"),
                 o.containsKey("--jfr"),
                 !o.containsKey("--no-http"),
                 !o.containsKey("--no-jmh"),
                 Duration.ofMillis((long) (1000 * Double.parseDouble(o.getOrDefault("--jmh-seconds", quick ? "0.3" : "1")))),
                 databaseUrl,
-                root.resolve("benchmarks/results"));
+                root.resolve("benchmarks/results"),
+                Double.parseDouble(o.getOrDefault("--wait-for-load", "0")));
     }
 }

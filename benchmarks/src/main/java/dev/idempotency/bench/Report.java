@@ -219,13 +219,16 @@ final class Report {
         StringBuilder out = new StringBuilder("## Canonicalize + SHA-256 (JMH)\n\n");
         out.append("`CanonicalizerBenchmark`: MB/s = operations/s × body size (MB = 10^6 bytes), one thread; "
                 + "the yardstick is Jackson's plain `readTree` of the same bytes (a canonicalizer has to parse "
-                + "at least once).\n\n");
+                + "at least once). *Proposed*: the same canonical bytes by the changes proposed for "
+                + "`idempotency-core` (`bench.proposed.ByteParsingCanonicalizer`, see the README) — not shipped.\n\n");
         Table table = new Table(">body", ">Jackson readTree MB/s", ">sortedJson+SHA-256 MB/s", ">× Jackson",
-                ">jcs+SHA-256 MB/s", ">× Jackson", ">B allocated per body byte (Jackson / sortedJson / jcs)");
+                ">jcs+SHA-256 MB/s", ">× Jackson", ">proposed sortedJson+SHA-256 MB/s", ">× Jackson",
+                ">B allocated per body byte (Jackson / sortedJson / jcs / proposed)");
         for (int size : new int[] {1024, 65536, 1048576}) {
             Optional<JmhSuite.Score> jackson = score("CanonicalizerBenchmark.jacksonTreeParse", size);
             Optional<JmhSuite.Score> sorted = score("CanonicalizerBenchmark.sortedJsonAndSha256", size);
             Optional<JmhSuite.Score> jcs = score("CanonicalizerBenchmark.jcsAndSha256", size);
+            Optional<JmhSuite.Score> proposed = score("CanonicalizerBenchmark.proposedSortedJsonAndSha256", size);
             if (jackson.isEmpty()) {
                 continue;
             }
@@ -235,9 +238,12 @@ final class Report {
                     sorted.map(s -> Table.ratio(mbPerSecond(s) / base)).orElse(""),
                     jcs.map(s -> Table.number(mbPerSecond(s), 0)).orElse(""),
                     jcs.map(s -> Table.ratio(mbPerSecond(s) / base)).orElse(""),
+                    proposed.map(s -> Table.number(mbPerSecond(s), 0)).orElse(""),
+                    proposed.map(s -> Table.ratio(mbPerSecond(s) / base)).orElse(""),
                     Table.number(jackson.get().allocBytes() / size, 1) + " / "
                             + sorted.map(s -> Table.number(s.allocBytes() / size, 1)).orElse("") + " / "
-                            + jcs.map(s -> Table.number(s.allocBytes() / size, 1)).orElse(""));
+                            + jcs.map(s -> Table.number(s.allocBytes() / size, 1)).orElse("") + " / "
+                            + proposed.map(s -> Table.number(s.allocBytes() / size, 1)).orElse(""));
             sorted.ifPresent(s -> targets.add(new Target("sortedJson+SHA-256 ≥ 0.5× Jackson tree parse, "
                     + sizeLabel(size), Table.ratio(mbPerSecond(s) / base), mbPerSecond(s) / base >= 0.5)));
             jcs.ifPresent(s -> targets.add(new Target("jcs+SHA-256 ≥ 0.5× Jackson tree parse, " + sizeLabel(size),

@@ -18,6 +18,23 @@ public final class RunBenchmarks {
     private RunBenchmarks() {
     }
 
+    /** Other work on the machine moves every number; a shared machine is best measured when it is quiet. */
+    private static void waitForLoad(double max) throws InterruptedException {
+        if (max <= 0) {
+            return;
+        }
+        long deadline = System.nanoTime() + java.time.Duration.ofMinutes(10).toNanos();
+        double load = Machine.loadAverage();
+        while (load >= max && System.nanoTime() < deadline) {
+            Progress.say("load average %.2f, waiting for it to fall below %.2f", load, max);
+            Thread.sleep(15_000);
+            load = Machine.loadAverage();
+        }
+        if (load >= max) {
+            Progress.say("load average still %.2f after 10 minutes; running anyway", load);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Path root = Path.of(System.getProperty("idempotency.bench.root", ".")).toAbsolutePath().normalize();
         Options options;
@@ -28,6 +45,7 @@ public final class RunBenchmarks {
             System.exit(2);
             return;
         }
+        waitForLoad(options.waitForLoad());
         ZonedDateTime started = Machine.now();
         long t0 = System.nanoTime();
         double loadBefore = Machine.loadAverage();
