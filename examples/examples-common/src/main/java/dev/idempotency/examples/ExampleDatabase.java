@@ -42,6 +42,9 @@ final class ExampleDatabase implements AutoCloseable {
         // is answered; the other modes borrow one per statement.
         config.setMaximumPoolSize(settings.mode() == Mode.ATOMIC && settings.idempotencyEnabled()
                 ? ATOMIC_POOL_SIZE : POOL_SIZE);
+        // Opened on demand beyond the usual ten, so an idle service does not sit on 40 of the
+        // server's connections.
+        config.setMinimumIdle(POOL_SIZE);
         HikariDataSource dataSource = new HikariDataSource(config);
         try {
             String product = createTables(dataSource);
