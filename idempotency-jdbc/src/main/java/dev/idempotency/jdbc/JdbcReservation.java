@@ -8,8 +8,8 @@ import java.time.Instant;
 
 /**
  * A won reservation of {@link JdbcStore}: each finish is one owner-checked statement. It holds no
- * connection between calls; a transactional variant (the atomic mode) would keep its connection
- * and transaction here and expose them through {@link #unwrap}.
+ * connection between calls; the atomic mode's {@link TransactionalReservation} is the one that
+ * keeps its connection and transaction, and exposes them through {@code unwrap}.
  */
 final class JdbcReservation extends AbstractReservation {
 
