@@ -49,7 +49,7 @@ final class TransactionalReservation extends AbstractReservation {
 
     @Override
     protected boolean doComplete(StoredResponse response, Instant now, Duration ttl) {
-        try {
+        return endTransaction(() -> {
             if (!sql.complete(connection, key(), ownerToken(), response, IdempotencyTable.micros(now.plus(ttl)))) {
                 // Only this transaction can see the row; if even it cannot update it, the handler
                 // removed or changed it. Commit nothing rather than writes without their record.
@@ -60,38 +60,24 @@ final class TransactionalReservation extends AbstractReservation {
             }
             connection.commit();
             return true;
-        } catch (SQLException | RuntimeException e) {
-            rollbackQuietly(e);
-            throw SqlFailures.translate(e, tableLabel);
-        } finally {
-            finish();
-        }
+        });
     }
 
     @Override
     protected boolean doRelease() {
-        try {
+        return endTransaction(() -> {
             boolean deleted = sql.release(connection, key(), ownerToken());
             connection.commit(); // the handler's writes stay; only the reservation goes
             return deleted;
-        } catch (SQLException | RuntimeException e) {
-            rollbackQuietly(e);
-            throw SqlFailures.translate(e, tableLabel);
-        } finally {
-            finish();
-        }
+        });
     }
 
     @Override
     protected void doAbort() {
-        try {
+        endTransaction(() -> {
             connection.rollback();
-        } catch (SQLException e) {
-            // The connection is broken; the server rolls the transaction back when it goes.
-            throw SqlFailures.translate(e, tableLabel);
-        } finally {
-            finish();
-        }
+            return null;
+        });
     }
 
     /** The uncommitted row is invisible to every other request: there is no lease to defend. */
@@ -115,6 +101,26 @@ final class TransactionalReservation extends AbstractReservation {
             return Optional.of(type.cast(transaction.dsl()));
         }
         return Optional.empty();
+    }
+
+    @FunctionalInterface
+    private interface Ending<T> {
+        T run() throws SQLException;
+    }
+
+    /**
+     * Runs the statements that end the transaction; on failure rolls back what is left (a broken
+     * connection's transaction dies with it on the server). Either way the connection goes back.
+     */
+    private <T> T endTransaction(Ending<T> ending) {
+        try {
+            return ending.run();
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(e);
+            throw SqlFailures.translate(e, tableLabel);
+        } finally {
+            finish();
+        }
     }
 
     private void rollbackQuietly(Exception cause) {
