@@ -28,7 +28,7 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Bad input against a real example service (reserve mode, PostgreSQL): random
+ * Bad input against real example services (every mode, PostgreSQL): random
  * {@code Idempotency-Key} header lines sent byte for byte over a socket — absent, empty, too
  * long, with control or non-ASCII bytes, quoted with bad escapes, repeated — and random bodies —
  * invalid JSON, deep nesting, huge numbers, duplicate members, over the size limit.
@@ -38,9 +38,11 @@ import net.jqwik.api.statistics.Statistics;
  * documented 4xx — never a 5xx, never a hung connection — and a rejected request leaves no
  * idempotency record and no order behind.
  *
- * <p>One service process serves all tries: the point is the real HTTP stack (Jetty's parser, the
- * Javalin plugin, the engine, the store) as a client meets it, and starting one JVM per try would
- * cost a second each.
+ * <p>One service process per mode ({@code reserve}, {@code atomic}, {@code optimistic}) on the same
+ * schema serves all tries, each try picking one — one at a time, the modes answer alike. Real
+ * processes rather than an in-process server: the point is the whole HTTP stack (Jetty's parser,
+ * the Javalin plugin, the engine, the store) as a client meets it, the same way as the other
+ * proofs; starting one JVM per try would cost seconds each.
  */
 class BadInputFuzzTest {
 
@@ -56,7 +58,9 @@ class BadInputFuzzTest {
     private static final int JAVALIN_BODY_LIMIT = 1_000_000;
 
     private static PostgresSchema schema;
-    private static ExampleProcess service;
+    private static final List<String> MODES = List.of("reserve", "atomic", "optimistic");
+    /** One service per mode, all on the same schema: sequential requests get the same answers in every mode. */
+    private static final Map<String, ExampleProcess> services = new HashMap<>();
     private static Connection db;
     /** Keys whose request was executed and stored, with the canonical body it was stored for. */
     private static final Map<String, byte[]> stored = new HashMap<>();
@@ -64,8 +68,10 @@ class BadInputFuzzTest {
     @BeforeContainer
     static void startService() throws Exception {
         schema = PostgresSchema.create("rel_fuzz");
-        service = ExampleProcess.start("fuzz", Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", "reserve"),
-                List.of());
+        for (String mode : MODES) { // one after the other: the example's CREATE TABLEs do not take a lock
+            services.put(mode, ExampleProcess.start("fuzz-" + mode,
+                    Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode)));
+        }
         db = schema.connect();
     }
 
@@ -75,9 +81,8 @@ class BadInputFuzzTest {
             if (db != null) {
                 db.close();
             }
-            if (service != null) {
-                service.close();
-            }
+            services.values().forEach(ExampleProcess::close);
+            services.clear();
         } finally {
             if (schema != null) {
                 schema.close();
@@ -107,17 +112,20 @@ class BadInputFuzzTest {
     }
 
     @Property(tries = 200)
-    void badInputGetsADocumentedAnswerAndLeavesNothingBehind(@ForAll("keyHeaders") KeyHeader key,
+    void badInputGetsADocumentedAnswerAndLeavesNothingBehind(@ForAll("modes") String mode,
+                                                               @ForAll("keyHeaders") KeyHeader key,
                                                                @ForAll("bodies") Body body) throws Exception {
         Expected expected = expect(key, body);
         long recordsBefore = count("SELECT count(*) FROM idempotency_keys");
         long ordersBefore = count("SELECT count(*) FROM example_orders");
 
-        RawHttp.Response answer = RawHttp.post(service.port(), "/orders", key.lines(), body.contentType(), body.bytes());
+        RawHttp.Response answer = RawHttp.post(services.get(mode).port(), "/orders", key.lines(), body.contentType(),
+                body.bytes());
 
-        String what = key + " / " + body + " -> " + answer.describe() + "; expected " + expected;
+        String what = mode + ": " + key + " / " + body + " -> " + answer.describe() + "; expected " + expected;
         Statistics.label("answer").collect(answer.status() + problemCode(answer));
         Statistics.label("key").collect(key.kind());
+        Statistics.label("mode").collect(mode);
         assertThat(answer.status()).as("an answer, and never a 5xx: " + what).isBetween(200, 499);
         assertThat(answer.status()).as(what).isEqualTo(expected.status());
         if (expected.code() != null) {
@@ -289,6 +297,11 @@ class BadInputFuzzTest {
     // ---- generators --------------------------------------------------------------------------
 
     private static final String NAME = "Idempotency-Key";
+
+    @Provide
+    Arbitrary<String> modes() {
+        return Arbitraries.of(MODES);
+    }
 
     @Provide
     Arbitrary<KeyHeader> keyHeaders() {

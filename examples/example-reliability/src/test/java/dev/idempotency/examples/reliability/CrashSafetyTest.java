@@ -113,7 +113,7 @@ class CrashSafetyTest {
 
     private ExampleProcess start(String mode, String name) throws Exception {
         return ExampleProcess.start("crash-" + name,
-                Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode), List.of());
+                Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode));
     }
 
     private CompletableFuture<HttpResponse<String>> sendSlow(int port, String key) {

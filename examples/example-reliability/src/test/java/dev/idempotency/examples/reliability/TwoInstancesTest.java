@@ -117,7 +117,7 @@ class TwoInstancesTest {
 
     private static ExampleProcess start(PostgresSchema schema, String mode, String name) throws Exception {
         return ExampleProcess.start(mode + "-" + name,
-                Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode), List.of());
+                Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode));
     }
 
     /** 200 threads released at once, request {@code i} to {@code ports[i % 2]}. */
