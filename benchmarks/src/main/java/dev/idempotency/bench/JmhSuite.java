@@ -14,8 +14,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * The in-process level: {@link EngineBenchmark} and {@link CanonicalizerBenchmark} through JMH's
- * API, one fork each, short iterations, with the GC profiler for allocations per operation. JMH's
- * own report goes to a log file.
+ * API, one fork each, short iterations, with the GC profiler (allocations per operation) and
+ * {@link CpuTimeProfiler} (CPU time per operation). JMH's own report goes to a log file.
  */
 final class JmhSuite {
 
@@ -27,8 +27,10 @@ final class JmhSuite {
      * @param score       in {@code unit}
      * @param error       the 99.9% confidence half-width, NaN with too few iterations
      * @param allocBytes  bytes allocated per operation, NaN when not measured
+     * @param cpuNanos    CPU time of the benchmark's JVM per operation ({@link CpuTimeProfiler}), NaN when not measured
      */
-    record Score(String benchmark, int size, double score, double error, String unit, double allocBytes) {
+    record Score(String benchmark, int size, double score, double error, String unit, double allocBytes,
+                 double cpuNanos) {
     }
 
     private JmhSuite() {
@@ -45,6 +47,7 @@ final class JmhSuite {
                 .measurementTime(time)
                 .forks(1)
                 .addProfiler(GCProfiler.class)
+                .addProfiler(CpuTimeProfiler.class)
                 .output(log.toString())
                 .build()).run();
         List<Score> scores = new ArrayList<>();
@@ -53,12 +56,15 @@ final class JmhSuite {
             String name = full.substring(full.lastIndexOf('.', full.lastIndexOf('.') - 1) + 1);
             String size = r.getParams().getParam("size");
             Result<?> primary = r.getPrimaryResult();
-            double alloc = r.getSecondaryResults().entrySet().stream()
-                    .filter(e -> e.getKey().endsWith("gc.alloc.rate.norm"))
-                    .mapToDouble(e -> e.getValue().getScore()).findFirst().orElse(Double.NaN);
             scores.add(new Score(name, size == null ? 0 : Integer.parseInt(size), primary.getScore(),
-                    primary.getScoreError(), primary.getScoreUnit(), alloc));
+                    primary.getScoreError(), primary.getScoreUnit(), secondary(r, "gc.alloc.rate.norm"),
+                    secondary(r, "cpu.time.norm")));
         }
         return scores;
+    }
+
+    private static double secondary(RunResult r, String suffix) {
+        return r.getSecondaryResults().entrySet().stream().filter(e -> e.getKey().endsWith(suffix))
+                .mapToDouble(e -> e.getValue().getScore()).findFirst().orElse(Double.NaN);
     }
 }
