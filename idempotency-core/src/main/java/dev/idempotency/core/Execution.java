@@ -16,11 +16,14 @@ public interface Execution {
     /**
      * Stores the response when the replay policy allows it, otherwise releases the key so a retry
      * runs again. Never throws because of storage: a failure to persist is logged (with only the
-     * key's first eight characters) and the response still goes out unchanged.
+     * key's first eight characters) and, outside the atomic mode, the response still goes out
+     * unchanged.
      *
-     * @return a reply to send <em>instead</em> of the captured response — only in the optimistic
-     *         mode, when the handler answered 409 because a concurrent twin finished first and its
-     *         stored response can be replayed; empty means "send what the handler produced"
+     * @return a reply to send <em>instead</em> of the captured response; empty means "send what
+     *         the handler produced". Two cases: in the optimistic mode, when the handler answered
+     *         409 because a concurrent twin finished first, the twin's stored response; in the
+     *         atomic mode, when the final commit failed and the handler's writes were therefore not
+     *         applied, a 503 problem so the client retries
      */
     Optional<HttpReply> finish(CapturedResponse response);
 

@@ -21,10 +21,12 @@ import java.util.TreeSet;
  *   <tr><td>{@code keyRequired}</td><td>false</td><td>answer 400 {@code idempotency_key_missing} instead of passing through</td></tr>
  *   <tr><td>{@code mode}</td><td>{@link Mode#RESERVE}</td><td>optimistic, reserve or atomic</td></tr>
  *   <tr><td>{@code ttl}</td><td>24 h</td><td>how long a record lives (from completion)</td></tr>
- *   <tr><td>{@code lease}</td><td>30 s</td><td>how long a reservation is safe without renewal</td></tr>
+ *   <tr><td>{@code lease}</td><td>30 s</td><td>how long a reservation is safe without renewal (in the atomic mode,
+ *       stores may also use it to end a transaction left idle that long)</td></tr>
  *   <tr><td>{@code renewLease}</td><td>true</td><td>renew the lease every {@code lease / 3} while the handler runs</td></tr>
  *   <tr><td>{@code inFlightWait}</td><td>0</td><td>how long a duplicate waits for the first to finish before 409</td></tr>
- *   <tr><td>{@code inFlightPollInterval}</td><td>50 ms</td><td>how often a waiting duplicate looks again</td></tr>
+ *   <tr><td>{@code inFlightPollInterval}</td><td>50 ms</td><td>how often a waiting duplicate looks again (not used in the
+ *       atomic mode, where the database wakes the waiter)</td></tr>
  *   <tr><td>{@code retryAfter}</td><td>1 s</td><td>{@code Retry-After} on 409 and 503</td></tr>
  *   <tr><td>{@code maxRequestBodyBytes}</td><td>1 MiB</td><td>larger bodies get 413</td></tr>
  *   <tr><td>{@code maxStoredBodyBytes}</td><td>1 MiB</td><td>larger responses are not stored</td></tr>

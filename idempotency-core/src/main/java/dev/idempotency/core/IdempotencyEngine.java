@@ -292,23 +292,43 @@ public final class IdempotencyEngine implements AutoCloseable {
                 if (!response.isCaptured()) {
                     log.debug("Response for key_preview={} was not captured; releasing", key().keyPreview());
                 }
-                quietly("release", () -> reservation.release());
                 emit(Outcome.EXECUTED_NOT_STORED, key(), null);
+                try {
+                    reservation.release();
+                } catch (RuntimeException e) {
+                    // The lease still expires, so the key frees itself. In the atomic mode, though, the
+                    // release's commit carried the handler's writes: they were not applied.
+                    log.warn("Could not release reservation for key_preview={}: {}", key().keyPreview(), e.toString());
+                    return notApplied();
+                }
                 return Optional.empty();
             }
             try {
                 if (reservation.complete(toStored(response), now(), config.ttl())) {
                     emit(Outcome.EXECUTED_STORED, key(), null);
-                } else {
-                    log.warn("idempotency.persist_failed key_preview={}: the reservation was lost (lease expired "
-                            + "and taken over); the response was not stored", key().keyPreview());
-                    emit(Outcome.PERSIST_FAILED, key(), null);
+                    return Optional.empty();
                 }
+                log.warn("idempotency.persist_failed key_preview={}: the reservation was lost (lease expired "
+                        + "and taken over); the response was not stored", key().keyPreview());
             } catch (RuntimeException e) {
                 log.warn("idempotency.persist_failed key_preview={}: {}", key().keyPreview(), e.toString());
-                emit(Outcome.PERSIST_FAILED, key(), null);
             }
-            return Optional.empty();
+            emit(Outcome.PERSIST_FAILED, key(), null);
+            return notApplied();
+        }
+
+        /**
+         * In the atomic mode a failed commit took the handler's writes with it, so its success
+         * response would be a lie: answer 503, and the client's retry runs the request again.
+         * Otherwise the handler's effects stand and its response goes out unchanged.
+         */
+        private Optional<HttpReply> notApplied() {
+            if (config.mode() != Mode.ATOMIC) {
+                return Optional.empty();
+            }
+            return Optional.of(problem(ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE,
+                    "The request could not be committed and was not applied; retry with the same key")
+                    .toReply(config.retryAfter()));
         }
 
         @Override
