@@ -114,12 +114,12 @@ public final class ExampleApp implements AutoCloseable {
         T run() throws SQLException;
     }
 
-    /** Database errors are a 500 for the example, as in {@link ShopRepository}. */
+    /** Database errors are a 503 problem, as in {@link ShopRepository}. */
     private static <T> T inTransaction(Write<T> write) {
         try {
             return write.run();
         } catch (SQLException e) {
-            throw new IllegalStateException("database error: " + e.getMessage(), e);
+            throw ProblemException.databaseUnavailable(e);
         }
     }
 

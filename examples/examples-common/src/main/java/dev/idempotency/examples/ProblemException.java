@@ -2,6 +2,8 @@ package dev.idempotency.examples;
 
 import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.Problem;
+import java.sql.SQLException;
+import java.time.Duration;
 
 /**
  * A request the service refuses, with the problem document to answer: every framework maps it to
@@ -12,10 +14,17 @@ public final class ProblemException extends RuntimeException {
     /** The {@code type} prefix of the examples' own problems. */
     public static final String TYPE_BASE = "urn:idempotency-example:problem:";
 
+    private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
+
     private final transient Problem problem;
 
     public ProblemException(Problem problem) {
-        super(problem.detail(), null, false, false);
+        this(problem, null);
+    }
+
+    /** A problem caused by {@code cause} (kept for logs; the client sees only the problem). */
+    public ProblemException(Problem problem, Throwable cause) {
+        super(problem.detail(), cause, true, false);
         this.problem = problem;
     }
 
@@ -23,6 +32,15 @@ public final class ProblemException extends RuntimeException {
     public static ProblemException validation(String detail) {
         return new ProblemException(new Problem(TYPE_BASE + "validation_failed", "Invalid request", 400, detail,
                 "validation_failed"));
+    }
+
+    /**
+     * 503 {@code database_unavailable}: the service's own database failed while handling the
+     * request. Retryable: with the same key, the retry runs again (a failed request is not stored).
+     */
+    public static ProblemException databaseUnavailable(SQLException cause) {
+        return new ProblemException(new Problem(TYPE_BASE + "database_unavailable", "Database unavailable", 503,
+                "The service's database is unavailable; retry later", "database_unavailable"), cause);
     }
 
     /** 404 {@code not_found}. */
@@ -34,8 +52,11 @@ public final class ProblemException extends RuntimeException {
         return problem;
     }
 
-    /** The response to send: status, headers ({@code Content-Type} included) and JSON body. */
+    /**
+     * The response to send: status, headers ({@code Content-Type} included, and {@code Retry-After}
+     * for a 503) and JSON body.
+     */
     public HttpReply reply() {
-        return problem.toReply();
+        return problem.toReply(problem.status() == 503 ? RETRY_AFTER : null);
     }
 }

@@ -15,8 +15,8 @@ import javax.sql.DataSource;
  * writes commit together with the idempotency record) can run it there; the other forms take a
  * connection from the pool and commit on their own.
  *
- * <p>{@link SQLException}s are rethrown unchecked as {@link IllegalStateException}: for the example
- * service a database error is a 500.
+ * <p>{@link SQLException}s are rethrown as {@link ProblemException#databaseUnavailable}: for the example
+ * service a database error is a retryable 503 problem.
  */
 public final class ShopRepository {
 
@@ -128,7 +128,7 @@ public final class ShopRepository {
         try (Connection connection = dataSource.getConnection()) {
             return work.run(connection);
         } catch (SQLException e) {
-            throw new IllegalStateException("database error: " + e.getMessage(), e);
+            throw ProblemException.databaseUnavailable(e);
         }
     }
 }
