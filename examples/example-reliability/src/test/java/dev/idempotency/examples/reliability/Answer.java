@@ -19,11 +19,13 @@ import java.util.Optional;
  * @param status        the HTTP status; 0 when no answer came (timeout, connection refused or reset)
  * @param contentType   the {@code Content-Type}, empty when absent
  * @param replayed      whether {@code Idempotent-Replayed: true} was sent
+ * @param retryAfter    the {@code Retry-After} header, empty when absent
  * @param body          the body as text
  * @param elapsedMillis from sending to the last byte
  * @param failure       why no answer came, when {@code status} is 0
  */
-record Answer(int status, String contentType, boolean replayed, String body, long elapsedMillis, String failure) {
+record Answer(int status, String contentType, boolean replayed, Optional<String> retryAfter, String body,
+              long elapsedMillis, String failure) {
 
     static final String ORDER = "{\"item\":\"book\",\"quantity\":1}";
 
@@ -43,14 +45,15 @@ record Answer(int status, String contentType, boolean replayed, String body, lon
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Answer(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
                     response.headers().firstValue("Idempotent-Replayed").filter("true"::equals).isPresent(),
-                    response.body(), millisSince(started), null);
+                    response.headers().firstValue("Retry-After"), response.body(), millisSince(started), null);
         } catch (HttpTimeoutException e) {
-            return new Answer(0, "", false, "", millisSince(started), "no answer within " + timeout.toMillis() + " ms");
+            return new Answer(0, "", false, Optional.empty(), "", millisSince(started),
+                    "no answer within " + timeout.toMillis() + " ms");
         } catch (IOException e) {
-            return new Answer(0, "", false, "", millisSince(started), e.toString());
+            return new Answer(0, "", false, Optional.empty(), "", millisSince(started), e.toString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new Answer(0, "", false, "", millisSince(started), "interrupted");
+            return new Answer(0, "", false, Optional.empty(), "", millisSince(started), "interrupted");
         }
     }
 

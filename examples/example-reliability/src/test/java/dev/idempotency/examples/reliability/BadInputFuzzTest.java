@@ -68,7 +68,7 @@ class BadInputFuzzTest {
     @BeforeContainer
     static void startService() throws Exception {
         schema = PostgresSchema.create("rel_fuzz");
-        for (String mode : MODES) { // one after the other: the example's CREATE TABLEs do not take a lock
+        for (String mode : MODES) {
             services.put(mode, ExampleProcess.start("fuzz-" + mode,
                     Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode)));
         }

@@ -4,9 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.io.Writer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -14,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -59,45 +55,17 @@ final class ExampleProcess implements AutoCloseable {
     }
 
     /**
-     * Pool settings every service gets on top of the example's own (which set the URL, the name
-     * and the maximum size, and leave the rest to HikariCP's defaults): open connections as the
-     * load needs them instead of filling the pool at start — the atomic mode's pool of 40 per
-     * process would otherwise take 80 of PostgreSQL's default 100 connections before the first
-     * request of a two-instance test, on a server other builds share.
-     */
-    static final Map<String, String> POOL_DEFAULTS = Map.of("minimumIdle", "2");
-
-    /** {@link #start(String, Map, Map)} with only {@link #POOL_DEFAULTS}. */
-    static ExampleProcess start(String name, Map<String, String> env) throws IOException {
-        return start(name, env, Map.of());
-    }
-
-    /**
      * Starts the service and waits for its start-up line.
      *
-     * @param name           a label for failure messages and the child's output
-     * @param env            the service's environment, e.g. {@code DATABASE_URL} and
-     *                       {@code IDEMPOTENCY_MODE}; {@code PORT} is always 0
-     * @param poolProperties HikariCP settings added to {@link #POOL_DEFAULTS}, handed to the child
-     *                       as the file named by {@code -Dhikaricp.configurationFile}, which
-     *                       {@code new HikariConfig()} reads; the example's own setters still win
+     * @param name a label for failure messages and the child's output
+     * @param env  the service's environment, e.g. {@code DATABASE_URL} and {@code IDEMPOTENCY_MODE};
+     *             {@code PORT} is always 0
      */
-    static ExampleProcess start(String name, Map<String, String> env, Map<String, String> poolProperties)
-            throws IOException {
-        Properties pool = new Properties();
-        pool.putAll(POOL_DEFAULTS);
-        pool.putAll(poolProperties);
-        Path poolFile = Files.createTempFile("example-pool-", ".properties");
-        poolFile.toFile().deleteOnExit();
-        try (Writer out = Files.newBufferedWriter(poolFile)) {
-            pool.store(out, "HikariCP settings for " + name);
-        }
-
+    static ExampleProcess start(String name, Map<String, String> env) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         // Small and quick to start: the machine is shared, and the load here is modest.
         command.addAll(List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
-        command.add("-Dhikaricp.configurationFile=" + poolFile);
         command.addAll(List.of("-cp", classPath(), MAIN_CLASS));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().keySet().removeIf(k -> k.equals("DATABASE_URL") || k.startsWith("IDEMPOTENCY"));

@@ -2,12 +2,16 @@ package dev.idempotency.examples.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -15,11 +19,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Two example service processes on one PostgreSQL schema, 200 concurrent identical
- * {@code POST /orders} (same key, same body) alternating between them.
+ * Two example service processes, started together on one fresh PostgreSQL schema, and 200
+ * concurrent identical {@code POST /orders} (same key, same body) alternating between them.
  *
  * <p>{@code reserve} and {@code atomic}: exactly one order row; every answer is the original
  * {@code 201}, a replay of it, or {@code 409 idempotency_request_in_progress}. {@code optimistic}
@@ -96,11 +101,10 @@ class TwoInstancesTest {
 
     private static Burst burst(String mode) throws Exception {
         try (PostgresSchema schema = PostgresSchema.create("rel_two");
-             ExampleProcess first = start(schema, mode, "a");
-             ExampleProcess second = start(schema, mode, "b")) {
+             Instances instances = Instances.startTogether(schema, mode)) {
             HttpClient http = Answer.client();
             String key = "two-instances-" + UUID.randomUUID();
-            int[] ports = {first.port(), second.port()};
+            int[] ports = {instances.first().port(), instances.second().port()};
 
             List<Answer> answers = sendTogether(http, ports, key);
             // Whatever ran has finished by now; the last answers came after it.
@@ -115,9 +119,45 @@ class TwoInstancesTest {
         }
     }
 
-    private static ExampleProcess start(PostgresSchema schema, String mode, String name) throws Exception {
-        return ExampleProcess.start(mode + "-" + name,
-                Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode));
+    /** Two services on one schema, started at the same time as replicas of a deployment would be. */
+    private record Instances(ExampleProcess first, ExampleProcess second) implements AutoCloseable {
+
+        static Instances startTogether(PostgresSchema schema, String mode) {
+            List<CompletableFuture<ExampleProcess>> starting = Stream.of("a", "b")
+                    .map(name -> CompletableFuture.supplyAsync(() -> start(schema, mode, name))).toList();
+            List<ExampleProcess> started = new ArrayList<>();
+            RuntimeException failure = null;
+            for (CompletableFuture<ExampleProcess> f : starting) {
+                try {
+                    started.add(f.join());
+                } catch (CompletionException e) {
+                    failure = failure == null ? e : failure;
+                }
+            }
+            if (failure != null) {
+                started.forEach(ExampleProcess::close);
+                throw failure;
+            }
+            return new Instances(started.get(0), started.get(1));
+        }
+
+        private static ExampleProcess start(PostgresSchema schema, String mode, String name) {
+            try {
+                return ExampleProcess.start(mode + "-" + name,
+                        Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                first.close();
+            } finally {
+                second.close();
+            }
+        }
     }
 
     /** 200 threads released at once, request {@code i} to {@code ports[i % 2]}. */
