@@ -14,7 +14,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * The in-process level: {@link EngineBenchmark} and {@link CanonicalizerBenchmark} through JMH's
- * API, one fork each, short iterations, with the GC profiler (allocations per operation) and
+ * API, one fork each, short iterations (four warm-up seconds: on two busy cores the JIT needs
+ * them before an engine request settles from ~40 µs to ~2), with the GC profiler (allocations per operation) and
  * {@link CpuTimeProfiler} (CPU time per operation). JMH's own report goes to a log file.
  */
 final class JmhSuite {
@@ -24,12 +25,13 @@ final class JmhSuite {
      *
      * @param benchmark   {@code Class.method}
      * @param size        the {@code size} parameter, or 0
+     * @param variant     the {@code canonicalizer} parameter, or {@code null}
      * @param score       in {@code unit}
      * @param error       the 99.9% confidence half-width, NaN with too few iterations
      * @param allocBytes  bytes allocated per operation, NaN when not measured
      * @param cpuNanos    CPU time of the benchmark's JVM per operation ({@link CpuTimeProfiler}), NaN when not measured
      */
-    record Score(String benchmark, int size, double score, double error, String unit, double allocBytes,
+    record Score(String benchmark, int size, String variant, double score, double error, String unit, double allocBytes,
                  double cpuNanos) {
     }
 
@@ -41,7 +43,7 @@ final class JmhSuite {
         Collection<RunResult> results = new Runner(new OptionsBuilder()
                 .include(EngineBenchmark.class.getName())
                 .include(CanonicalizerBenchmark.class.getName())
-                .warmupIterations(2)
+                .warmupIterations(4)
                 .warmupTime(time)
                 .measurementIterations(3)
                 .measurementTime(time)
@@ -56,7 +58,8 @@ final class JmhSuite {
             String name = full.substring(full.lastIndexOf('.', full.lastIndexOf('.') - 1) + 1);
             String size = r.getParams().getParam("size");
             Result<?> primary = r.getPrimaryResult();
-            scores.add(new Score(name, size == null ? 0 : Integer.parseInt(size), primary.getScore(),
+            scores.add(new Score(name, size == null ? 0 : Integer.parseInt(size),
+                    r.getParams().getParam("canonicalizer"), primary.getScore(),
                     primary.getScoreError(), primary.getScoreUnit(), secondary(r, "gc.alloc.rate.norm"),
                     secondary(r, "cpu.time.norm")));
         }
