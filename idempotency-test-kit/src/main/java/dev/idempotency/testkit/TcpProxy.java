@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,17 +11,18 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A loopback TCP forwarder that a test can take down (refusing connections and cutting the open
- * ones) and bring back on the same port: a database that goes away and returns.
+ * A loopback TCP forwarder in front of the database that a test takes down — the port then
+ * refuses connections and every open one is cut — and brings back on the same port: a database
+ * that goes away and returns, as a connection pool sees it.
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
 
     private final int targetPort;
     private final int port;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile ServerSocket server;
 
-    TcpProxy(int targetPort) throws IOException {
+    public TcpProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         try (ServerSocket probe = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             this.port = probe.getLocalPort();
@@ -29,11 +30,12 @@ final class TcpProxy implements AutoCloseable {
         start();
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
-    synchronized void start() throws IOException {
+    /** Listens (again) on the same port. */
+    public synchronized void start() throws IOException {
         ServerSocket s = new ServerSocket();
         s.setReuseAddress(true);
         s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
@@ -44,7 +46,7 @@ final class TcpProxy implements AutoCloseable {
     }
 
     /** Refuses new connections and cuts every open one. */
-    synchronized void stop() {
+    public synchronized void stop() {
         closeQuietly(server);
         for (Socket socket : sockets) {
             closeQuietly(socket);
@@ -86,6 +88,8 @@ final class TcpProxy implements AutoCloseable {
             } finally {
                 closeQuietly(from);
                 closeQuietly(to);
+                sockets.remove(from);
+                sockets.remove(to);
             }
         }, "proxy-pump-" + port);
         t.setDaemon(true);
