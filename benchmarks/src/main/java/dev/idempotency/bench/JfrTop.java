@@ -48,7 +48,44 @@ public final class JfrTop {
         LAYERS.put("logging", List.of("ch.qos.logback.", "org.slf4j."));
     }
 
+    /** Owners of CPU: each sample goes to the first frame from the top that is not the JDK's. */
+    private static final Map<String, List<String>> OWNERS = new LinkedHashMap<>();
+
+    static {
+        OWNERS.put("engine (idempotency-core)", List.of("dev.idempotency.core."));
+        OWNERS.put("store (idempotency-jdbc)", List.of("dev.idempotency.jdbc."));
+        OWNERS.put("jOOQ", List.of("org.jooq."));
+        OWNERS.put("pgJDBC", List.of("org.postgresql."));
+        OWNERS.put("HikariCP", List.of("com.zaxxer.hikari."));
+        OWNERS.put("the benchmark's JDBC counting wrapper", List.of("dev.idempotency.bench.jdbc.", "jdk.proxy"));
+        OWNERS.put("adapters", List.of("dev.idempotency.javalin.", "dev.idempotency.micronaut.",
+                "dev.idempotency.vertx."));
+        OWNERS.put("example handlers", List.of("dev.idempotency.examples."));
+        OWNERS.put("Jackson", List.of("com.fasterxml.jackson."));
+        OWNERS.put("logging", List.of("ch.qos.logback.", "org.slf4j."));
+        OWNERS.put("HTTP framework (Javalin/Jetty, Micronaut, Vert.x/Netty)", List.of("io.javalin.",
+                "org.eclipse.jetty.", "io.micronaut.", "io.vertx.", "io.netty.", "reactor."));
+    }
+
     private JfrTop() {
+    }
+
+    /** The owner of a sample: the first frame from the top outside the JDK (and Kotlin's runtime). */
+    private static String owner(List<RecordedFrame> frames) {
+        for (RecordedFrame frame : frames) {
+            String name = name(frame);
+            if (name.startsWith("java.") || name.startsWith("jdk.internal.") || name.startsWith("sun.")
+                    || name.startsWith("kotlin.") || name.startsWith("javax.")) {
+                continue;
+            }
+            for (Map.Entry<String, List<String>> e : OWNERS.entrySet()) {
+                if (e.getValue().stream().anyMatch(name::startsWith)) {
+                    return e.getKey();
+                }
+            }
+            return "other";
+        }
+        return "JDK only";
     }
 
     public static void main(String[] args) throws IOException {
@@ -61,6 +98,8 @@ public final class JfrTop {
         int depth = args.length > 3 ? Integer.parseInt(args[3]) : 2;
         Map<String, Integer> entries = new HashMap<>();
         Map<String, Integer> self = new HashMap<>();
+        Map<String, Integer> owners = new LinkedHashMap<>();
+        OWNERS.keySet().forEach(o -> owners.put(o, 0));
         Map<String, Integer> layers = new LinkedHashMap<>();
         LAYERS.keySet().forEach(l -> layers.put(l, 0));
         int total = 0;
@@ -74,6 +113,7 @@ public final class JfrTop {
             }
             total++;
             self.merge(name(frames.get(0)), 1, Integer::sum);
+            owners.merge(owner(frames), 1, Integer::sum);
             Set<String> seen = new HashSet<>();
             for (RecordedFrame frame : frames) {
                 String name = name(frame);
@@ -99,8 +139,11 @@ public final class JfrTop {
             }
         }
         int samples = Math.max(1, total);
-        System.out.printf(Locale.ROOT, "%d CPU samples in %s%n%ninclusive (layer anywhere on the stack):%n", total, args[0]);
+        System.out.printf(Locale.ROOT, "%d CPU samples in %s%n%ninclusive (layer anywhere on the stack; layers nest, "
+                + "e.g. a JDBC call made through HikariCP's proxy counts for both):%n", total, args[0]);
         layers.forEach((layer, n) -> System.out.printf(Locale.ROOT, "  %5.1f%%  %s%n", 100.0 * n / samples, layer));
+        System.out.printf(Locale.ROOT, "%nexclusive (the first frame outside the JDK from the top; sums to 100%%):%n");
+        owners.forEach((owner, n) -> System.out.printf(Locale.ROOT, "  %5.1f%%  %s%n", 100.0 * n / samples, owner));
         System.out.printf(Locale.ROOT, "%nself (top frame), first %d:%n", top);
         self.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(top)
                 .forEach(e -> System.out.printf(Locale.ROOT, "  %5.1f%%  %s%n", 100.0 * e.getValue() / samples, e.getKey()));

@@ -29,7 +29,12 @@ import java.util.TreeMap;
  *       {@code CharBuffer} and parsing chars;</li>
  *   <li>write the canonical form as UTF-8 straight into a growing {@code byte[]} instead of a
  *       {@code StringBuilder} that is then copied into a {@code String} and encoded again;</li>
- *   <li>Jackson's bit-exact fast double parser ({@code StreamReadFeature.USE_FAST_DOUBLE_PARSER}).</li>
+ *   <li>numbers whose literal is already canonical in all but trailing fraction zeros and the sign
+ *       of zero — no exponent, at most 15 significant digits, below 10^15, not below 10^-6 — are
+ *       written from the literal ({@link #shortLiteral}): such a decimal survives the trip through
+ *       a double, so its digits are the shortest ones ECMAScript would print, and neither the
+ *       double parsing nor the shortest-digits search is needed; other numbers go the long way,
+ *       with Jackson's bit-exact fast double parser ({@code StreamReadFeature.USE_FAST_DOUBLE_PARSER}).</li>
  * </ol>
  *
  * Numbers are still formatted by the core's {@code EcmaScriptNumbers}, reached through a method
@@ -57,6 +62,10 @@ public final class ByteParsingCanonicalizer implements BodyCanonicalizer {
         Literal(String text) {
             this.text = text.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         }
+    }
+
+    /** A number already in its canonical text. */
+    private record CanonicalNumber(String text) {
     }
 
     private final boolean rejectDuplicateNames;
@@ -177,6 +186,12 @@ public final class ByteParsingCanonicalizer implements BodyCanonicalizer {
                         break;
                     case VALUE_NUMBER_INT:
                     case VALUE_NUMBER_FLOAT:
+                        String literal = shortLiteral(parser.getTextCharacters(), parser.getTextOffset(),
+                                parser.getTextLength());
+                        if (literal != null) {
+                            value = new CanonicalNumber(literal);
+                            break;
+                        }
                         double number = parser.getDoubleValue();
                         if (!Double.isFinite(number)) {
                             return null;
@@ -209,6 +224,73 @@ public final class ByteParsingCanonicalizer implements BodyCanonicalizer {
             }
             return root != null && open.isEmpty() ? root : null;
         }
+    }
+
+    /**
+     * The ECMAScript text of a JSON number literal that needs no double arithmetic, or {@code null}:
+     * no exponent, an integer part of at most 15 digits, at most 15 significant digits, and no more
+     * than five zeros between the point and the first significant digit of a value below one
+     * (ECMAScript switches to exponent form below 10^-6). Such a decimal is the only one of at most
+     * 15 significant digits that rounds to its double, so it is also the shortest: its canonical
+     * text is the literal without trailing fraction zeros (and without the point when nothing is
+     * left after it), and {@code 0} for any zero.
+     */
+    static String shortLiteral(char[] text, int offset, int length) {
+        int i = offset;
+        int end = offset + length;
+        boolean negative = text[i] == '-';
+        if (negative) {
+            i++;
+        }
+        int intStart = i;
+        while (i < end && text[i] >= '0' && text[i] <= '9') {
+            i++;
+        }
+        int intEnd = i;
+        int fracStart = i;
+        int fracEnd = i;
+        if (i < end && text[i] == '.') {
+            fracStart = ++i;
+            while (i < end && text[i] >= '0' && text[i] <= '9') {
+                i++;
+            }
+            fracEnd = i;
+        }
+        if (i != end || intEnd == intStart || intEnd - intStart > 15) {
+            return null; // an exponent, or too large for the short way
+        }
+        while (fracEnd > fracStart && text[fracEnd - 1] == '0') {
+            fracEnd--;
+        }
+        boolean intIsZero = intEnd - intStart == 1 && text[intStart] == '0';
+        int significant;
+        if (intIsZero) {
+            int firstNonZero = fracStart;
+            while (firstNonZero < fracEnd && text[firstNonZero] == '0') {
+                firstNonZero++;
+            }
+            if (firstNonZero == fracEnd) {
+                return "0"; // 0, -0, 0.000
+            }
+            if (firstNonZero - fracStart > 5) {
+                return null; // below 10^-6: ECMAScript writes an exponent
+            }
+            significant = fracEnd - firstNonZero;
+        } else {
+            significant = intEnd - intStart + fracEnd - fracStart;
+        }
+        if (significant > 15) {
+            return null;
+        }
+        StringBuilder out = new StringBuilder(length);
+        if (negative) {
+            out.append('-');
+        }
+        out.append(text, intStart, intEnd - intStart);
+        if (fracEnd > fracStart) {
+            out.append('.').append(text, fracStart, fracEnd - fracStart);
+        }
+        return out.toString();
     }
 
     private static boolean hasUnpairedSurrogate(String s) {
@@ -246,6 +328,8 @@ public final class ByteParsingCanonicalizer implements BodyCanonicalizer {
                 open.push(new Frame(((ArrayList<?>) value).iterator(), false));
             } else if (value instanceof String s) {
                 writeString(s, out);
+            } else if (value instanceof CanonicalNumber n) {
+                out.putAscii(n.text());
             } else if (value instanceof Double d) {
                 out.putAscii((String) FORMAT.invokeExact(d.doubleValue()));
             } else {
