@@ -492,9 +492,18 @@ class IdempotencyEngineTest {
         assertThat(events).extracting(IdempotencyEvent::keyPreview).contains("secret-k");
     }
 
-    /** A store whose complete always fails, as a database error after the handler would. */
-    private static final class ThrowingCompleteStore implements Store {
+    /**
+     * A store whose complete always fails, as a database error after the handler (or, in the
+     * atomic mode, a failed final commit) would.
+     */
+    private static final class ThrowingCompleteStore implements dev.idempotency.core.store.TransactionalStore {
         private final InMemoryStore delegate = new InMemoryStore();
+
+        @Override
+        public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
+                                                  Duration ttl, Duration wait) {
+            return reserve(key, fingerprint, now, lease, ttl);
+        }
 
         @Override
         public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
@@ -540,7 +549,7 @@ class IdempotencyEngineTest {
     @Test
     void inTheAtomicModeAFailedCommitTurnsTheSuccessInto503() throws Exception {
         engine.close();
-        engine = engine(new FailingCommitTransactionalStore(), c -> c.mode(Mode.ATOMIC));
+        engine = engine(new ThrowingCompleteStore(), c -> c.mode(Mode.ATOMIC));
         Decision.Proceed proceed = proceed(engine.before(post("/orders", "k1", BODY)));
 
         Optional<HttpReply> reply = proceed.execution().finish(created("{}"));
@@ -549,37 +558,6 @@ class IdempotencyEngineTest {
         assertThat(reply.get().status()).isEqualTo(503);
         assertThat(JSON.readTree(reply.get().body()).path("code").asText()).isEqualTo("idempotency_storage_unavailable");
         assertThat(reply.get().header("Retry-After")).isEqualTo("1");
-    }
-
-    /** A transactional store whose final commit fails, as a database going away at commit would. */
-    private static final class FailingCommitTransactionalStore implements dev.idempotency.core.store.TransactionalStore {
-        private final ThrowingCompleteStore delegate = new ThrowingCompleteStore();
-
-        @Override
-        public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
-                                                  Duration ttl, Duration wait) {
-            return delegate.reserve(key, fingerprint, now, lease, ttl);
-        }
-
-        @Override
-        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-            return delegate.reserve(key, fingerprint, now, lease, ttl);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
-            return delegate.find(key, now);
-        }
-
-        @Override
-        public boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now, Duration ttl) {
-            return delegate.insertCompleted(key, fingerprint, response, now, ttl);
-        }
-
-        @Override
-        public int purgeExpired(Instant now, int limit) {
-            return delegate.purgeExpired(now, limit);
-        }
     }
 
     // 11. Storage unavailable
