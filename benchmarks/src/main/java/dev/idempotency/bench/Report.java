@@ -211,8 +211,8 @@ final class Report {
                 + "`replay` = fingerprint + reserve finds the completed record + replay built. One thread. "
                 + "With the default canonicalizer (`sortedJson`) and `rawBytes` (no parsing: the engine's cost "
                 + "besides canonicalization). "
-                + "**CPU** is the CPU time of the benchmark's JVM per request (`CpuTimeProfiler`: the thread and "
-                + "the GC it causes), which other work on the machine barely moves; **wall** is JMH's own score.\n\n");
+                + "**CPU** is the benchmark thread's CPU time per request (`CpuTimeProfiler`), which other work "
+                + "on the machine moves far less than the wall clock; **wall** is JMH's own score.\n\n");
         Table table = new Table("benchmark", "canonicalizer", ">µs CPU/request", ">µs wall/request", ">± (99.9%)",
                 ">allocated B/request");
         for (JmhSuite.Score s : jmh) {
@@ -238,8 +238,8 @@ final class Report {
     private String canonicalizerSection() {
         StringBuilder out = new StringBuilder("## Canonicalize + SHA-256 (JMH)\n\n");
         out.append("`CanonicalizerBenchmark`, one thread, the bodies of `Bodies.json` (an order with line items). "
-                + "**MB/s** = body bytes per second of CPU time (MB = 10^6 bytes; `CpuTimeProfiler`), and per "
-                + "second of wall-clock time (JMH's score). The yardstick is Jackson's plain `readTree` of the "
+                + "**MB/s** = body bytes per second of the benchmark thread's CPU time (MB = 10^6 bytes; "
+                + "`CpuTimeProfiler`), and per second of wall-clock time (JMH's score). The yardstick is Jackson's plain `readTree` of the "
                 + "same bytes: a canonicalizer has to parse at least once. *Proposed*: the same canonical bytes "
                 + "by the changes proposed for `idempotency-core` (`bench.proposed.ByteParsingCanonicalizer`, "
                 + "see the README).\n\n");
