@@ -45,7 +45,7 @@ final class JmhSuite {
                 .include(CanonicalizerBenchmark.class.getName())
                 .warmupIterations(4)
                 .warmupTime(time)
-                .measurementIterations(3)
+                .measurementIterations(4)
                 .measurementTime(time)
                 .forks(1)
                 .addProfiler(GCProfiler.class)
