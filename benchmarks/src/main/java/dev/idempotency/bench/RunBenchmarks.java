@@ -59,10 +59,12 @@ public final class RunBenchmarks {
                 databaseDescription = database.describe();
                 Progress.say("%s; a schema per service, dropped at the end; service logs in %s", databaseDescription, work);
                 Thread dropOnInterrupt = new Thread(() -> {
+                    // interrupted (Ctrl+C, kill): stop the services this run started, then drop their schemas
+                    ProcessHandle.current().descendants().forEach(ProcessHandle::destroy);
                     try {
                         database.dropSchemas();
                     } catch (Exception ignored) {
-                        // best effort on Ctrl+C
+                        // best effort
                     }
                 });
                 Runtime.getRuntime().addShutdownHook(dropOnInterrupt);
