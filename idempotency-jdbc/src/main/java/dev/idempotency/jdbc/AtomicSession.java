@@ -145,10 +145,17 @@ abstract class AtomicSession {
             return LOCK_NOT_AVAILABLE.equals(e.getSQLState());
         }
 
-        /** {@code 0} would mean "wait forever": no wait at all is the smallest positive timeout, 1 ms. */
+        /**
+         * {@code 0} would mean "wait forever", and a timeout of a millisecond or two also gives up
+         * on incidental waits that have nothing to do with a duplicate (the relation-extension lock
+         * while many transactions insert at once), turning fresh keys into 409s: "no wait" is
+         * therefore {@value #NO_WAIT_MILLIS} ms, still far below any handler's run time.
+         */
         private static String lockTimeout(Duration wait) {
-            return Math.max(1, millis(wait)) + "ms";
+            return Math.max(NO_WAIT_MILLIS, millis(wait)) + "ms";
         }
+
+        private static final long NO_WAIT_MILLIS = 50;
 
         private static void setLockTimeout(Connection c, String value) throws SQLException {
             try (PreparedStatement ps = c.prepareStatement(SET_LOCK_TIMEOUT)) {
