@@ -45,10 +45,11 @@ final class ExampleDatabase implements AutoCloseable {
         // Opened on demand beyond the usual ten, so an idle service does not sit on 40 of the
         // server's connections.
         config.setMinimumIdle(POOL_SIZE);
-        // Fail fast when the database is gone: a request then gets its 503 within about two
-        // seconds instead of waiting HikariCP's default 30 s for a connection.
-        config.setConnectionTimeout(1_500);
-        config.setValidationTimeout(500);
+        // Fail fast when the database is gone: a request may wait for a connection up to three
+        // times (reservation, its own write, the release after that write failed), and must still
+        // get its 503 within two seconds — not after HikariCP's default 30 s.
+        config.setConnectionTimeout(600);
+        config.setValidationTimeout(250);
         HikariDataSource dataSource = new HikariDataSource(config);
         try {
             String product = createTables(dataSource);
