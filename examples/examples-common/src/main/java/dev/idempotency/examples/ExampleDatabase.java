@@ -45,10 +45,13 @@ final class ExampleDatabase implements AutoCloseable {
         // Opened on demand beyond the usual ten, so an idle service does not sit on 40 of the
         // server's connections.
         config.setMinimumIdle(POOL_SIZE);
-        // Fail fast when the database is gone: a request may wait for a connection up to three
-        // times (reservation, its own write, the release after that write failed), and must still
-        // get its 503 within two seconds — not after HikariCP's default 30 s.
-        config.setConnectionTimeout(600);
+        // Fail fast when the database is gone: a request must get its 503 within two seconds, not
+        // after HikariCP's default 30 s. In the atomic mode a request takes one connection and
+        // keeps it (its write and its rollback use the same one), so it waits at most once; in the
+        // other modes it may wait up to three times (reservation, its own write, the release after
+        // that write failed).
+        boolean oneConnectionPerRequest = settings.mode() == Mode.ATOMIC && settings.idempotencyEnabled();
+        config.setConnectionTimeout(oneConnectionPerRequest ? 1_500 : 600);
         config.setValidationTimeout(250);
         HikariDataSource dataSource = new HikariDataSource(config);
         try {
