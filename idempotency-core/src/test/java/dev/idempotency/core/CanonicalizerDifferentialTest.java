@@ -1,0 +1,334 @@
+package dev.idempotency.core;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.core.reference.ReferenceJcsCanonicalizer;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Holds both shipped canonicalizers to the bytes of the reference implementation
+ * ({@link ReferenceJcsCanonicalizer}, the implementation they replaced): on fixed edge cases, on
+ * random documents, on random corruptions of those documents (so that every way of being invalid
+ * is also compared) and on random number literals. Seeded, so a failure reproduces.
+ */
+class CanonicalizerDifferentialTest {
+
+    private static final String[] CONTENT_TYPES = {"application/json", null, "text/plain"};
+
+    /** Compares both modes; an unchanged body must come back as the same array, as the reference does. */
+    private static void assertSameAsReference(byte[] body) {
+        for (String type : CONTENT_TYPES) {
+            assertSame(JcsCanonicalizer.LAST_DUPLICATE_WINS, ReferenceJcsCanonicalizer.LAST_DUPLICATE_WINS, body, type);
+            assertSame(JcsCanonicalizer.INSTANCE, ReferenceJcsCanonicalizer.INSTANCE, body, type);
+        }
+    }
+
+    private static void assertSame(BodyCanonicalizer actual, BodyCanonicalizer reference, byte[] body, String type) {
+        byte[] expected = reference.canonicalize(body, type);
+        byte[] result = actual.canonicalize(body, type);
+        String description = describe(body) + " as " + type + (reference == ReferenceJcsCanonicalizer.INSTANCE
+                ? " (jcs)" : " (sortedJson)");
+        if (expected == body) {
+            assertThat(result).as("returned unchanged: %s", description).isSameAs(body);
+        } else {
+            assertThat(new String(result, UTF_8)).as(description).isEqualTo(new String(expected, UTF_8));
+            assertThat(result).as(description).isEqualTo(expected);
+        }
+    }
+
+    private static String describe(byte[] body) {
+        if (body.length > 300) {
+            return body.length + " bytes starting " + HexFormat.of().formatHex(body, 0, 60);
+        }
+        return new String(body, UTF_8) + " [" + HexFormat.of().formatHex(body) + "]";
+    }
+
+    private static void assertSameAsReference(String body) {
+        assertSameAsReference(body.getBytes(UTF_8));
+    }
+
+    // --- fixed cases ---------------------------------------------------------------------------
+
+    @Test
+    void fixedDocuments() {
+        List<String> bodies = List.of(
+                "{\"b\":2,\"a\":1}", "{ \"b\" : [3, 2.50, 1e2, -0, 0.1, 1E21, 5e-7] , \"a\": {\"z\":null,\"y\":true}}",
+                "[\"\\u00e9\\u20ac\\ud83d\\ude00\", \"tab\\tquote\\\"back\\\\slash\\u0001\", \"é€😀\"]",
+                "{\"\\u20ac\":1,\"\\ud83d\\ude00\":2,\"\\ufb33\":3,\"a\":4,\"\\u0080\":5,\"\uE000\":6,\"\uFFFF\":7,"
+                        + "\"\uD7FF\":8,\"\uD800\uDC00\":9,\"\uDBFF\uDFFF\":10}",
+                "{\"\\\"\":1,\"#\":2,\"\\\\\":3,\"[\":4,\"\\n\":5,\"\\u001f\":6,\" \":7,\"\":8,\"\\/\":9,\"0\":10}",
+                "{\"a\":1,\"\\u0061\":2}", "{\"ab\":1,\"a\":2,\"a\\u0000\":3}",
+                "{\"dup\":1,\"dup\":2}", "{\"dup\":{\"x\":1},\"other\":0,\"dup\":[2]}", "{\"lone\":\"\\ud800\"}",
+                "{\"a\":1,\"a\":2,\"a\":3,\"b\":0,\"a\":4}", "{\"z\":1,\"y\":{\"q\":1,\"q\":2},\"x\":3}",
+                "123456789012345678901234567890", "\"text\"", "{\"a\":1} {\"b\":2}", "{\"a\":", "", "not json",
+                "{\"big\":1.7976931348623157e308,\"tiny\":5e-324,\"over\":1.7976931348623159e308}",
+                "\uFEFF{\"bom\":1}", "{\"bom\":\"\uFEFF\"}", "{\"deep\":[[[[[[[[[[1]]]]]]]]]]}", "{\"n\":NaN}",
+                "[1.0, -0, -0.0, 1E2, 0.1, 1e21, 1e-7, 4.50, 2e-3, 1e-6, 123456789012345678901234567890,"
+                        + " 9007199254740993, -5e-324, 9007199254740992, 9007199254740991, -9007199254740993]",
+                "[0e0, 0E+0, -0e-0, 1e+2, 1E-2, 0.0000010, 0.00000099, 100e-2, 12.5e1, 1.5e300, 1e-400, 1e400]",
+                "[01]", "[-01]", "[00]", "[1.]", "[.1]", "[-]", "[+1]", "[1e]", "[1e+]", "[1.e1]", "[--1]", "[1.1.1]",
+                "[0x10]", "[1_000]", "[1 2]", "[1,,2]", "[,1]", "[1,]", "{,}", "{\"a\" 1}", "{\"a\":1,}", "{\"a\"}",
+                "{1:2}", "{\"a\":1 \"b\":2}", "[true,false,null]", "[tru]", "[truex]", "[true1]", "[nulll]",
+                "[True]", "true false", "truefalse", "1x", "1 ", " 1", "1\u0000", "[1]\u0000", "\t[\r\n1 ]\n",
+                "[\"\\x\"]", "[\"\\u00G0\"]", "[\"\\u00\"]", "[\"\\\"]", "[\"\\'\"]", "[\"a\nb\"]", "[\"\u007f\"]",
+                "[\"\\u0000\\u0008\\u0009\\u000a\\u000b\\u000c\\u000d\\u000e\\u001F\\u0020\\u0022\\u005C\\u002F\"]",
+                "[\"\\uDBFF\\uDFFF\",\"\\uD800\\uDC00\",\"\\uD83D\\uDE00x\"]", "[\"\\uD83D\\u0041\"]",
+                "[\"\\uDE00\\uD83D\"]", "[\"\\uD83D\"]", "[\"\\uD83D\\\\uDE00\"]", "[\"\\uD83D\\uD83D\\uDE00\"]",
+                "[\"\\u2028\\u2029\\u00e9\\u00E9\\uffff\\ufeff\"]", "{\"a\":[]}", "{\"a\":{}}", "[[],{},[{}]]",
+                "[1]]", "[1}", "{\"a\":1]", "]", "}", "[", "{", "\"", "\"\\", ",", ":", "[:]", "{\"a\"::1}",
+                "/* c */1", "# c\n1", "[1]//", "'a'", "[NaN]", "[Infinity]", "[-Infinity]", "\u00a01",
+                "[\"a\"\"b\"]", "{\"a\":\"b\"\"c\":1}");
+        bodies.forEach(CanonicalizerDifferentialTest::assertSameAsReference);
+    }
+
+    @Test
+    void illFormedUtf8() {
+        byte[][] bodies = {
+            {'"', (byte) 0xC3, '"'}, {'"', (byte) 0xC3, '(', '"'}, {'"', (byte) 0xC0, (byte) 0xAF, '"'},
+            {'"', (byte) 0xC1, (byte) 0xBF, '"'}, {'"', (byte) 0xC2, (byte) 0x80, '"'},
+            {'"', (byte) 0xE0, (byte) 0x9F, (byte) 0xBF, '"'}, {'"', (byte) 0xE0, (byte) 0xA0, (byte) 0x80, '"'},
+            {'"', (byte) 0xED, (byte) 0x9F, (byte) 0xBF, '"'}, {'"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"'},
+            {'"', (byte) 0xEF, (byte) 0xBF, (byte) 0xBF, '"'}, {'"', (byte) 0xE2, (byte) 0x82, '"'},
+            {'"', (byte) 0xF0, (byte) 0x8F, (byte) 0xBF, (byte) 0xBF, '"'},
+            {'"', (byte) 0xF0, (byte) 0x90, (byte) 0x80, (byte) 0x80, '"'},
+            {'"', (byte) 0xF4, (byte) 0x8F, (byte) 0xBF, (byte) 0xBF, '"'},
+            {'"', (byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80, '"'},
+            {'"', (byte) 0xF5, (byte) 0x80, (byte) 0x80, (byte) 0x80, '"'},
+            {'"', (byte) 0xF8, (byte) 0x88, (byte) 0x80, (byte) 0x80, (byte) 0x80, '"'},
+            {'"', (byte) 0x80, '"'}, {'"', (byte) 0xBF, '"'}, {'"', (byte) 0xFF, '"'},
+            {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, '1'}, {(byte) 0xC3, (byte) 0xA9},
+            {'{', '"', (byte) 0xC3, (byte) 0xA9, '"', ':', '1', '}'}, {'{', '"', (byte) 0xC3, '"', ':', '1', '}'},
+            {'[', '1', ']', ' ', (byte) 0xC3},
+        };
+        for (byte[] body : bodies) {
+            assertSameAsReference(body);
+        }
+    }
+
+    @Test
+    void limitsOfNestingNumberNameAndStringLength() {
+        for (int depth : new int[] {999, 1000, 1001}) {
+            assertSameAsReference("[".repeat(depth) + "]".repeat(depth));
+            assertSameAsReference("{\"a\":".repeat(depth - 1) + "{}" + "}".repeat(depth - 1));
+            assertSameAsReference("[".repeat(depth - 1) + "{\"k\" : 1}" + "]".repeat(depth - 1));
+        }
+        assertSameAsReference("[".repeat(100_000) + "]".repeat(100_000));
+        for (int digits : new int[] {999, 1000, 1001}) {
+            assertSameAsReference("[1" + "0".repeat(digits - 1) + "]");
+            assertSameAsReference("[0." + "0".repeat(digits - 2) + "1]");
+            assertSameAsReference("[-0." + "0".repeat(digits - 2) + "1]");
+            assertSameAsReference("[1." + "0".repeat(digits - 3) + "e5]");
+            assertSameAsReference("[1e" + "0".repeat(digits - 2) + "5]");
+            assertSameAsReference("[1E-" + "0".repeat(digits - 2) + "5]");
+        }
+        for (int length : new int[] {49_999, 50_000, 50_001}) {
+            assertSameAsReference("{\"" + "k".repeat(length) + "\":1}");
+            assertSameAsReference("{\"" + "é".repeat(length) + "\":1}");
+            assertSameAsReference("{\"" + "\\u00e9".repeat(length) + "\":1}");
+            assertSameAsReference("{\"" + "😀".repeat(length / 2) + (length % 2 == 0 ? "" : "x") + "\":1}");
+            assertSameAsReference("{\"" + "€".repeat(length - 1) + "😀" + "\":1}");
+        }
+    }
+
+    @Test
+    void stringsAtTheLengthLimit() {
+        int limit = 20_000_000;
+        for (int length : new int[] {limit, limit + 1}) {
+            assertSameAsReference("[\"" + "a".repeat(length) + "\"]");
+            assertSameAsReference("[\"" + "\\n".repeat(length) + "\"]");
+        }
+        assertSameAsReference("[\"" + "😀".repeat(limit / 2) + "\"]");
+        assertSameAsReference("[\"" + "😀".repeat(limit / 2) + "a\"]");
+    }
+
+    // --- random documents and their corruptions ------------------------------------------------
+
+    @Test
+    void randomDocuments() {
+        SplittableRandom random = new SplittableRandom(8785);
+        for (int i = 0; i < 600; i++) {
+            assertSameAsReference(new RandomJson(random).document());
+        }
+    }
+
+    @Test
+    void randomCorruptionsOfRandomDocuments() {
+        SplittableRandom random = new SplittableRandom(1999);
+        byte[] interesting = {0, '\t', '\n', '\r', ' ', '"', '\\', ',', ':', '[', ']', '{', '}', '-', '+', '.', '0',
+            '1', 'e', 'E', 'u', 't', 'n', 'a', '/', (byte) 0x7F, (byte) 0x80, (byte) 0xBF, (byte) 0xC3, (byte) 0xE2,
+            (byte) 0xED, (byte) 0xF0, (byte) 0xF4, (byte) 0xFF};
+        for (int i = 0; i < 600; i++) {
+            byte[] document = new RandomJson(random).document().getBytes(UTF_8);
+            for (int m = 0; m < 8; m++) {
+                byte[] mutated = document.clone();
+                int edits = 1 + random.nextInt(3);
+                for (int e = 0; e < edits && mutated.length > 0; e++) {
+                    int at = random.nextInt(mutated.length);
+                    byte b = interesting[random.nextInt(interesting.length)];
+                    switch (random.nextInt(3)) {
+                        case 0 -> mutated[at] = b;
+                        case 1 -> mutated = insert(mutated, at, b);
+                        default -> mutated = delete(mutated, at);
+                    }
+                }
+                assertSameAsReference(mutated);
+            }
+        }
+    }
+
+    private static byte[] insert(byte[] bytes, int at, byte b) {
+        byte[] out = new byte[bytes.length + 1];
+        System.arraycopy(bytes, 0, out, 0, at);
+        out[at] = b;
+        System.arraycopy(bytes, at, out, at + 1, bytes.length - at);
+        return out;
+    }
+
+    private static byte[] delete(byte[] bytes, int at) {
+        byte[] out = new byte[bytes.length - 1];
+        System.arraycopy(bytes, 0, out, 0, at);
+        System.arraycopy(bytes, at + 1, out, at, bytes.length - at - 1);
+        return out;
+    }
+
+    @Test
+    void randomByteStrings() {
+        SplittableRandom random = new SplittableRandom(3629);
+        for (int i = 0; i < 5_000; i++) {
+            byte[] inner = new byte[random.nextInt(8)];
+            for (int j = 0; j < inner.length; j++) {
+                inner[j] = (byte) (random.nextBoolean() ? 0x80 + random.nextInt(0x80) : random.nextInt(0x100));
+            }
+            byte[] body = new byte[inner.length + 2];
+            body[0] = '"';
+            System.arraycopy(inner, 0, body, 1, inner.length);
+            body[body.length - 1] = '"';
+            assertSameAsReference(body);
+        }
+    }
+
+    // --- numbers ----------------------------------------------------------------------------------
+
+    @Test
+    void randomNumberLiterals() {
+        SplittableRandom random = new SplittableRandom(754);
+        StringBuilder batch = new StringBuilder();
+        for (int i = 0; i < 20_000; i++) {
+            String literal = randomNumber(random);
+            assertSameAsReference("[" + literal + "]");
+            batch.append(batch.length() == 0 ? "[" : ",").append(literal);
+        }
+        assertSameAsReference(batch.append(']').toString());
+    }
+
+    /** Number literals of every shape JSON allows, biased towards the edges of the short form. */
+    static String randomNumber(SplittableRandom r) {
+        StringBuilder s = new StringBuilder(r.nextInt(4) == 0 ? "-" : "");
+        switch (r.nextInt(6)) {
+            case 0 -> s.append(r.nextLong(1L << 54));
+            case 1 -> s.append(Long.toUnsignedString(r.nextLong()));
+            case 2 -> s.append(Double.toString(Math.abs(Double.longBitsToDouble(r.nextLong()))).replace("Infinity",
+                    "1e999").replace("NaN", "0"));
+            case 3 -> s.append(Math.abs(r.nextDouble() * Math.pow(10, r.nextInt(-8, 20))));
+            default -> {
+                s.append(r.nextInt(6) == 0 ? "0" : digits(r, 1 + r.nextInt(18), true));
+                if (r.nextBoolean()) {
+                    s.append('.');
+                    if (r.nextInt(3) == 0) {
+                        s.append("0".repeat(r.nextInt(9)));
+                    }
+                    s.append(digits(r, 1 + r.nextInt(17), false));
+                    if (r.nextInt(3) == 0) {
+                        s.append("0".repeat(1 + r.nextInt(4)));
+                    }
+                }
+                if (r.nextInt(4) == 0) {
+                    s.append(r.nextBoolean() ? 'e' : 'E').append(new String[] {"", "+", "-"}[r.nextInt(3)])
+                            .append(r.nextInt(r.nextBoolean() ? 30 : 400));
+                }
+            }
+        }
+        return s.toString();
+    }
+
+    private static String digits(SplittableRandom r, int count, boolean leadingNonZero) {
+        StringBuilder s = new StringBuilder(count);
+        for (int i = 0; i < count; i++) {
+            int bound = r.nextInt(4) == 0 ? 2 : 10; // runs of zeros and ones reach the rounding edges
+            int d = r.nextInt(bound);
+            s.append((char) ('0' + (i == 0 && leadingNonZero && d == 0 ? 1 : d)));
+        }
+        return s.toString();
+    }
+
+    /** Random JSON text: nested values, member names that sort in every interesting way, random spacing. */
+    static final class RandomJson {
+        private static final String[] NAME_PARTS = {"a", "b", "A", "é", "€", "😀", "\uE000", "\uFFFD", "\\n", "\\u0000",
+            "\\u001f", "\\\"", "\\\\", "\\/", "#", " ", "\\u00e9", "\\uD83D\\uDE00", "\\uE000", "\u007f", "1", "z"};
+        private static final String[] STRING_PARTS = {"a", "é", "€", "😀", "\\n", "\\u0007", "\\\"", "Z", "\\u00e9",
+            "\\t", "\\b", "\\f", "\\r", "\\/", "\\\\", "\\u2028", "\\uDBFF\\uDFFF", "\u2029", "\uFEFF", "0123456789",
+            "\\u0041", "\\u00FF"};
+        private static final String[] SPACES = {"", "", "", " ", "\n", "\t", "\r\n  "};
+        private final SplittableRandom r;
+
+        RandomJson(SplittableRandom r) {
+            this.r = r;
+        }
+
+        String document() {
+            return space() + value(0) + space();
+        }
+
+        private String space() {
+            return SPACES[r.nextInt(SPACES.length)];
+        }
+
+        private String value(int depth) {
+            int kind = depth > 4 ? r.nextInt(4) : r.nextInt(7);
+            return switch (kind) {
+                case 0 -> randomNumber(r);
+                case 1 -> string(STRING_PARTS, 10);
+                case 2 -> new String[] {"true", "false", "null"}[r.nextInt(3)];
+                case 3 -> Long.toString(r.nextInt(1000));
+                case 4 -> array(depth);
+                default -> object(depth);
+            };
+        }
+
+        private String string(String[] parts, int maxParts) {
+            StringBuilder s = new StringBuilder("\"");
+            for (int i = r.nextInt(maxParts); i > 0; i--) {
+                s.append(parts[r.nextInt(parts.length)]);
+            }
+            return s.append('"').toString();
+        }
+
+        private String array(int depth) {
+            StringBuilder a = new StringBuilder("[").append(space());
+            for (int i = r.nextInt(5); i > 0; i--) {
+                a.append(value(depth + 1)).append(space()).append(i > 1 ? "," + space() : "");
+            }
+            return a.append(']').toString();
+        }
+
+        private String object(int depth) {
+            StringBuilder o = new StringBuilder("{").append(space());
+            int members = r.nextInt(8);
+            List<String> names = new ArrayList<>();
+            for (int i = 0; i < members; i++) {
+                // repeat an earlier name now and then: duplicates, for both modes
+                String name = !names.isEmpty() && r.nextInt(8) == 0 ? names.get(r.nextInt(names.size()))
+                        : string(NAME_PARTS, 4);
+                names.add(name);
+                o.append(name).append(space()).append(':').append(space()).append(value(depth + 1)).append(space())
+                        .append(i < members - 1 ? "," + space() : "");
+            }
+            return o.append('}').toString();
+        }
+    }
+}
