@@ -73,18 +73,16 @@ final class AtomicReservations {
     private ReserveResult inNewTransaction(NewRow row, Instant now, Duration lease, Duration wait, long deadline) {
         RecordKey key = row.key();
         Connection c = null;
-        AtomicSession session = AtomicSession.open(dialect, tenantSetting);
+        AtomicSession session = AtomicSession.open(dialect, sql, tenantSetting);
         boolean handedOver = false;
         try {
             c = dataSource.getConnection();
-            session.begin(c, remaining(deadline, wait), lease, key.tenant());
             for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-                if (attempt > 1) {
-                    session.lockWait(c, remaining(deadline, wait));
-                }
                 Statements.Attempt result;
                 try {
-                    result = sql.reserve(c, row, now);
+                    result = attempt == 1
+                            ? session.begin(c, row, now, remaining(deadline, wait), lease)
+                            : session.nextAttempt(c, row, now, remaining(deadline, wait));
                 } catch (SQLException e) {
                     if (session.isLockTimeout(e)) {
                         log.debug("Key_preview={} is held by an uncommitted transaction; answering in flight",
@@ -97,7 +95,6 @@ final class AtomicReservations {
                     throw e;
                 }
                 if (result instanceof Statements.Attempt.Won) {
-                    session.restoreLockWait(c);
                     AtomicTransaction transaction = new AtomicTransaction(c, dialect);
                     TransactionalReservation reservation = new TransactionalReservation(key, row.ownerToken(), c,
                             session, transaction, sql, tableLabel);

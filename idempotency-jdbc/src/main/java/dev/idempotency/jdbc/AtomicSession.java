@@ -1,11 +1,11 @@
 package dev.idempotency.jdbc;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
 import org.jooq.SQLDialect;
 
@@ -24,35 +24,42 @@ abstract class AtomicSession {
 
     private boolean autoCommit = true;
 
-    static AtomicSession open(SQLDialect dialect, String tenantSetting) {
+    static AtomicSession open(SQLDialect dialect, Statements sql, String tenantSetting) {
         if (Dialects.isPostgres(dialect)) {
-            return new Postgres(tenantSetting);
+            if (!(sql instanceof PostgresStatements postgres)) {
+                throw new IllegalArgumentException("The atomic mode on PostgreSQL needs PostgreSQL's statements");
+            }
+            return new Postgres(postgres, tenantSetting);
         }
         if (Dialects.isMySqlFamily(dialect)) {
-            return new MySql(dialect.family() == SQLDialect.MARIADB);
+            return new MySql(sql, dialect.family() == SQLDialect.MARIADB);
         }
         if (Dialects.isH2(dialect)) {
-            return new H2();
+            return new H2(sql);
         }
         throw new IllegalArgumentException("Unsupported dialect " + dialect);
     }
 
     /**
-     * Opens the transaction on {@code c}: autocommit off, READ COMMITTED, lock waits bounded by
-     * {@code wait}; on PostgreSQL also the idle timeout and, with row-level security, the tenant.
+     * Opens the transaction on {@code c} — autocommit off, READ COMMITTED, lock waits bounded by
+     * {@code wait}; on PostgreSQL also the idle timeout and, with row-level security, the tenant —
+     * and makes the first reservation attempt in it. When it is won, the handler's statements get
+     * the connection's usual lock wait back.
      */
-    final void begin(Connection c, Duration wait, Duration lease, String tenant) throws SQLException {
+    final Statements.Attempt begin(Connection c, NewRow row, Instant now, Duration wait, Duration lease)
+            throws SQLException {
         autoCommit = c.getAutoCommit();
-        beginTransaction(c, wait, lease, tenant);
+        return firstAttempt(c, row, now, wait, lease);
     }
 
-    abstract void beginTransaction(Connection c, Duration wait, Duration lease, String tenant) throws SQLException;
+    abstract Statements.Attempt firstAttempt(Connection c, NewRow row, Instant now, Duration wait, Duration lease)
+            throws SQLException;
 
-    /** Bounds the next lock wait again, to what is left of the caller's {@code wait}. */
-    abstract void lockWait(Connection c, Duration wait) throws SQLException;
-
-    /** The reservation is in place: the handler's statements get the connection's usual lock wait. */
-    abstract void restoreLockWait(Connection c) throws SQLException;
+    /**
+     * Another attempt in the same transaction after a race the statement could not describe, its
+     * lock wait bounded again by what is left of the caller's {@code wait}.
+     */
+    abstract Statements.Attempt nextAttempt(Connection c, NewRow row, Instant now, Duration wait) throws SQLException;
 
     /** The reservation statement gave up waiting for another transaction's lock on the key. */
     abstract boolean isLockTimeout(SQLException e);
@@ -67,7 +74,6 @@ abstract class AtomicSession {
      * pool gets the connection as it lent it.
      */
     void end(Connection c) throws SQLException {
-        restoreLockWait(c);
         if (c.getAutoCommit() != autoCommit) {
             c.setAutoCommit(autoCommit);
         }
@@ -79,65 +85,37 @@ abstract class AtomicSession {
 
     /**
      * PostgreSQL: everything is transaction-local ({@code SET TRANSACTION}, {@code set_config(…,
-     * true)}), so the commit or rollback undoes it. The first statement opens the transaction,
-     * sets it all and reads the session's own {@code lock_timeout} in one round trip.
+     * true)}), so the commit or rollback undoes it, and each attempt is one round trip: the set-up,
+     * the reservation and the restored lock wait travel as one multi-statement string
+     * ({@link PostgresStatements#reserveInNewTransaction}). The session's own {@code lock_timeout}
+     * is kept server-side meanwhile, in a transaction-local custom setting.
      */
     static final class Postgres extends AtomicSession {
         private static final String LOCK_NOT_AVAILABLE = "55P03";
-        private static final String SET_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', ?, true)";
 
+        private final PostgresStatements sql;
         private final String tenantSetting;
-        private String sessionLockTimeout;
 
-        Postgres(String tenantSetting) {
+        Postgres(PostgresStatements sql, String tenantSetting) {
+            this.sql = sql;
             this.tenantSetting = tenantSetting;
         }
 
         @Override
-        void beginTransaction(Connection c, Duration wait, Duration lease, String tenant) throws SQLException {
+        Statements.Attempt firstAttempt(Connection c, NewRow row, Instant now, Duration wait, Duration lease)
+                throws SQLException {
             c.setAutoCommit(false);
-            boolean withTenant = tenantSetting != null && tenant != null;
-            String sql = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SELECT current_setting('lock_timeout'),"
-                    + " set_config('lock_timeout', ?, true), set_config('idle_in_transaction_session_timeout', ?, true)"
-                    + (withTenant ? ", set_config(?, ?, true)" : "");
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                ps.setString(1, lockTimeout(wait));
-                // A request whose handler hangs or whose process lost its way must not hold the row
-                // lock and the connection forever: the server ends the session once it has sat idle
-                // inside the transaction for a whole lease.
-                ps.setString(2, Math.max(1, millis(lease)) + "ms");
-                if (withTenant) {
-                    ps.setString(3, tenantSetting);
-                    ps.setString(4, tenant);
-                }
-                boolean results = ps.execute();
-                while (!results && ps.getUpdateCount() != -1) {
-                    results = ps.getMoreResults();
-                }
-                try (ResultSet rs = ps.getResultSet()) {
-                    rs.next();
-                    sessionLockTimeout = rs.getString(1);
-                }
-            }
+            // A request whose handler hangs or whose process lost its way must not hold the row
+            // lock and the connection forever: the server ends the session once it has sat idle
+            // inside the transaction for a whole lease.
+            String idleTimeout = Math.max(1, millis(lease)) + "ms";
+            return sql.reserveInNewTransaction(c, row, now, lockTimeout(wait), idleTimeout, tenantSetting,
+                    row.key().tenant());
         }
 
         @Override
-        void lockWait(Connection c, Duration wait) throws SQLException {
-            setLockTimeout(c, lockTimeout(wait));
-        }
-
-        @Override
-        void restoreLockWait(Connection c) throws SQLException {
-            if (sessionLockTimeout != null && !c.getAutoCommit()) {
-                setLockTimeout(c, sessionLockTimeout);
-            }
-            sessionLockTimeout = null;
-        }
-
-        @Override
-        void end(Connection c) throws SQLException {
-            sessionLockTimeout = null; // transaction-local: gone with the commit or rollback
-            super.end(c);
+        Statements.Attempt nextAttempt(Connection c, NewRow row, Instant now, Duration wait) throws SQLException {
+            return sql.reserveAgainInTransaction(c, row, now, lockTimeout(wait));
         }
 
         @Override
@@ -151,17 +129,59 @@ abstract class AtomicSession {
          * while many transactions insert at once), turning fresh keys into 409s: "no wait" is
          * therefore {@value #NO_WAIT_MILLIS} ms, still far below any handler's run time.
          */
-        private static String lockTimeout(Duration wait) {
+        static String lockTimeout(Duration wait) {
             return Math.max(NO_WAIT_MILLIS, millis(wait)) + "ms";
         }
 
-        private static final long NO_WAIT_MILLIS = 50;
+        static final long NO_WAIT_MILLIS = 50;
+    }
 
-        private static void setLockTimeout(Connection c, String value) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(SET_LOCK_TIMEOUT)) {
-                ps.setString(1, value);
-                ps.execute();
+    /**
+     * MariaDB, MySQL and H2: the lock wait is a session setting, so it is set, saved and put back
+     * by statements of its own around the reservation statement.
+     */
+    abstract static class SessionLockWait extends AtomicSession {
+        private final Statements sql;
+
+        SessionLockWait(Statements sql) {
+            this.sql = sql;
+        }
+
+        @Override
+        final Statements.Attempt firstAttempt(Connection c, NewRow row, Instant now, Duration wait, Duration lease)
+                throws SQLException {
+            beginTransaction(c, wait);
+            return reserveAndRestore(c, row, now);
+        }
+
+        @Override
+        final Statements.Attempt nextAttempt(Connection c, NewRow row, Instant now, Duration wait)
+                throws SQLException {
+            lockWait(c, wait);
+            return reserveAndRestore(c, row, now);
+        }
+
+        private Statements.Attempt reserveAndRestore(Connection c, NewRow row, Instant now) throws SQLException {
+            Statements.Attempt result = sql.reserve(c, row, now);
+            if (result instanceof Statements.Attempt.Won) {
+                restoreLockWait(c);
             }
+            return result;
+        }
+
+        /** Autocommit off, READ COMMITTED, lock waits bounded by {@code wait}. */
+        abstract void beginTransaction(Connection c, Duration wait) throws SQLException;
+
+        /** Bounds the next lock wait again, to what is left of the caller's {@code wait}. */
+        abstract void lockWait(Connection c, Duration wait) throws SQLException;
+
+        /** The reservation is in place: the handler's statements get the connection's usual lock wait. */
+        abstract void restoreLockWait(Connection c) throws SQLException;
+
+        @Override
+        void end(Connection c) throws SQLException {
+            restoreLockWait(c);
+            super.end(c);
         }
     }
 
@@ -171,18 +191,19 @@ abstract class AtomicSession {
      * after the reservation. {@code SET TRANSACTION ISOLATION LEVEL} without {@code SESSION}
      * applies to the next transaction only, so it needs no undoing.
      */
-    static final class MySql extends AtomicSession {
+    static final class MySql extends SessionLockWait {
         private static final int LOCK_WAIT_TIMEOUT = 1205;
 
         private final boolean zeroAllowed;
         private boolean saved;
 
-        MySql(boolean zeroAllowed) {
+        MySql(Statements sql, boolean zeroAllowed) {
+            super(sql);
             this.zeroAllowed = zeroAllowed;
         }
 
         @Override
-        void beginTransaction(Connection c, Duration wait, Duration lease, String tenant) throws SQLException {
+        void beginTransaction(Connection c, Duration wait) throws SQLException {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
                 s.execute("SET @idempotency_lock_wait_timeout = @@session.innodb_lock_wait_timeout,"
@@ -225,14 +246,18 @@ abstract class AtomicSession {
      * {@code LOCK_TIMEOUT()} and put back after the reservation; the isolation level is set and
      * put back through JDBC (in-process, no round trip).
      */
-    static final class H2 extends AtomicSession {
+    static final class H2 extends SessionLockWait {
         private static final int LOCK_TIMEOUT = 50200;
 
         private Integer sessionLockTimeout;
         private Integer isolation;
 
+        H2(Statements sql) {
+            super(sql);
+        }
+
         @Override
-        void beginTransaction(Connection c, Duration wait, Duration lease, String tenant) throws SQLException {
+        void beginTransaction(Connection c, Duration wait) throws SQLException {
             int current = c.getTransactionIsolation();
             if (current != Connection.TRANSACTION_READ_COMMITTED) {
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);

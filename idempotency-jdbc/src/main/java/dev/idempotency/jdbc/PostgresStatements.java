@@ -38,7 +38,20 @@ import org.jooq.SelectField;
  */
 final class PostgresStatements extends Statements {
 
+    /**
+     * Where the atomic mode keeps the session's own {@code lock_timeout} while the reservation runs
+     * with the caller's wait: a custom setting, transaction-local like everything else it sets.
+     */
+    static final String SAVED_LOCK_TIMEOUT = "idempotency.session_lock_timeout";
+
+    /** Sets the saved {@code lock_timeout} back (transaction-local), so the handler's statements wait as usual. */
+    private static final String RESTORE_LOCK_TIMEOUT =
+            "SELECT set_config('lock_timeout', current_setting('" + SAVED_LOCK_TIMEOUT + "'), true)";
+
     private final SqlStatement reserve;
+    private final SqlStatement atomicBegin;
+    private final SqlStatement atomicBeginWithTenant;
+    private final SqlStatement atomicAgain;
     private final SqlStatement insertCompleted;
     private final SqlStatement purge;
 
@@ -59,6 +72,20 @@ final class PostgresStatements extends Statements {
                 .select(won).from(ins)
                 .unionAll(select(lost).from(cur).where(t.isLive(cur))));
 
+        // The atomic mode's first attempt: open the READ COMMITTED transaction, save the session's
+        // lock_timeout, bound the wait for an uncommitted duplicate, bound the idle time (and set the
+        // tenant), reserve, and give the handler its usual lock wait back: one round trip.
+        String begin = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
+                + "SELECT set_config('" + SAVED_LOCK_TIMEOUT + "', current_setting('lock_timeout'), true),"
+                + " set_config('lock_timeout', :lock_timeout, true),"
+                + " set_config('idle_in_transaction_session_timeout', :idle_timeout, true)";
+        atomicBegin = reserve.between(begin, RESTORE_LOCK_TIMEOUT);
+        atomicBeginWithTenant = reserve.between(begin + ", set_config(:tenant_setting, :tenant, true)",
+                RESTORE_LOCK_TIMEOUT);
+        // A later attempt in the same transaction (a lost race the statement could not describe).
+        atomicAgain = reserve.between("SELECT set_config('lock_timeout', :lock_timeout, true)",
+                RESTORE_LOCK_TIMEOUT);
+
         insertCompleted = compile(conditionalInsert(
                 notExists(selectOne().from(t.table).where(t.primaryKey().and(t.isLive())))));
 
@@ -77,11 +104,72 @@ final class PostgresStatements extends Statements {
     Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException {
         try (PreparedStatement ps = reserve.prepare(c, IdempotencyTable.rowValues(row, now));
              ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-                return RETRY;
-            }
-            return rs.getBoolean("won") ? WON : lostTo(t.read(row.key(), rs), now);
+            return attempt(rs, row, now);
         }
+    }
+
+    /**
+     * The atomic mode's first reservation attempt, on a connection with autocommit off: one
+     * multi-statement string, so pgJDBC sends its {@code BEGIN}, the transaction's settings, the
+     * reservation and the restored lock wait in one round trip. The server runs them in order and
+     * stops at the first error (the transaction is then aborted, as it would be anyway).
+     *
+     * @param lockTimeout the wait for another transaction's row lock on the key ({@code lock_timeout})
+     * @param idleTimeout {@code idle_in_transaction_session_timeout}
+     * @param tenantSetting with {@code tenant}, a setting to set for row-level security; or {@code null}
+     */
+    Attempt reserveInNewTransaction(Connection c, NewRow row, Instant now, String lockTimeout, String idleTimeout,
+                                    String tenantSetting, String tenant) throws SQLException {
+        Map<String, Object> values = IdempotencyTable.rowValues(row, now);
+        values.put("lock_timeout", lockTimeout);
+        values.put("idle_timeout", idleTimeout);
+        boolean withTenant = tenantSetting != null && tenant != null;
+        if (withTenant) {
+            values.put("tenant_setting", tenantSetting);
+            values.put("tenant", tenant);
+        }
+        return runComposite(c, withTenant ? atomicBeginWithTenant : atomicBegin, values, row, now);
+    }
+
+    /** A later attempt in the same transaction: the lock wait, the reservation and the restore, one round trip. */
+    Attempt reserveAgainInTransaction(Connection c, NewRow row, Instant now, String lockTimeout) throws SQLException {
+        Map<String, Object> values = IdempotencyTable.rowValues(row, now);
+        values.put("lock_timeout", lockTimeout);
+        return runComposite(c, atomicAgain, values, row, now);
+    }
+
+    /** The composites of the atomic mode, for documentation. */
+    List<SqlStatement> atomicStatements() {
+        return List.of(atomicBegin, atomicBeginWithTenant, atomicAgain);
+    }
+
+    /** Runs {@code before; reserve; after}, whose reservation rows are the second result set. */
+    private Attempt runComposite(Connection c, SqlStatement composite, Map<String, Object> values, NewRow row,
+                                 Instant now) throws SQLException {
+        try (PreparedStatement ps = composite.prepare(c, values)) {
+            boolean resultSet = ps.execute();
+            int seen = 0;
+            while (true) {
+                if (resultSet) {
+                    if (++seen == 2) {
+                        try (ResultSet rs = ps.getResultSet()) {
+                            return attempt(rs, row, now);
+                        }
+                    }
+                } else if (ps.getUpdateCount() == -1) {
+                    throw new IllegalStateException("The reservation's rows are missing from the results of: "
+                            + composite.namedSql);
+                }
+                resultSet = ps.getMoreResults();
+            }
+        }
+    }
+
+    private Attempt attempt(ResultSet rs, NewRow row, Instant now) throws SQLException {
+        if (!rs.next()) {
+            return RETRY;
+        }
+        return rs.getBoolean("won") ? WON : lostTo(t.read(row.key(), rs), now);
     }
 
     @Override

@@ -84,6 +84,35 @@ final class SqlStatement {
         return new SqlStatement(prefix + sql, prefix + namedSql, names, types, localTime);
     }
 
+    /**
+     * {@code before; <this statement>; after} as one string, which pgJDBC sends as one message and
+     * answers in one round trip. {@code before} and {@code after} may hold {@code :name} parameters,
+     * bound as strings.
+     */
+    SqlStatement between(String before, String after) {
+        List<String> allNames = new ArrayList<>();
+        List<Class<?>> allTypes = new ArrayList<>();
+        String indexedBefore = stringParams(before, allNames, allTypes);
+        allNames.addAll(List.of(names));
+        allTypes.addAll(List.of(types));
+        String indexedAfter = stringParams(after, allNames, allTypes);
+        return new SqlStatement(indexedBefore + ";\n" + sql + ";\n" + indexedAfter,
+                before + ";\n" + namedSql + ";\n" + after, allNames.toArray(String[]::new),
+                allTypes.toArray(Class[]::new), localTime);
+    }
+
+    private static String stringParams(String named, List<String> names, List<Class<?>> types) {
+        Matcher m = NAMED.matcher(named);
+        StringBuilder indexed = new StringBuilder();
+        while (m.find()) {
+            names.add(m.group(1));
+            types.add(String.class);
+            m.appendReplacement(indexed, "?");
+        }
+        m.appendTail(indexed);
+        return indexed.toString();
+    }
+
     /** Prepares the statement on {@code connection} and binds {@code values} by parameter name. */
     PreparedStatement prepare(Connection connection, Map<String, ?> values) throws SQLException {
         PreparedStatement ps = connection.prepareStatement(sql);

@@ -79,6 +79,17 @@ class SqlCatalogTest {
                 }
                 out.append("```\n\n");
             }
+            if (dialect == SQLDialect.POSTGRES) {
+                Statements sql = SqlSamples.statements(dialect, true);
+                String reserve = sql.reserveStatements().get(0).namedSql;
+                out.append("### atomic mode: set-up, reserve and restored lock wait — one round trip each\n\n")
+                        .append("The first attempt, the same with the tenant for row-level security, and a later attempt in ")
+                        .append("the same transaction; pgJDBC sends each string as one message.\n\n```sql\n");
+                for (SqlStatement statement : ((PostgresStatements) sql).atomicStatements()) {
+                    out.append(statement.namedSql.replace(reserve, "<the reserve statement above>")).append(";\n\n");
+                }
+                out.append("```\n\n");
+            }
         }
         Path generated = Path.of("target", "sql-catalog.md");
         Files.createDirectories(generated.getParent());

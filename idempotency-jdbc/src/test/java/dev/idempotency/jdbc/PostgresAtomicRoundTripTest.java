@@ -1,0 +1,214 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.Decision;
+import dev.idempotency.core.Execution;
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.Mode;
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.jooq.SQLDialect;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Round trips of the atomic mode on PostgreSQL, counted on the wire ({@link RoundTripCountingProxy}):
+ * the transaction's set-up, the reservation and the restored lock wait are one round trip, so an
+ * executed request costs four — reserve, the handler's statement, complete, commit.
+ *
+ * <p>The store runs on one connection that is never closed in between (no pool), so nothing but
+ * the store's and the handler's own statements crosses the proxy.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PostgresAtomicRoundTripTest {
+
+    private static final String ORDER = "{\"sku\":1}";
+
+    private TestDatabase db;
+    private RoundTripCountingProxy proxy;
+    private Connection connection;
+    private DataSource single;
+
+    @BeforeAll
+    void open() throws Exception {
+        db = TestDatabase.postgres();
+        Matcher url = Pattern.compile("^jdbc:postgresql://(127\\.0\\.0\\.1|localhost)(?::(\\d+))?/(.*)$")
+                .matcher(db.url());
+        assumeTrue(url.matches(), "needs a PostgreSQL on this machine to put a proxy in front of");
+        JdbcStore.create(db.pool("round-trips-setup", 1)).createTableIfMissing();
+        db.execute("CREATE TABLE business_orders (order_key TEXT PRIMARY KEY, item TEXT NOT NULL)");
+        proxy = new RoundTripCountingProxy(url.group(2) == null ? 5432 : Integer.parseInt(url.group(2)));
+        connection = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + url.group(3)
+                + "&sslmode=disable&gssEncMode=disable", db.server.user(), db.server.password());
+        single = new SingleConnection(connection);
+    }
+
+    @AfterAll
+    void close() throws Exception {
+        if (connection != null) {
+            connection.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+        db.close();
+    }
+
+    private IdempotencyEngine engine(JdbcStore store) {
+        return new IdempotencyEngine(store, IdempotencyConfig.builder().mode(Mode.ATOMIC)
+                .inFlightWait(Duration.ZERO).build());
+    }
+
+    /** One executed request: reserve, one INSERT of the handler, finish with a stored response. */
+    private long executedRequest(IdempotencyEngine engine, String key) throws SQLException {
+        long before = proxy.roundTrips();
+        Execution execution = ((Decision.Proceed) engine.before(Requests.post("/orders", key, ORDER))).execution();
+        AbstractAtomicModeTest.writeOrder(execution, key);
+        execution.finish(Requests.created("{\"order\":1}"));
+        return proxy.roundTrips() - before;
+    }
+
+    @Test
+    void anExecutedRequestCostsFourRoundTripsAndAReplayTwo() throws Exception {
+        JdbcStore store = JdbcStore.builder(single).dialect(SQLDialect.POSTGRES).build();
+        try (IdempotencyEngine engine = engine(store)) {
+            for (int i = 0; i < 6; i++) { // past pgJDBC's prepareThreshold: server-side prepared statements
+                executedRequest(engine, "warm-" + UUID.randomUUID());
+            }
+            for (int i = 0; i < 3; i++) {
+                String key = "rt-" + UUID.randomUUID();
+                assertThat(executedRequest(engine, key))
+                        .as("set-up + reservation + restore, the handler's INSERT, the completing UPDATE, COMMIT")
+                        .isEqualTo(4);
+
+                long before = proxy.roundTrips();
+                Decision replay = engine.before(Requests.post("/orders", key, ORDER));
+                assertThat(replay).isInstanceOf(Decision.Respond.class);
+                assertThat(((Decision.Respond) replay).isReplay()).isTrue();
+                assertThat(proxy.roundTrips() - before).as("set-up + reservation reading the record, ROLLBACK")
+                        .isEqualTo(2);
+            }
+
+            long before = proxy.roundTrips();
+            String key = "rt-" + UUID.randomUUID();
+            Execution released = ((Decision.Proceed) engine.before(Requests.post("/orders", key, ORDER))).execution();
+            released.finish(CapturedResponse.of(500, Map.of(), new byte[0]));
+            assertThat(proxy.roundTrips() - before).as("set-up + reservation, the releasing DELETE, COMMIT")
+                    .isEqualTo(3);
+        }
+    }
+
+    @Test
+    void rowLevelSecurityAddsNoRoundTripInTheAtomicMode() throws Exception {
+        JdbcStore store = JdbcStore.builder(single).dialect(SQLDialect.POSTGRES).rowLevelSecurity(true).build();
+        try (IdempotencyEngine engine = engine(store)) {
+            executedRequest(engine, "warm-" + UUID.randomUUID());
+            assertThat(executedRequest(engine, "rt-" + UUID.randomUUID())).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void theHandlerWaitsForLocksAsTheSessionDoesAndTheSessionKeepsItsSettings() throws Exception {
+        JdbcStore store = JdbcStore.builder(single).dialect(SQLDialect.POSTGRES).build();
+        AbstractAtomicModeTest.query(connection, "SELECT set_config('lock_timeout', '7s', false)");
+        try (IdempotencyEngine engine = engine(store)) {
+            String key = "rt-" + UUID.randomUUID();
+            Execution execution = ((Decision.Proceed) engine.before(Requests.post("/orders", key, ORDER))).execution();
+            Connection tx = execution.unwrap(Connection.class).orElseThrow();
+            assertThat(AbstractAtomicModeTest.query(tx, "SHOW lock_timeout"))
+                    .as("the reservation waited 50 ms at most; the handler gets the session's wait back").isEqualTo("7s");
+            assertThat(AbstractAtomicModeTest.query(tx, "SHOW idle_in_transaction_session_timeout")).isEqualTo("30s");
+            assertThat(AbstractAtomicModeTest.query(tx, "SHOW transaction_isolation")).isEqualTo("read committed");
+            execution.finish(Requests.created("{\"order\":1}"));
+
+            assertThat(AbstractAtomicModeTest.query(connection, "SHOW lock_timeout")).isEqualTo("7s");
+            assertThat(AbstractAtomicModeTest.query(connection, "SHOW idle_in_transaction_session_timeout"))
+                    .isEqualTo("0");
+            assertThat(connection.getAutoCommit()).isTrue();
+        } finally {
+            AbstractAtomicModeTest.query(connection, "SELECT set_config('lock_timeout', '0', false)");
+        }
+    }
+
+    /** A DataSource that lends the same connection every time; closing the loan does nothing. */
+    private static final class SingleConnection implements DataSource {
+        private final Connection connection;
+
+        SingleConnection(Connection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public Connection getConnection() {
+            return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                    new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("close")) {
+                            return null;
+                        }
+                        if (method.getName().equals("isClosed")) {
+                            return false;
+                        }
+                        try {
+                            return method.invoke(connection, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        }
+
+        @Override
+        public Connection getConnection(String username, String password) {
+            return getConnection();
+        }
+
+        @Override
+        public PrintWriter getLogWriter() {
+            return null;
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) {
+        }
+
+        @Override
+        public void setLoginTimeout(int seconds) {
+        }
+
+        @Override
+        public int getLoginTimeout() {
+            return 0;
+        }
+
+        @Override
+        public Logger getParentLogger() {
+            return Logger.getGlobal();
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> iface) throws SQLException {
+            throw new SQLException("not a wrapper");
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> iface) {
+            return false;
+        }
+    }
+}
