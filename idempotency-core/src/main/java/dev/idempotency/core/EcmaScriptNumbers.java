@@ -101,6 +101,67 @@ final class EcmaScriptNumbers {
         return shortest(bits < 0, c, q);
     }
 
+    /** Integers and decimals of at most this many significant digits survive a trip through a double. */
+    private static final int SHORT_DIGITS = 15;
+    /** ECMAScript writes numbers below 10^-6 with an exponent: at most five zeros after the point. */
+    private static final int MAX_LEADING_FRACTION_ZEROS = 5;
+
+    /**
+     * Writes the ECMAScript form of a JSON number literal without exponent straight from its text,
+     * when that is possible without arithmetic: an integer part of at most 15 digits, at most 15
+     * significant digits, and for a value below one at most five zeros between the point and the
+     * first significant digit. Such a decimal is the only one of at most 15 significant digits that
+     * reads as its double (doubles resolve 15 decimal digits), so it is also the shortest, and
+     * {@link #format} would print exactly its digits, without exponent in that range: the literal less
+     * trailing fraction zeros (and the point if nothing is left after it), or {@code 0} for any zero.
+     * Prices, quantities and ids all qualify; {@code EcmaScriptNumbersTest} checks the rule against
+     * {@code format} on the published number table and on random literals.
+     *
+     * @param text           the literal, already checked against the JSON number grammar
+     * @param start          where it starts (its minus sign, if any)
+     * @param intStart       the first digit of the integer part
+     * @param intEnd         the end of the integer part
+     * @param fractionStart  the first digit after the point, or {@code intEnd} without fraction
+     * @param fractionEnd    the end of the fraction digits, or {@code intEnd} without fraction
+     * @return whether it was written; if not, it needs {@link #format} of its double
+     */
+    static boolean appendCanonical(byte[] text, int start, int intStart, int intEnd, int fractionStart,
+                                   int fractionEnd, CanonicalOutput out) {
+        int intDigits = intEnd - intStart;
+        if (intDigits > SHORT_DIGITS) {
+            return false;
+        }
+        while (fractionEnd > fractionStart && text[fractionEnd - 1] == '0') {
+            fractionEnd--;
+        }
+        int significant;
+        if (text[intStart] == '0') { // the grammar allows no other integer part starting with 0
+            int firstNonZero = fractionStart;
+            while (firstNonZero < fractionEnd && text[firstNonZero] == '0') {
+                firstNonZero++;
+            }
+            if (firstNonZero == fractionEnd) {
+                out.put((byte) '0'); // 0, -0, 0.000
+                return true;
+            }
+            if (firstNonZero - fractionStart > MAX_LEADING_FRACTION_ZEROS) {
+                return false;
+            }
+            significant = fractionEnd - firstNonZero;
+        } else {
+            significant = intDigits + fractionEnd - fractionStart;
+        }
+        if (significant > SHORT_DIGITS) {
+            return false;
+        }
+        out.put(text, start, intEnd - start);
+        if (fractionEnd > fractionStart) {
+            out.put((byte) '.');
+            out.put(text, fractionStart, fractionEnd - fractionStart);
+        }
+        return true;
+    }
+
     /** Finds the shortest decimal in the rounding interval of c * 2^q and renders it. */
     private static String shortest(boolean negative, long c, int q) {
         // Bounds of the rounding interval, in units of 2^(q-2): the interval is closed when c is

@@ -125,6 +125,15 @@ class CanonicalizerDifferentialTest {
             assertSameAsReference("[1." + "0".repeat(digits - 3) + "e5]");
             assertSameAsReference("[1e" + "0".repeat(digits - 2) + "5]");
             assertSameAsReference("[1E-" + "0".repeat(digits - 2) + "5]");
+            // at the root a number can end the input, which Jackson counts differently
+            assertSameAsReference("1." + "0".repeat(digits - 2) + "1");
+            assertSameAsReference("0." + "0".repeat(digits - 2) + "1");
+            assertSameAsReference("-1" + "0".repeat(digits - 1));
+            assertSameAsReference("1" + "0".repeat(digits - 2) + "e1");
+            assertSameAsReference("1" + "0".repeat(digits - 2) + "e1 ");
+            assertSameAsReference("0" + "e" + "0".repeat(digits - 2) + "1");
+            assertSameAsReference("0" + "e" + "0".repeat(digits - 1) + "1");
+            assertSameAsReference("[0e" + "0".repeat(digits - 1) + "1]");
         }
         for (int length : new int[] {49_999, 50_000, 50_001}) {
             assertSameAsReference("{\"" + "k".repeat(length) + "\":1}");
@@ -140,7 +149,6 @@ class CanonicalizerDifferentialTest {
         int limit = 20_000_000;
         for (int length : new int[] {limit, limit + 1}) {
             assertSameAsReference("[\"" + "a".repeat(length) + "\"]");
-            assertSameAsReference("[\"" + "\\n".repeat(length) + "\"]");
         }
         assertSameAsReference("[\"" + "😀".repeat(limit / 2) + "\"]");
         assertSameAsReference("[\"" + "😀".repeat(limit / 2) + "a\"]");

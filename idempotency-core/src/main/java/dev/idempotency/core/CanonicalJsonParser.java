@@ -1,0 +1,573 @@
+package dev.idempotency.core;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * One pass over a body's UTF-8 bytes that checks it is a single JSON value and writes its RFC 8785
+ * canonical form as it goes; used once, by {@link JcsCanonicalizer}.
+ *
+ * <p>It accepts exactly what the canonicalizer accepted when it was built on Jackson's char parser
+ * over a strictly decoded copy of the body (the differential tests hold it to that): strict RFC 8259
+ * syntax in well-formed UTF-8 (RFC 3629: no overlong forms, no encoded surrogates, nothing above
+ * U+10FFFF), only space, tab, line feed and carriage return between tokens, no byte order mark, no
+ * unpaired surrogate escapes, finite numbers, and Jackson's default {@code StreamReadConstraints}:
+ * at most {@value #MAX_DEPTH} levels of nesting, {@value #MAX_NUMBER_DIGITS} digits per number,
+ * {@value #MAX_NAME_CHARS} UTF-16 units per member name and {@value #MAX_STRING_CHARS} per string.
+ *
+ * <p>What it writes needs no second look: strings without escapes are copied in runs (valid UTF-8
+ * is its own canonical form), numbers already in ECMAScript form mostly pass through
+ * ({@link EcmaScriptNumbers#appendCanonical}), and each object's members are put in order when it
+ * closes ({@link CanonicalOutput#sortMembers}). Nesting is tracked in arrays, not on the call stack.
+ */
+final class CanonicalJsonParser {
+
+    static final int MAX_DEPTH = 1000;
+    static final int MAX_NUMBER_DIGITS = 1000;
+    static final int MAX_NAME_CHARS = 50_000;
+    static final int MAX_STRING_CHARS = 20_000_000;
+
+    /**
+     * Thrown for any body that is not canonicalizable. Malformed input is an expected outcome, not
+     * a bug, so the exception is shared and carries no stack trace: failing stays cheap.
+     */
+    static final class NotCanonicalizable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        private NotCanonicalizable() {
+            super("not canonicalizable JSON", null, false, false);
+        }
+    }
+
+    private static final NotCanonicalizable INVALID = new NotCanonicalizable();
+    private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] FALSE = "false".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+
+    private final byte[] in;
+    private final int end;
+    private final boolean rejectDuplicateNames;
+    private final CanonicalOutput out;
+    private int pos;
+
+    /** Per open container: the index of its first member span in {@link #spans}, or -1 for an array. */
+    private int[] openSpans = new int[16];
+    private int depth;
+    /** The member spans of all open objects, {@link CanonicalOutput#SPAN} ints each, innermost last. */
+    private int[] spans = new int[16 * CanonicalOutput.SPAN];
+    private int spanCount;
+
+    private CanonicalJsonParser(byte[] in, boolean rejectDuplicateNames) {
+        this.in = in;
+        this.end = in.length;
+        this.rejectDuplicateNames = rejectDuplicateNames;
+        this.out = new CanonicalOutput(in.length);
+    }
+
+    /**
+     * @return the canonical UTF-8 bytes of {@code body}
+     * @throws NotCanonicalizable if it is not a single I-JSON value within the limits above, or
+     *     (with {@code rejectDuplicateNames}) has an object with a repeated member name
+     */
+    static byte[] canonicalize(byte[] body, boolean rejectDuplicateNames) {
+        CanonicalJsonParser parser = new CanonicalJsonParser(body, rejectDuplicateNames);
+        parser.document();
+        return parser.out.toByteArray();
+    }
+
+    private void document() {
+        pos = skipWhitespace(0);
+        while (true) {
+            if (value()) {
+                continue; // a container opened: its first value follows
+            }
+            if (!afterValue()) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Writes the value at {@link #pos}; for a container only its opening (and its first member's
+     * name), since its contents follow in the main loop.
+     *
+     * @return whether a container was opened and still needs its first value
+     */
+    private boolean value() {
+        if (pos >= end) {
+            throw INVALID;
+        }
+        switch (in[pos]) {
+            case '{':
+                return openObject();
+            case '[':
+                return openArray();
+            case '"':
+                string(MAX_STRING_CHARS);
+                return false;
+            case 't':
+                literal(TRUE);
+                return false;
+            case 'f':
+                literal(FALSE);
+                return false;
+            case 'n':
+                literal(NULL);
+                return false;
+            default:
+                number();
+                return false;
+        }
+    }
+
+    /**
+     * Consumes what follows a complete value: a comma and the next member name or element, or the
+     * end of its container (then of its parent, and so on), or the end of the document.
+     *
+     * @return whether another value follows
+     */
+    private boolean afterValue() {
+        while (true) {
+            pos = skipWhitespace(pos);
+            if (depth == 0) {
+                if (pos != end) {
+                    throw INVALID; // anything but whitespace after the root value
+                }
+                return false;
+            }
+            if (pos >= end) {
+                throw INVALID;
+            }
+            byte b = in[pos++];
+            boolean inObject = openSpans[depth - 1] >= 0;
+            if (inObject) {
+                spans[spanCount - 1] = out.length(); // the member that just ended
+            }
+            if (b == ',') {
+                out.put(b);
+                pos = skipWhitespace(pos);
+                if (inObject) {
+                    memberName();
+                }
+                return true;
+            }
+            if (b == (inObject ? '}' : ']')) {
+                if (inObject) {
+                    closeObject();
+                }
+                out.put(b);
+                depth--;
+                continue;
+            }
+            throw INVALID;
+        }
+    }
+
+    private boolean openObject() {
+        enter(spanCount);
+        out.put((byte) '{');
+        pos = skipWhitespace(pos + 1);
+        if (pos < end && in[pos] == '}') {
+            pos++;
+            out.put((byte) '}');
+            depth--;
+            return false;
+        }
+        memberName();
+        return true;
+    }
+
+    private boolean openArray() {
+        enter(-1);
+        out.put((byte) '[');
+        pos = skipWhitespace(pos + 1);
+        if (pos < end && in[pos] == ']') {
+            pos++;
+            out.put((byte) ']');
+            depth--;
+            return false;
+        }
+        return true;
+    }
+
+    private void enter(int firstSpan) {
+        if (depth == MAX_DEPTH) {
+            throw INVALID;
+        }
+        if (depth == openSpans.length) {
+            openSpans = Arrays.copyOf(openSpans, depth * 2);
+        }
+        openSpans[depth++] = firstSpan;
+    }
+
+    /** Writes {@code "name":} and opens its span; the value follows. */
+    private void memberName() {
+        if (pos >= end || in[pos] != '"') {
+            throw INVALID;
+        }
+        if (spanCount + CanonicalOutput.SPAN > spans.length) {
+            spans = Arrays.copyOf(spans, spans.length * 2);
+        }
+        spans[spanCount] = out.length();
+        string(MAX_NAME_CHARS);
+        spans[spanCount + 1] = out.length() - 1;
+        spanCount += CanonicalOutput.SPAN;
+        pos = skipWhitespace(pos);
+        if (pos >= end || in[pos] != ':') {
+            throw INVALID;
+        }
+        pos = skipWhitespace(pos + 1);
+        out.put((byte) ':');
+    }
+
+    private void closeObject() {
+        int first = openSpans[depth - 1];
+        int count = (spanCount - first) / CanonicalOutput.SPAN;
+        if (!out.sortMembers(spans, first, count, rejectDuplicateNames)) {
+            throw INVALID; // a duplicate name in strict mode
+        }
+        spanCount = first;
+    }
+
+    private int skipWhitespace(int p) {
+        while (p < end) {
+            byte b = in[p];
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                break;
+            }
+            p++;
+        }
+        return p;
+    }
+
+    private void literal(byte[] word) {
+        if (end - pos < word.length) {
+            throw INVALID;
+        }
+        for (int i = 1; i < word.length; i++) {
+            if (in[pos + i] != word[i]) {
+                throw INVALID;
+            }
+        }
+        out.put(word, 0, word.length);
+        pos += word.length;
+        // "truex" and the like fail in afterValue: nothing but a separator may follow a value
+    }
+
+    // --- numbers --------------------------------------------------------------------------------
+
+    /** {@code -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?}, checked, then written canonically. */
+    private void number() {
+        int start = pos;
+        int p = pos;
+        if (p < end && in[p] == '-') {
+            p++;
+        }
+        int intStart = p;
+        if (p < end && in[p] == '0') {
+            p++;
+            if (p < end && isDigit(in[p])) {
+                throw INVALID; // a leading zero
+            }
+        } else {
+            p = digits(p);
+            if (p == intStart) {
+                throw INVALID; // not a value at all, or a sign without digits
+            }
+        }
+        int intEnd = p;
+        int fractionStart = p;
+        int fractionEnd = p;
+        if (p < end && in[p] == '.') {
+            fractionStart = p + 1;
+            fractionEnd = digits(fractionStart);
+            if (fractionEnd == fractionStart) {
+                throw INVALID;
+            }
+            p = fractionEnd;
+        }
+        int exponentDigits = 0;
+        if (p < end && (in[p] == 'e' || in[p] == 'E')) {
+            p++;
+            if (p < end && (in[p] == '+' || in[p] == '-')) {
+                p++;
+            }
+            int exponentStart = p;
+            p = digits(p);
+            exponentDigits = p - exponentStart;
+            if (exponentDigits == 0) {
+                throw INVALID;
+            }
+        }
+        pos = p;
+        checkNumberLength(in[intStart] == '0', intEnd - intStart, fractionEnd - fractionStart,
+                fractionEnd > intEnd, exponentDigits);
+        if (exponentDigits == 0
+                && EcmaScriptNumbers.appendCanonical(in, start, intStart, intEnd, fractionStart, fractionEnd, out)) {
+            return;
+        }
+        double value = Double.parseDouble(new String(in, start, p - start, StandardCharsets.ISO_8859_1));
+        if (!Double.isFinite(value)) {
+            throw INVALID;
+        }
+        out.putAscii(EcmaScriptNumbers.format(value));
+    }
+
+    /**
+     * Jackson's limit on the digits of a number ({@code StreamReadConstraints.maxNumberLength}), as
+     * its char parser counts them: the digits of the integer part, or for a number with fraction or
+     * exponent the digits of all three parts — except that on its second code path (numbers with a
+     * leading zero, and numbers ending the input) a missing fraction or exponent counts as -1 digits
+     * rather than 0. Reproduced, odd as it is, so that exactly the same bodies fall back to raw bytes.
+     */
+    private void checkNumberLength(boolean leadingZero, int intDigits, int fractionDigits, boolean hasFraction,
+                                   int exponentDigits) {
+        boolean hasExponent = exponentDigits > 0;
+        int counted = intDigits;
+        if (hasFraction || hasExponent) {
+            boolean secondPath = leadingZero || pos == end;
+            int missing = secondPath ? -1 : 0;
+            counted += (hasFraction ? fractionDigits : missing) + (hasExponent ? exponentDigits : missing);
+        }
+        if (counted > MAX_NUMBER_DIGITS) {
+            throw INVALID;
+        }
+    }
+
+    private int digits(int p) {
+        while (p < end && isDigit(in[p])) {
+            p++;
+        }
+        return p;
+    }
+
+    private static boolean isDigit(byte b) {
+        return b >= '0' && b <= '9';
+    }
+
+    // --- strings --------------------------------------------------------------------------------
+
+    /**
+     * Writes the string at {@link #pos} in canonical form: runs without escapes are copied as they
+     * are (after checking their UTF-8), escapes are rewritten as RFC 8785 wants them.
+     */
+    private void string(int maxChars) {
+        int start = ++pos; // after the opening quote
+        int runStart = start;
+        int p = start;
+        out.put((byte) '"');
+        while (true) {
+            if (p >= end) {
+                throw INVALID; // unterminated
+            }
+            byte b = in[p];
+            if (b >= 0x20 && b != '"' && b != '\\') {
+                p++; // printable ASCII, the bulk of most bodies
+            } else if (b == '"') {
+                break;
+            } else if (b == '\\') {
+                out.put(in, runStart, p - runStart);
+                p = escape(p);
+                runStart = p;
+            } else if (b < 0) {
+                p = multiByteCharacter(p);
+            } else {
+                throw INVALID; // a raw control character
+            }
+        }
+        out.put(in, runStart, p - runStart);
+        out.put((byte) '"');
+        // decoding never makes text longer in UTF-16 units than in bytes: only long text needs counting
+        if (p - start > maxChars && utf16Length(start, p) > maxChars) {
+            throw INVALID;
+        }
+        pos = p + 1;
+    }
+
+    /**
+     * Checks the UTF-8 sequence starting with a non-ASCII byte at {@code p} as Java's strict decoder
+     * does (RFC 3629 table 3-7): no continuation byte first, no overlong form, no surrogate, nothing
+     * above U+10FFFF, nothing cut short.
+     *
+     * @return the offset after it
+     */
+    private int multiByteCharacter(int p) {
+        int lead = in[p] & 0xFF;
+        if (lead < 0xC2) {
+            throw INVALID; // a continuation byte, or an overlong two-byte form
+        }
+        if (lead < 0xE0) {
+            continuation(p + 1, 0x80, 0xBF);
+            return p + 2;
+        }
+        if (lead < 0xF0) {
+            continuation(p + 1, lead == 0xE0 ? 0xA0 : 0x80, lead == 0xED ? 0x9F : 0xBF);
+            continuation(p + 2, 0x80, 0xBF);
+            return p + 3;
+        }
+        if (lead < 0xF5) {
+            continuation(p + 1, lead == 0xF0 ? 0x90 : 0x80, lead == 0xF4 ? 0x8F : 0xBF);
+            continuation(p + 2, 0x80, 0xBF);
+            continuation(p + 3, 0x80, 0xBF);
+            return p + 4;
+        }
+        throw INVALID;
+    }
+
+    private void continuation(int p, int min, int max) {
+        if (p >= end) {
+            throw INVALID;
+        }
+        int b = in[p] & 0xFF;
+        if (b < min || b > max) {
+            throw INVALID;
+        }
+    }
+
+    /**
+     * Rewrites the escape at {@code p}: the short escapes of quote, backslash and the five control
+     * characters stay, <code>&#92;/</code> becomes a slash, and <code>&#92;uXXXX</code> becomes the
+     * character in UTF-8 — or the short escape, or <code>&#92;u00xx</code> in lowercase for the
+     * other controls. A surrogate escape must be a high one directly followed by a low one.
+     *
+     * @return the offset after the escape (after both escapes of a surrogate pair)
+     */
+    private int escape(int p) {
+        if (p + 1 >= end) {
+            throw INVALID;
+        }
+        byte kind = in[p + 1];
+        switch (kind) {
+            case '"':
+            case '\\':
+            case 'b':
+            case 'f':
+            case 'n':
+            case 'r':
+            case 't':
+                out.put(in, p, 2);
+                return p + 2;
+            case '/':
+                out.put((byte) '/');
+                return p + 2;
+            case 'u':
+                break;
+            default:
+                throw INVALID;
+        }
+        int c = hex4(p + 2);
+        int next = p + 6;
+        if (Character.isHighSurrogate((char) c)) {
+            if (next + 1 >= end || in[next] != '\\' || in[next + 1] != 'u') {
+                throw INVALID;
+            }
+            int low = hex4(next + 2);
+            if (!Character.isLowSurrogate((char) low)) {
+                throw INVALID;
+            }
+            putUtf8(Character.toCodePoint((char) c, (char) low));
+            return next + 6;
+        }
+        if (Character.isLowSurrogate((char) c)) {
+            throw INVALID;
+        }
+        if (c < 0x20 || c == '"' || c == '\\') {
+            putEscaped(c);
+        } else {
+            putUtf8(c);
+        }
+        return next;
+    }
+
+    private int hex4(int p) {
+        if (p + 4 > end) {
+            throw INVALID;
+        }
+        int value = 0;
+        for (int i = p; i < p + 4; i++) {
+            int digit = Character.digit(in[i], 16); // -1 for anything else, non-ASCII bytes included
+            if (digit < 0) {
+                throw INVALID;
+            }
+            value = value << 4 | digit;
+        }
+        return value;
+    }
+
+    /** RFC 8785 section 3.2.2.2: the short escapes, lowercase <code>&#92;u00xx</code> for other controls. */
+    private void putEscaped(int c) {
+        out.put((byte) '\\');
+        switch (c) {
+            case '"':
+            case '\\':
+                out.put((byte) c);
+                break;
+            case '\b':
+                out.put((byte) 'b');
+                break;
+            case '\f':
+                out.put((byte) 'f');
+                break;
+            case '\n':
+                out.put((byte) 'n');
+                break;
+            case '\r':
+                out.put((byte) 'r');
+                break;
+            case '\t':
+                out.put((byte) 't');
+                break;
+            default:
+                out.put((byte) 'u');
+                out.put((byte) '0');
+                out.put((byte) '0');
+                out.put(HEX[c >> 4]);
+                out.put(HEX[c & 0xF]);
+        }
+    }
+
+    private void putUtf8(int codePoint) {
+        if (codePoint < 0x80) {
+            out.put((byte) codePoint);
+        } else if (codePoint < 0x800) {
+            out.put((byte) (0xC0 | codePoint >> 6));
+            out.put((byte) (0x80 | codePoint & 0x3F));
+        } else if (codePoint < 0x10000) {
+            out.put((byte) (0xE0 | codePoint >> 12));
+            out.put((byte) (0x80 | codePoint >> 6 & 0x3F));
+            out.put((byte) (0x80 | codePoint & 0x3F));
+        } else {
+            out.put((byte) (0xF0 | codePoint >> 18));
+            out.put((byte) (0x80 | codePoint >> 12 & 0x3F));
+            out.put((byte) (0x80 | codePoint >> 6 & 0x3F));
+            out.put((byte) (0x80 | codePoint & 0x3F));
+        }
+    }
+
+    /** The length in UTF-16 units of the (already checked) string text between two offsets. */
+    private int utf16Length(int from, int to) {
+        int units = 0;
+        int p = from;
+        while (p < to) {
+            int b = in[p] & 0xFF;
+            if (b == '\\') {
+                p += in[p + 1] == 'u' ? 6 : 2; // each escape is one unit, a pair's halves included
+                units++;
+            } else if (b < 0x80) {
+                p++;
+                units++;
+            } else if (b < 0xE0) {
+                p += 2;
+                units++;
+            } else if (b < 0xF0) {
+                p += 3;
+                units++;
+            } else {
+                p += 4;
+                units += 2; // a supplementary character is a surrogate pair
+            }
+        }
+        return units;
+    }
+}
