@@ -86,6 +86,7 @@ public final class JdbcStore implements TransactionalStore {
     private final String tableLabel;
     private final Statements sql;
     private final String tenantSetting;
+    private final boolean asynchronousReservationCommit;
     private final AtomicReservations atomic;
 
     private JdbcStore(Builder b, SQLDialect dialect) {
@@ -93,6 +94,7 @@ public final class JdbcStore implements TransactionalStore {
         this.tableName = b.tableName;
         this.tableLabel = String.join(".", b.tableName.getName());
         this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
+        this.asynchronousReservationCommit = b.asynchronousReservationCommit;
         this.dataSource = b.dataSource;
         this.dsl = DSL.using(dialect);
         IdempotencyTable table = new IdempotencyTable(tableName, dialect);
@@ -123,6 +125,14 @@ public final class JdbcStore implements TransactionalStore {
     /** Whether each call sets the tenant for a PostgreSQL row-level-security policy. */
     public boolean rowLevelSecurity() {
         return tenantSetting != null;
+    }
+
+    /**
+     * Whether the reserve mode's reservation commits without waiting for its WAL flush
+     * ({@link Builder#asynchronousReservationCommit(boolean)}).
+     */
+    public boolean asynchronousReservationCommit() {
+        return asynchronousReservationCommit;
     }
 
     /**
@@ -161,7 +171,7 @@ public final class JdbcStore implements TransactionalStore {
         NewRow row = new NewRow(key, fingerprint, IdempotencyTable.IN_FLIGHT, token, IdempotencyTable.micros(now.plus(lease)),
                 null, IdempotencyTable.micros(now.plus(ttl)), at);
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            Statements.Attempt result = call(key.tenant(), c -> sql.reserve(c, row, at));
+            Statements.Attempt result = call(key.tenant(), c -> sql.reserve(c, row, at, asynchronousReservationCommit));
             if (result instanceof Statements.Attempt.Won) {
                 return new ReserveResult.Acquired(new JdbcReservation(this, key, token));
             }
@@ -288,7 +298,7 @@ public final class JdbcStore implements TransactionalStore {
     @Override
     public String toString() {
         return "JdbcStore[" + dialect + ", table=" + tableLabel + (tenantSetting == null ? "" : ", rls=" + tenantSetting)
-                + "]";
+                + (asynchronousReservationCommit ? ", asynchronousReservationCommit" : "") + "]";
     }
 
     /**
@@ -305,6 +315,9 @@ public final class JdbcStore implements TransactionalStore {
      *       transaction for the shipped policy</td></tr>
      *   <tr><td>{@code tenantSetting}</td><td>{@code idempotency.tenant_id}</td><td>the setting the policy
      *       reads</td></tr>
+     *   <tr><td>{@code asynchronousReservationCommit}</td><td>false</td><td>PostgreSQL only: the reserve
+     *       mode's reservation commits without waiting for its WAL flush; weaker after a database crash
+     *       (see the option)</td></tr>
      * </table>
      */
     public static final class Builder {
@@ -313,6 +326,7 @@ public final class JdbcStore implements TransactionalStore {
         private SQLDialect dialect;
         private boolean rowLevelSecurity;
         private String tenantSetting = DEFAULT_TENANT_SETTING;
+        private boolean asynchronousReservationCommit;
         private java.util.function.BiFunction<IdempotencyTable, SQLDialect, Statements> statements;
 
         private Builder(DataSource dataSource) {
@@ -357,6 +371,29 @@ public final class JdbcStore implements TransactionalStore {
             return this;
         }
 
+        /**
+         * Opt-in, PostgreSQL only: the reserve mode's reservation, when it writes the in-flight row,
+         * commits with {@code synchronous_commit = off} for that one transaction (set inside the
+         * reservation statement, so it costs no round trip) and does not wait for its WAL flush.
+         * The completion, release, renewal, the optimistic mode's insert and the whole atomic mode
+         * stay synchronous. Saves one WAL flush wait per executed request.
+         *
+         * <p>What it weakens: a synchronous commit flushes all WAL before it, so the reservation is
+         * durable once the WAL writer has flushed it (within three {@code wal_writer_delay}s, 600 ms
+         * by default) or once any later synchronous commit on the same server has — the handler's
+         * own commit in that database, or the completion. A database crash (PostgreSQL or the
+         * machine, not a lost connection) inside that window forgets the reservation: when the
+         * handler's side effects live outside this database, a retry after recovery finds no record
+         * and runs the handler again, even while the first still runs, and the first one's
+         * completion then fails. See the module README, "Asynchronous reservation commit".
+         *
+         * @throws IllegalArgumentException from {@link #build()} when the dialect is not PostgreSQL
+         */
+        public Builder asynchronousReservationCommit(boolean asynchronousReservationCommit) {
+            this.asynchronousReservationCommit = asynchronousReservationCommit;
+            return this;
+        }
+
         /** Replaces the dialect's statements; for tests that exercise another dialect's path. */
         Builder statements(java.util.function.BiFunction<IdempotencyTable, SQLDialect, Statements> statements) {
             this.statements = statements;
@@ -366,7 +403,8 @@ public final class JdbcStore implements TransactionalStore {
         /**
          * Builds the store.
          *
-         * @throws IllegalArgumentException   for an unsupported dialect, or row-level security off PostgreSQL
+         * @throws IllegalArgumentException   for an unsupported dialect, or row-level security or an
+         *                                    asynchronous reservation commit off PostgreSQL
          * @throws StorageUnavailableException when the dialect must be detected and the database is unreachable
          */
         public JdbcStore build() {
@@ -377,6 +415,12 @@ public final class JdbcStore implements TransactionalStore {
             }
             if (rowLevelSecurity && !Dialects.isPostgres(resolved)) {
                 throw new IllegalArgumentException("Row-level security needs PostgreSQL, not " + resolved);
+            }
+            // MariaDB/MySQL can relax the log flush only server-wide (innodb_flush_log_at_trx_commit),
+            // H2 runs in-process: refusing says so, where ignoring would promise a speed-up that never comes.
+            if (asynchronousReservationCommit && !Dialects.isPostgres(resolved)) {
+                throw new IllegalArgumentException("An asynchronous commit of the reservation needs PostgreSQL, not "
+                        + resolved);
             }
             return new JdbcStore(this, resolved);
         }

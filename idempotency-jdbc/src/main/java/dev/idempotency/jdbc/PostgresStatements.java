@@ -1,6 +1,7 @@
 package dev.idempotency.jdbc;
 
 import static org.jooq.impl.DSL.excluded;
+import static org.jooq.impl.DSL.function;
 import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.notExists;
@@ -49,6 +50,7 @@ final class PostgresStatements extends Statements {
             "SELECT set_config('lock_timeout', current_setting('" + SAVED_LOCK_TIMEOUT + "'), true)";
 
     private final SqlStatement reserve;
+    private final SqlStatement reserveAsynchronousCommit;
     private final SqlStatement atomicBegin;
     private final SqlStatement atomicBeginWithTenant;
     private final SqlStatement atomicAgain;
@@ -71,6 +73,19 @@ final class PostgresStatements extends Statements {
         reserve = compile(ctx.with(cur).with(ins)
                 .select(won).from(ins)
                 .unionAll(select(lost).from(cur).where(t.isLive(cur))));
+
+        // The same, and when it writes the row (the won branch yields a row exactly then) it turns
+        // synchronous_commit off for its own transaction: the implicit one of an autocommit
+        // statement, or the tenant transaction with row-level security. A replay writes nothing
+        // and has no commit to flush anyway.
+        List<SelectField<?>> wonAsync = new ArrayList<>(won);
+        wonAsync.add(function("set_config", String.class, inline("synchronous_commit"), inline("off"), inline(true))
+                .as("commit_mode"));
+        List<SelectField<?>> lostAsync = new ArrayList<>(lost);
+        lostAsync.add(inline((String) null).as("commit_mode"));
+        reserveAsynchronousCommit = compile(ctx.with(cur).with(ins)
+                .select(wonAsync).from(ins)
+                .unionAll(select(lostAsync).from(cur).where(t.isLive(cur))));
 
         // The atomic mode's first attempt: open the READ COMMITTED transaction, save the session's
         // lock_timeout, bound the wait for an uncommitted duplicate, bound the idle time (and set the
@@ -102,10 +117,21 @@ final class PostgresStatements extends Statements {
 
     @Override
     Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException {
-        try (PreparedStatement ps = reserve.prepare(c, IdempotencyTable.rowValues(row, now));
+        return reserve(c, row, now, false);
+    }
+
+    @Override
+    Attempt reserve(Connection c, NewRow row, Instant now, boolean asynchronousCommit) throws SQLException {
+        SqlStatement statement = asynchronousCommit ? reserveAsynchronousCommit : reserve;
+        try (PreparedStatement ps = statement.prepare(c, IdempotencyTable.rowValues(row, now));
              ResultSet rs = ps.executeQuery()) {
             return attempt(rs, row, now);
         }
+    }
+
+    /** The reservation that commits asynchronously when it writes, for documentation. */
+    SqlStatement reserveAsynchronousCommitStatement() {
+        return reserveAsynchronousCommit;
     }
 
     /**

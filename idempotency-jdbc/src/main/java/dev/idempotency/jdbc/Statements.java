@@ -118,6 +118,18 @@ abstract class Statements {
     /** Writes {@code row} unless a live record holds its key; says who holds it otherwise. */
     abstract Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException;
 
+    /**
+     * {@link #reserve(Connection, NewRow, Instant)} for the reserve mode, whose transaction commits
+     * right after it; with {@code asynchronousCommit} that commit does not wait for its WAL flush
+     * when the row was written (PostgreSQL only).
+     */
+    Attempt reserve(Connection c, NewRow row, Instant now, boolean asynchronousCommit) throws SQLException {
+        if (asynchronousCommit) {
+            throw new UnsupportedOperationException("An asynchronous commit of the reservation needs PostgreSQL");
+        }
+        return reserve(c, row, now);
+    }
+
     /** Writes the completed {@code row} unless a live record holds its key. */
     abstract boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException;
 

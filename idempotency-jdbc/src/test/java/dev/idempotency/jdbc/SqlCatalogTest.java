@@ -89,6 +89,10 @@ class SqlCatalogTest {
                     out.append(statement.namedSql.replace(reserve, "<the reserve statement above>")).append(";\n\n");
                 }
                 out.append("```\n\n");
+                out.append("### reserve with `asynchronousReservationCommit(true)` (reserve mode) — 1 statement\n\n")
+                        .append("The reservation above with one more column: when it writes the row it turns ")
+                        .append("`synchronous_commit` off for its own transaction.\n\n```sql\n")
+                        .append(((PostgresStatements) sql).reserveAsynchronousCommitStatement().namedSql).append(";\n```\n\n");
             }
         }
         Path generated = Path.of("target", "sql-catalog.md");

@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Throughput of the store on PostgreSQL with 16 threads: fresh reservations, full reserve +
- * complete cycles, replays of completed keys (through reserve, as the default mode does, and
+ * complete cycles (by default, and with the reservation committed asynchronously), replays of completed keys (through reserve, as the default mode does, and
  * through find, as the optimistic mode does), and a plain single-row INSERT as the ceiling.
  *
  * <p>Run with {@code mvn -pl idempotency-jdbc -Pbench verify} (core installed first). The database is
@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * dropped at the end. Each workload warms up once ({@code -Dbench.warmup=3} s), then the workloads run
  * in {@code -Dbench.rounds=3} interleaved rounds of {@code -Dbench.seconds=6} s each, and the median
  * round counts: on a shared machine, load from elsewhere then falls on every workload alike.
- * {@code -Dbench.threads=16}; {@code -Dbench.cycleOnly=true} runs only the ceiling and the full cycle.
+ * {@code -Dbench.threads=16}; {@code -Dbench.cycleOnly=true} runs only the ceiling and the full cycles.
  */
 public final class StoreBenchmark {
 
@@ -79,11 +79,9 @@ public final class StoreBenchmark {
             JdbcStore store = JdbcStore.create(pool);
             store.createTableIfMissing();
 
-            Runnable cycle = () -> {
-                Reservation r = ((ReserveResult.Acquired) store.reserve(newKey(), FP, Instant.now(), LEASE, TTL))
-                        .reservation();
-                r.complete(RESPONSE, Instant.now(), TTL);
-            };
+            JdbcStore asyncStore = JdbcStore.builder(pool).asynchronousReservationCommit(true).build();
+            Runnable cycle = () -> cycle(store);
+            Runnable asyncCycle = () -> cycle(asyncStore);
             List<RecordKey> completed = new ArrayList<>(COMPLETED_KEYS);
             for (int i = 0; i < COMPLETED_KEYS; i++) {
                 RecordKey key = newKey();
@@ -95,6 +93,7 @@ public final class StoreBenchmark {
             Map<String, Runnable> workloads = new LinkedHashMap<>();
             workloads.put("plain INSERT of one row (ceiling)", () -> plainInsert(pool));
             workloads.put("reserve + complete, fresh key", cycle);
+            workloads.put("reserve + complete, asynchronousReservationCommit", asyncCycle);
             if (!CYCLE_ONLY) {
                 workloads.put("reserve, fresh key", () -> store.reserve(newKey(), FP, Instant.now(), LEASE, TTL));
                 workloads.put("replay through reserve (default mode)", () -> {
@@ -116,7 +115,7 @@ public final class StoreBenchmark {
                 for (Map.Entry<String, Runnable> w : workloads.entrySet()) {
                     double rate = run(w.getKey(), w.getValue(), MEASURE);
                     rates.computeIfAbsent(w.getKey(), k -> new ArrayList<>()).add(rate);
-                    System.out.printf("round %d  %-40s %,10.0f ops/s%n", round, w.getKey(), rate);
+                    System.out.printf("round %d  %-52s %,10.0f ops/s%n", round, w.getKey(), rate);
                 }
             }
             List<Result> results = new ArrayList<>();
@@ -156,6 +155,13 @@ public final class StoreBenchmark {
         double max() {
             return rates.stream().mapToDouble(Double::doubleValue).max().orElse(0);
         }
+    }
+
+    /** One full cycle: a fresh key reserved, then completed with the response. */
+    private static void cycle(JdbcStore store) {
+        Reservation r = ((ReserveResult.Acquired) store.reserve(newKey(), FP, Instant.now(), LEASE, TTL))
+                .reservation();
+        r.complete(RESPONSE, Instant.now(), TTL);
     }
 
     private static RecordKey newKey() {
