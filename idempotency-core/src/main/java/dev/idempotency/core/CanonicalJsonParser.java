@@ -1,5 +1,8 @@
 package dev.idempotency.core;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -45,10 +48,17 @@ final class CanonicalJsonParser {
     private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
-    private final byte[] in;
-    private final int end;
-    private final boolean rejectDuplicateNames;
-    private final CanonicalOutput out;
+    /**
+     * One parser per thread, its buffers reused from body to body: for the small bodies most
+     * requests carry, allocating and zeroing them again was a visible part of the cost. Buffers
+     * grown beyond {@link CanonicalOutput#RETAINED_BYTES} for a large body are let go after it.
+     */
+    private static final ThreadLocal<CanonicalJsonParser> PER_THREAD = ThreadLocal.withInitial(CanonicalJsonParser::new);
+
+    private byte[] in;
+    private int end;
+    private boolean rejectDuplicateNames;
+    private final CanonicalOutput out = new CanonicalOutput();
     private int pos;
 
     /** Per open container: the index of its first member span in {@link #spans}, or -1 for an array. */
@@ -56,13 +66,11 @@ final class CanonicalJsonParser {
     private int depth;
     /** The member spans of all open objects, {@link CanonicalOutput#SPAN} ints each, innermost last. */
     private int[] spans = new int[16 * CanonicalOutput.SPAN];
+    /** Per member span: its name's {@link CanonicalOutput#namePrefix}, for fast sorting. */
+    private long[] namePrefixes = new long[16];
     private int spanCount;
 
-    private CanonicalJsonParser(byte[] in, boolean rejectDuplicateNames) {
-        this.in = in;
-        this.end = in.length;
-        this.rejectDuplicateNames = rejectDuplicateNames;
-        this.out = new CanonicalOutput(in.length);
+    private CanonicalJsonParser() {
     }
 
     /**
@@ -71,9 +79,32 @@ final class CanonicalJsonParser {
      *     (with {@code rejectDuplicateNames}) has an object with a repeated member name
      */
     static byte[] canonicalize(byte[] body, boolean rejectDuplicateNames) {
-        CanonicalJsonParser parser = new CanonicalJsonParser(body, rejectDuplicateNames);
-        parser.document();
-        return parser.out.toByteArray();
+        CanonicalJsonParser parser = PER_THREAD.get();
+        parser.in = body;
+        parser.end = body.length;
+        parser.rejectDuplicateNames = rejectDuplicateNames;
+        parser.pos = 0;
+        parser.depth = 0;
+        parser.spanCount = 0;
+        // Room for a canonical form as long as the body, plus what string() reserves beyond it
+        // (numbers alone can make the form longer; the output grows then).
+        parser.out.start(body.length + 2 + Long.BYTES);
+        try {
+            parser.document();
+            return parser.out.toByteArray();
+        } finally {
+            parser.finish();
+        }
+    }
+
+    /** Lets go of the body, and of the bookkeeping grown for a very large object. */
+    private void finish() {
+        in = null;
+        out.finish();
+        if (spans.length > CanonicalOutput.RETAINED_BYTES / Integer.BYTES) {
+            spans = new int[16 * CanonicalOutput.SPAN];
+            namePrefixes = new long[16];
+        }
     }
 
     private void document() {
@@ -208,10 +239,14 @@ final class CanonicalJsonParser {
         }
         if (spanCount + CanonicalOutput.SPAN > spans.length) {
             spans = Arrays.copyOf(spans, spans.length * 2);
+            namePrefixes = Arrays.copyOf(namePrefixes, namePrefixes.length * 2);
         }
-        spans[spanCount] = out.length();
+        int nameStart = out.length();
         string(MAX_NAME_CHARS);
-        spans[spanCount + 1] = out.length() - 1;
+        int nameEnd = out.length() - 1; // the closing quote
+        spans[spanCount] = nameStart;
+        spans[spanCount + 1] = nameEnd;
+        namePrefixes[spanCount / CanonicalOutput.SPAN] = CanonicalOutput.namePrefix(out.bytes, nameStart + 1, nameEnd);
         spanCount += CanonicalOutput.SPAN;
         pos = skipWhitespace(pos);
         if (pos >= end || in[pos] != ':') {
@@ -224,13 +259,16 @@ final class CanonicalJsonParser {
     private void closeObject() {
         int first = openSpans[depth - 1];
         int count = (spanCount - first) / CanonicalOutput.SPAN;
-        if (!out.sortMembers(spans, first, count, rejectDuplicateNames)) {
+        if (!out.sortMembers(spans, namePrefixes, first, count, rejectDuplicateNames)) {
             throw INVALID; // a duplicate name in strict mode
         }
         spanCount = first;
     }
 
     private int skipWhitespace(int p) {
+        if (p < end && in[p] > ' ') {
+            return p; // the usual case: compact JSON
+        }
         while (p < end) {
             byte b = in[p];
             if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
@@ -354,35 +392,83 @@ final class CanonicalJsonParser {
      */
     private void string(int maxChars) {
         int start = ++pos; // after the opening quote
-        int runStart = start;
         int p = start;
-        out.put((byte) '"');
+        // The canonical form of a string is never longer than its text (escapes only shrink or
+        // stay), so with this much room the loop can write without checking for space; the eight
+        // bytes more let it copy whole words.
+        out.ensure(end - start + 2 + Long.BYTES);
+        byte[] o = out.bytes;
+        int w = out.length;
+        o[w++] = '"';
         while (true) {
+            // Eight bytes at a time while they are printable ASCII, the bulk of most bodies. The
+            // word is copied whole (there is room, see above) and the length advanced only past
+            // its plain bytes; the first other byte is then handled below.
+            while (p <= end - Long.BYTES) {
+                long word = (long) LONGS.get(in, p);
+                LONGS.set(o, w, word);
+                int plain = plainAsciiBytes(word);
+                p += plain;
+                w += plain;
+                if (plain < Long.BYTES) {
+                    break;
+                }
+            }
             if (p >= end) {
                 throw INVALID; // unterminated
             }
             byte b = in[p];
             if (b >= 0x20 && b != '"' && b != '\\') {
-                p++; // printable ASCII, the bulk of most bodies
+                o[w++] = b; // printable ASCII near the end of the body
+                p++;
             } else if (b == '"') {
                 break;
             } else if (b == '\\') {
-                out.put(in, runStart, p - runStart);
+                out.length = w;
                 p = escape(p);
-                runStart = p;
+                o = out.bytes;
+                w = out.length;
             } else if (b < 0) {
-                p = multiByteCharacter(p);
+                int next = multiByteCharacter(p);
+                while (p < next) {
+                    o[w++] = in[p++]; // well-formed UTF-8 is its own canonical form
+                }
             } else {
                 throw INVALID; // a raw control character
             }
         }
-        out.put(in, runStart, p - runStart);
-        out.put((byte) '"');
+        o[w++] = '"';
+        out.length = w;
         // decoding never makes text longer in UTF-16 units than in bytes: only long text needs counting
         if (p - start > maxChars && utf16Length(start, p) > maxChars) {
             throw INVALID;
         }
         pos = p + 1;
+    }
+
+    /** A little-endian view of eight bytes: the first byte of the text is the lowest of the long. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGH_BITS = 0x8080808080808080L;
+
+    /**
+     * How many of the eight bytes of {@code word}, from its first (lowest) one, are printable ASCII
+     * other than quote and backslash — bytes a string copies unchanged.
+     *
+     * <p>The bit tricks are the classic ones ("Bit Twiddling Hacks", S. E. Anderson: {@code hasless},
+     * {@code haszero}): {@code (x - ONES * n) & ~x & HIGH_BITS} has the high bit of the lowest byte
+     * below {@code n} set, and a byte equal to {@code c} is a zero byte of {@code x ^ ONES * c}.
+     * Borrows can mark bytes above the first marked one too, never below it, so the lowest marked
+     * byte is exactly the first byte that is not plain.
+     */
+    static int plainAsciiBytes(long word) {
+        long control = word - ONES * 0x20 & ~word;
+        long quote = word ^ ONES * '"';
+        quote = quote - ONES & ~quote;
+        long backslash = word ^ ONES * '\\';
+        backslash = backslash - ONES & ~backslash;
+        long notPlain = (control | quote | backslash | word) & HIGH_BITS; // word: non-ASCII bytes
+        return Long.numberOfTrailingZeros(notPlain) >>> 3; // 8 when all are plain
     }
 
     /**

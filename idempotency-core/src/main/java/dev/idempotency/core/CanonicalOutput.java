@@ -14,13 +14,42 @@ import java.util.Arrays;
  */
 final class CanonicalOutput {
 
-    private byte[] bytes;
-    private int length;
+    /** The bytes written so far are {@code bytes[0, length)}; the parser's string loop writes here directly. */
+    byte[] bytes;
+    int length;
     /** Where an unordered object's members are copied while they are put back in order. */
     private byte[] scratch;
+    /** The members of the object being sorted, in their new order; reused from object to object. */
+    private int[] order = new int[16];
+    private long[] packed = new long[16];
 
-    CanonicalOutput(int expectedLength) {
-        bytes = new byte[Math.max(16, expectedLength)];
+    /** Buffers up to this size are kept for the next body; larger ones are dropped after use. */
+    static final int RETAINED_BYTES = 16 * 1024;
+
+    CanonicalOutput() {
+        bytes = new byte[256];
+    }
+
+    /** Empties the output and makes room for {@code expectedLength} bytes. */
+    void start(int expectedLength) {
+        length = 0;
+        if (bytes.length < expectedLength) {
+            bytes = new byte[expectedLength];
+        }
+    }
+
+    /** Lets go of buffers grown for a large body. */
+    void finish() {
+        if (bytes.length > RETAINED_BYTES) {
+            bytes = new byte[256];
+        }
+        if (scratch != null && scratch.length > RETAINED_BYTES) {
+            scratch = null;
+        }
+        if (order.length > RETAINED_BYTES / Integer.BYTES) {
+            order = new int[16];
+            packed = new long[16];
+        }
     }
 
     int length() {
@@ -53,6 +82,13 @@ final class CanonicalOutput {
         }
     }
 
+    /** Makes room for {@code count} more bytes. */
+    void ensure(int count) {
+        if (count > bytes.length - length) {
+            grow(count);
+        }
+    }
+
     private void grow(int needed) {
         bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + needed));
     }
@@ -77,17 +113,14 @@ final class CanonicalOutput {
      * @return {@code false} if two members have the same name and {@code rejectDuplicates} is set
      *     (the output is then unusable)
      */
-    boolean sortMembers(int[] spans, int first, int count, boolean rejectDuplicates) {
-        int firstOrderViolation = firstOrderViolation(spans, first, count);
-        if (firstOrderViolation < 0) {
+    boolean sortMembers(int[] spans, long[] prefixes, int first, int count, boolean rejectDuplicates) {
+        Names names = new Names(spans, prefixes, first);
+        if (names.inOrder(count)) {
             return true;
         }
-        if (rejectDuplicates && compareNames(spans, first, firstOrderViolation - 1, firstOrderViolation) == 0) {
-            return false;
-        }
-        int[] order = sortedOrder(spans, first, count);
+        int[] order = sortedOrder(names, count);
         for (int k = 0; k + 1 < count; k++) {
-            if (compareNames(spans, first, order[k], order[k + 1]) == 0) {
+            if (names.compare(order[k], order[k + 1]) == 0) {
                 if (rejectDuplicates) {
                     return false;
                 }
@@ -101,7 +134,8 @@ final class CanonicalOutput {
         }
         System.arraycopy(bytes, regionStart, scratch, 0, regionLength);
         int write = regionStart;
-        for (int member : order) {
+        for (int k = 0; k < count; k++) {
+            int member = order[k];
             if (member < 0) {
                 continue;
             }
@@ -117,50 +151,132 @@ final class CanonicalOutput {
         return true;
     }
 
-    /** The index of the first member not strictly greater than its predecessor, or -1. */
-    private int firstOrderViolation(int[] spans, int first, int count) {
-        for (int k = 1; k < count; k++) {
-            if (compareNames(spans, first, k - 1, k) >= 0) {
-                return k;
-            }
-        }
-        return -1;
-    }
+    /** Objects up to this many members are sorted as packed {@code long}s, see {@link #sortedOrder}. */
+    private static final int PACKED_SORT_LIMIT = 256;
 
-    /** Member indexes in name order, equal names in document order (stable). */
-    private int[] sortedOrder(int[] spans, int first, int count) {
-        int[] order = new int[count];
-        for (int k = 0; k < count; k++) {
-            order[k] = k;
+    /**
+     * Member indexes in name order, equal names in document order (stable).
+     *
+     * <p>Up to {@value #PACKED_SORT_LIMIT} members, each is packed into one {@code long}: the first
+     * seven bytes of its name prefix, sign bit flipped so that signed order is the prefixes'
+     * unsigned order, and its index in the low byte, so that equal prefixes keep document order.
+     * A primitive sort of those is much cheaper than sorting indexes with a comparator; only runs of
+     * members whose first seven characters agree are then put in order by their full names.
+     */
+    private int[] sortedOrder(Names names, int count) {
+        if (order.length < count) {
+            order = new int[Math.max(count, order.length * 2)];
         }
-        if (count <= 32) {
-            // insertion sort: objects are small, and this needs neither boxing nor a comparator object
-            for (int k = 1; k < count; k++) {
-                int member = order[k];
-                int j = k - 1;
-                while (j >= 0 && compareNames(spans, first, order[j], member) > 0) {
-                    order[j + 1] = order[j];
-                    j--;
-                }
-                order[j + 1] = member;
+        int[] order = this.order;
+        if (count > PACKED_SORT_LIMIT) {
+            Integer[] boxed = new Integer[count];
+            for (int k = 0; k < count; k++) {
+                boxed[k] = k;
+            }
+            Arrays.sort(boxed, names::compare); // a stable merge sort
+            for (int k = 0; k < count; k++) {
+                order[k] = boxed[k];
             }
             return order;
         }
-        Integer[] boxed = new Integer[count];
-        for (int k = 0; k < count; k++) {
-            boxed[k] = k;
+        if (packed.length < count) {
+            packed = new long[Math.max(count, packed.length * 2)];
         }
-        Arrays.sort(boxed, (a, b) -> compareNames(spans, first, a, b)); // a stable merge sort
+        long[] packed = this.packed;
         for (int k = 0; k < count; k++) {
-            order[k] = boxed[k];
+            packed[k] = (names.prefix(k) ^ Long.MIN_VALUE) & ~0xFFL | k;
+        }
+        Arrays.sort(packed, 0, count);
+        for (int k = 0; k < count; k++) {
+            order[k] = (int) (packed[k] & 0xFF);
+        }
+        for (int runStart = 0; runStart < count; ) {
+            int runEnd = runStart + 1;
+            while (runEnd < count && (packed[runEnd] & ~0xFFL) == (packed[runStart] & ~0xFFL)) {
+                runEnd++;
+            }
+            if (runEnd - runStart > 1) {
+                insertionSort(names, order, runStart, runEnd);
+            }
+            runStart = runEnd;
         }
         return order;
     }
 
-    private int compareNames(int[] spans, int first, int a, int b) {
-        int aAt = first + a * SPAN;
-        int bAt = first + b * SPAN;
-        return compareNames(bytes, spans[aAt] + 1, spans[aAt + 1], spans[bAt] + 1, spans[bAt + 1]);
+    /** Stable; the run is short: names that agree in their first seven characters. */
+    private static void insertionSort(Names names, int[] order, int from, int to) {
+        for (int k = from + 1; k < to; k++) {
+            int member = order[k];
+            int j = k - 1;
+            while (j >= from && names.compare(order[j], member) > 0) {
+                order[j + 1] = order[j];
+                j--;
+            }
+            order[j + 1] = member;
+        }
+    }
+
+    /** The names of one object's members, compared by their prefixes first. */
+    private final class Names {
+        private final int[] spans;
+        private final long[] prefixes;
+        private final int first;
+
+        Names(int[] spans, long[] prefixes, int first) {
+            this.spans = spans;
+            this.prefixes = prefixes;
+            this.first = first;
+        }
+
+        long prefix(int member) {
+            return prefixes[first / SPAN + member];
+        }
+
+        /** Whether every name is greater than the one before it: nothing to do. */
+        boolean inOrder(int count) {
+            for (int k = 1; k < count; k++) {
+                int byPrefix = Long.compareUnsigned(prefix(k - 1), prefix(k));
+                if (byPrefix > 0 || byPrefix == 0 && compare(k - 1, k) >= 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        int compare(int a, int b) {
+            int byPrefix = Long.compareUnsigned(prefix(a), prefix(b));
+            if (byPrefix != 0) {
+                return byPrefix;
+            }
+            int aAt = first + a * SPAN;
+            int bAt = first + b * SPAN;
+            return compareNames(bytes, spans[aAt] + 1, spans[aAt + 1], spans[bAt] + 1, spans[bAt + 1]);
+        }
+    }
+
+    /**
+     * The first eight characters of a name as {@link #compareNames} sees them, one byte each, packed
+     * big-endian and padded with zeros: two prefixes compared as unsigned numbers order their names
+     * as {@code compareNames} does, unless they are equal (then the names must be compared in full).
+     * A zero byte of padding ties with a real U+0000 and never decides; most names differ early,
+     * so most comparisons of a sort are one comparison of two longs.
+     */
+    static long namePrefix(byte[] text, int from, int to) {
+        long prefix = 0;
+        int characters = 0;
+        int p = from;
+        while (characters < 8 && p < to) {
+            byte b = text[p];
+            if (b == '\\') {
+                prefix = prefix << 8 | escapedChar(text, p);
+                p += escapeLength(text, p);
+            } else {
+                prefix = prefix << 8 | weight(b);
+                p++;
+            }
+            characters++;
+        }
+        return characters == 0 ? 0 : prefix << 8 * (8 - characters);
     }
 
     /**

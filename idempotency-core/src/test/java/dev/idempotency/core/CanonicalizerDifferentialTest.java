@@ -154,6 +154,25 @@ class CanonicalizerDifferentialTest {
         assertSameAsReference("[\"" + "😀".repeat(limit / 2) + "a\"]");
     }
 
+    @Test
+    void largeObjectsAndNamesSharingLongPrefixes() {
+        SplittableRandom random = new SplittableRandom(256);
+        String[] alphabet = {"a", "b", "\\u0000", "é", "😀", "\uE000", "\"", "\\\\"};
+        for (int members : new int[] {2, 9, 255, 256, 257, 600}) {
+            for (String shared : new String[] {"", "prefix", "prefix_", "commonprefix_", "\\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"}) {
+                StringBuilder object = new StringBuilder("{");
+                for (int m = 0; m < members; m++) {
+                    StringBuilder name = new StringBuilder(shared);
+                    for (int c = random.nextInt(4); c > 0; c--) {
+                        name.append(alphabet[random.nextInt(alphabet.length)]);
+                    }
+                    object.append(m == 0 ? "" : ",").append('"').append(name).append("\":").append(m);
+                }
+                assertSameAsReference(object.append('}').toString());
+            }
+        }
+    }
+
     // --- random documents and their corruptions ------------------------------------------------
 
     @Test

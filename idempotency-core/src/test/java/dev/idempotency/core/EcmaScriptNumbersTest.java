@@ -35,7 +35,8 @@ class EcmaScriptNumbersTest {
         int point = literal.indexOf('.');
         int intEnd = point < 0 ? text.length : point;
         int fractionStart = point < 0 ? intEnd : point + 1;
-        CanonicalOutput out = new CanonicalOutput(8);
+        CanonicalOutput out = new CanonicalOutput();
+        out.start(8);
         if (!EcmaScriptNumbers.appendCanonical(text, 0, intStart, intEnd, fractionStart, text.length, out)) {
             return null;
         }
