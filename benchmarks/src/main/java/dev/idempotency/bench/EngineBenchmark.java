@@ -1,6 +1,5 @@
 package dev.idempotency.bench;
 
-import dev.idempotency.bench.proposed.ByteParsingCanonicalizer;
 import dev.idempotency.core.BodyCanonicalizer;
 import dev.idempotency.core.CapturedResponse;
 import dev.idempotency.core.Decision;
@@ -31,8 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * The engine's own cost per request with the in-memory store and a 1 KB JSON body: a new key
  * (fingerprint, reserve, complete with a 200-byte response) and a replay (fingerprint, reserve
  * loses, replay built) — with the default canonicalizer and with {@code rawBytes()} (no
- * canonicalization: what the engine costs besides parsing the body); {@code -p canonicalizer=proposed}
- * runs it with the canonicalizer proposed for core ({@link ByteParsingCanonicalizer}).
+ * canonicalization: what the engine costs besides parsing the body).
  *
  * <p>The store is emptied every {@value #FORGET_EVERY} new keys: otherwise every record of the
  * iteration stays reachable, and the collector's cost of copying an ever larger live set — not the
@@ -66,7 +64,6 @@ public class EngineBenchmark {
     public void setUp() {
         BodyCanonicalizer c = switch (canonicalizer) {
             case "sortedJson" -> BodyCanonicalizer.sortedJson();
-            case "proposed" -> ByteParsingCanonicalizer.SORTED_JSON;
             case "rawBytes" -> BodyCanonicalizer.rawBytes();
             default -> throw new IllegalArgumentException(canonicalizer);
         };
