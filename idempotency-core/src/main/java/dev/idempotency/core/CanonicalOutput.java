@@ -186,7 +186,11 @@ final class CanonicalOutput {
         for (int k = 0; k < count; k++) {
             packed[k] = (names.prefix(k) ^ Long.MIN_VALUE) & ~0xFFL | k;
         }
-        Arrays.sort(packed, 0, count);
+        if (count <= 16) {
+            insertionSort(packed, count); // what Arrays.sort does for so few, without its dispatch
+        } else {
+            Arrays.sort(packed, 0, count);
+        }
         for (int k = 0; k < count; k++) {
             order[k] = (int) (packed[k] & 0xFF);
         }
@@ -201,6 +205,18 @@ final class CanonicalOutput {
             runStart = runEnd;
         }
         return order;
+    }
+
+    private static void insertionSort(long[] values, int count) {
+        for (int k = 1; k < count; k++) {
+            long value = values[k];
+            int j = k - 1;
+            while (j >= 0 && values[j] > value) {
+                values[j + 1] = values[j];
+                j--;
+            }
+            values[j + 1] = value;
+        }
     }
 
     /** Stable; the run is short: names that agree in their first seven characters. */
@@ -262,6 +278,16 @@ final class CanonicalOutput {
      * so most comparisons of a sort are one comparison of two longs.
      */
     static long namePrefix(byte[] text, int from, int to) {
+        int length = to - from;
+        if (text.length - from >= Long.BYTES) {
+            // the common case, a name starting with eight (or all its) printable ASCII bytes: those
+            // bytes are the prefix as they are
+            long word = (long) CanonicalJsonParser.LONGS.get(text, from);
+            if (CanonicalJsonParser.plainAsciiBytes(word) >= Math.min(length, Long.BYTES)) {
+                long ownBytes = length >= Long.BYTES ? word : word & (1L << 8 * length) - 1;
+                return Long.reverseBytes(ownBytes); // the first byte becomes the most significant
+            }
+        }
         long prefix = 0;
         int characters = 0;
         int p = from;

@@ -131,6 +131,7 @@ final class EcmaScriptNumbers {
         if (intDigits > SHORT_DIGITS) {
             return false;
         }
+        int literalEnd = fractionEnd;
         while (fractionEnd > fractionStart && text[fractionEnd - 1] == '0') {
             fractionEnd--;
         }
@@ -153,6 +154,10 @@ final class EcmaScriptNumbers {
         }
         if (significant > SHORT_DIGITS) {
             return false;
+        }
+        if (fractionEnd == literalEnd) {
+            out.put(text, start, literalEnd - start); // nothing to drop: the literal as it is
+            return true;
         }
         out.put(text, start, intEnd - start);
         if (fractionEnd > fractionStart) {
