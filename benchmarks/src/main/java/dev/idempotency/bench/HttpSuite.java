@@ -55,12 +55,21 @@ final class HttpSuite {
     private record Service(ExampleServer server, Counters counters, String applicationName) {
     }
 
-    /** CPU time spent during a phase, in nanoseconds. */
-    record Cpu(long service, long database, long loadGenerator) {
-        static final Cpu ZERO = new Cpu(0, 0, 0);
+    /**
+     * CPU time spent during a phase, in nanoseconds; {@code serviceJit} is the part of
+     * {@code service} that the service's JIT compiler threads spent.
+     */
+    record Cpu(long service, long database, long loadGenerator, long serviceJit) {
+        static final Cpu ZERO = new Cpu(0, 0, 0, 0);
 
         Cpu plus(Cpu o) {
-            return new Cpu(service + o.service, database + o.database, loadGenerator + o.loadGenerator);
+            return new Cpu(service + o.service, database + o.database, loadGenerator + o.loadGenerator,
+                    serviceJit + o.serviceJit);
+        }
+
+        Cpu minus(Cpu o) {
+            return new Cpu(service - o.service, database - o.database, loadGenerator - o.loadGenerator,
+                    serviceJit - o.serviceJit);
         }
     }
 
@@ -113,13 +122,12 @@ final class HttpSuite {
                             keys(framework, config, "c" + round, replayKey), options.phaseTimeLimit());
                     Cpu cpuAfter = cpu(service, backends);
                     jdbc.merge(config, service.counters().snapshot().minus(before), Counters.Snapshot::plus);
-                    cpu.merge(config, new Cpu(cpuAfter.service - cpuBefore.service,
-                            cpuAfter.database - cpuBefore.database, cpuAfter.loadGenerator - cpuBefore.loadGenerator),
-                            Cpu::plus);
+                    cpu.merge(config, cpuAfter.minus(cpuBefore), Cpu::plus);
                     capacity.computeIfAbsent(config, c -> new ArrayList<>()).add(result);
                 }
                 Progress.say("  capacity round %d/%d: %s", round + 1, options.rounds(), summary(capacity, round));
             }
+            Progress.say("  service CPU per request, of which the JIT compiler's threads: %s", jitSummary(capacity, cpu));
             Map<HttpConfig, List<LoadResult>> latency = new EnumMap<>(HttpConfig.class);
             if (!active.isEmpty()) {
                 // a rate every configuration sustains, so latency shows service time rather than an overload
@@ -170,7 +178,8 @@ final class HttpSuite {
             List<String> jvm = new ArrayList<>(options.serverJvmArgs());
             jvm.add("-D" + CountingDriver.COUNTERS_PROPERTY + "=" + countersFile);
             if (options.jfr()) {
-                jvm.add("-XX:StartFlightRecording=settings=profile,filename=" + workDir.resolve(name + ".jfr"));
+                jvm.add("-XX:StartFlightRecording=settings=profile," + System.getenv().getOrDefault("BENCH_JFR_EVENTS", "")
+                        + "filename=" + workDir.resolve(name + ".jfr"));
             }
             Path log = workDir.resolve(name + ".log");
             starting.put(mode, CompletableFuture.supplyAsync(() -> new Service(
@@ -214,7 +223,25 @@ final class HttpSuite {
     }
 
     private static Cpu cpu(Service service, List<Long> backends) {
-        return new Cpu(CpuMeter.cpuNanos(service.server().pid()), CpuMeter.cpuNanos(backends), CpuMeter.selfNanos());
+        long pid = service.server().pid();
+        return new Cpu(CpuMeter.cpuNanos(pid), CpuMeter.cpuNanos(backends), CpuMeter.selfNanos(),
+                CpuMeter.jitCompilerNanos(pid));
+    }
+
+    /**
+     * E.g. {@code off 633 µs (JIT 290)}: a service still compiling its hot paths spends much of
+     * a phase's CPU in the compiler's threads — more for a configuration that runs more code — and
+     * that work is gone once it is warm.
+     */
+    private static String jitSummary(Map<HttpConfig, List<LoadResult>> capacity, Map<HttpConfig, Cpu> cpu) {
+        List<String> parts = new ArrayList<>();
+        cpu.forEach((config, c) -> {
+            LoadResult merged = LoadResult.merge(capacity.get(config));
+            double requests = Math.max(1, merged.succeeded() + merged.errors());
+            parts.add(String.format(Locale.ROOT, "%s %.0f µs (JIT %.0f)", config.label(), c.service() / requests / 1e3,
+                    c.serviceJit() / requests / 1e3));
+        });
+        return String.join(", ", parts);
     }
 
     private HttpLoad load(Service service) {
