@@ -129,23 +129,36 @@ public final class StoreBenchmark {
         }
     }
 
+    /**
+     * The table: medians, and the ratio to the ceiling both as median over median and as the
+     * median of the per-round ratios (each round's workloads ran back to back with that round's
+     * ceiling, so a load change between rounds cancels out of the latter).
+     */
     private static void report(List<Result> results) {
-        double ceiling = results.get(0).median();
+        Result ceiling = results.get(0);
         System.out.println();
-        System.out.printf("| workload (%d threads; median of %d interleaved %d s rounds) | ops/s | min–max | × plain INSERT |%n",
-                THREADS, ROUNDS, MEASURE.toSeconds());
-        System.out.println("|---|---:|---:|---:|");
+        System.out.printf("| workload (%d threads; median of %d interleaved %d s rounds) | ops/s | min–max "
+                + "| × plain INSERT | × plain INSERT, per round (median) |%n", THREADS, ROUNDS, MEASURE.toSeconds());
+        System.out.println("|---|---:|---:|---:|---:|");
         for (Result r : results) {
-            System.out.printf("| %s | %,.0f | %,.0f–%,.0f | %.2f |%n", r.name(), r.median(), r.min(), r.max(),
-                    r.median() / ceiling);
+            List<Double> ratios = new ArrayList<>();
+            for (int i = 0; i < r.rates().size(); i++) {
+                ratios.add(r.rates().get(i) / ceiling.rates().get(i));
+            }
+            System.out.printf("| %s | %,.0f | %,.0f–%,.0f | %.2f | %.2f |%n", r.name(), r.median(), r.min(), r.max(),
+                    r.median() / ceiling.median(), median(ratios));
         }
+    }
+
+    static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     private record Result(String name, List<Double> rates) {
         double median() {
-            List<Double> sorted = rates.stream().sorted().toList();
-            int n = sorted.size();
-            return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+            return StoreBenchmark.median(rates);
         }
 
         double min() {
