@@ -129,11 +129,11 @@ abstract class AtomicSession {
          * while many transactions insert at once), turning fresh keys into 409s: "no wait" is
          * therefore {@value #NO_WAIT_MILLIS} ms, still far below any handler's run time.
          */
-        static String lockTimeout(Duration wait) {
+        private static String lockTimeout(Duration wait) {
             return Math.max(NO_WAIT_MILLIS, millis(wait)) + "ms";
         }
 
-        static final long NO_WAIT_MILLIS = 50;
+        private static final long NO_WAIT_MILLIS = 50;
     }
 
     /**
