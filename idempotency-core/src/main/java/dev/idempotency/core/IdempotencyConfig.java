@@ -20,7 +20,8 @@ import java.util.TreeSet;
  *   <tr><td>{@code methods}</td><td>{@code POST}</td><td>methods in scope; others pass through</td></tr>
  *   <tr><td>{@code keyRequired}</td><td>false</td><td>answer 400 {@code idempotency_key_missing} instead of passing through</td></tr>
  *   <tr><td>{@code mode}</td><td>{@link Mode#RESERVE}</td><td>optimistic, reserve or atomic</td></tr>
- *   <tr><td>{@code ttl}</td><td>24 h</td><td>how long a record lives (from completion)</td></tr>
+ *   <tr><td>{@code ttl}</td><td>24 h</td><td>how long a record lives, counted from its reservation (the first request; a
+ *       take-over of a lapsed lease counts again), not from its completion</td></tr>
  *   <tr><td>{@code lease}</td><td>30 s</td><td>how long a reservation is safe without renewal (in the atomic mode,
  *       stores may also use it to end a transaction left idle that long)</td></tr>
  *   <tr><td>{@code renewLease}</td><td>true</td><td>renew the lease every {@code lease / 3} while the handler runs</td></tr>
@@ -292,6 +293,12 @@ public final class IdempotencyConfig {
             return this;
         }
 
+        /**
+         * How long a record lives, counted from its reservation (the first request), not from its
+         * completion: a response is replayed for {@code ttl} less the handler's run time. A
+         * take-over of a lapsed lease is a new reservation and counts again. Not shorter than
+         * the lease.
+         */
         public Builder ttl(Duration ttl) {
             this.ttl = ttl;
             return this;

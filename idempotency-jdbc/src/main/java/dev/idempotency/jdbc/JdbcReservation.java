@@ -22,7 +22,7 @@ final class JdbcReservation extends AbstractReservation {
 
     @Override
     protected boolean doComplete(StoredResponse response, Instant now, Duration ttl) {
-        return store.complete(key(), ownerToken(), response, now, ttl);
+        return store.complete(key(), ownerToken(), response);
     }
 
     @Override

@@ -232,9 +232,9 @@ public final class JdbcStore implements TransactionalStore {
         return call(null, c -> sql.purge(c, at, limit));
     }
 
-    boolean complete(RecordKey key, String ownerToken, StoredResponse response, Instant now, Duration ttl) {
-        Instant expiresAt = IdempotencyTable.micros(now.plus(ttl));
-        return call(key.tenant(), c -> sql.complete(c, key, ownerToken, response, expiresAt));
+    /** The record keeps the expiry its reservation set: the ttl counts from the reservation. */
+    boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+        return call(key.tenant(), c -> sql.complete(c, key, ownerToken, response));
     }
 
     boolean release(RecordKey key, String ownerToken) {

@@ -76,6 +76,8 @@ abstract class Statements {
         this.ctx = DSL.using(dialect, new Settings().withRenderSchema(true).withRenderFormatted(formatted));
         find = compile(ctx.select(t.recordColumns).from(t.table).where(t.primaryKey().and(t.expiresAt.gt(t.now))));
         readBack = compile(ctx.select(t.recordColumns).from(t.table).where(t.primaryKey()));
+        // The completion leaves expires_at (indexed) as the reservation set it, so on PostgreSQL
+        // it changes no indexed column and can be a heap-only-tuple update.
         complete = compile(ctx.update(t.table)
                 .set(t.state, inline(IdempotencyTable.COMPLETED))
                 .set(t.lockedUntil, inline(null, t.lockedUntil))
@@ -84,7 +86,6 @@ abstract class Statements {
                 .set(t.responseHeaders, t.paramOf(t.responseHeaders))
                 .set(t.responseBody, t.paramOf(t.responseBody))
                 .set(t.formatVersion, t.paramOf(t.formatVersion))
-                .set(t.expiresAt, t.paramOf(t.expiresAt))
                 .where(owned()));
         release = compile(ctx.deleteFrom(t.table).where(owned()));
         renew = compile(ctx.update(t.table).set(t.lockedUntil, t.paramOf(t.lockedUntil)).where(owned()));
@@ -166,9 +167,12 @@ abstract class Statements {
         return queryRecord(c, find, values, key);
     }
 
-    /** One UPDATE, applied only while {@code ownerToken} still holds the in-flight row. */
-    final boolean complete(Connection c, RecordKey key, String ownerToken, StoredResponse response,
-                           Instant expiresAt) throws SQLException {
+    /**
+     * One UPDATE, applied only while {@code ownerToken} still holds the in-flight row; the row
+     * keeps the {@code expires_at} its reservation wrote.
+     */
+    final boolean complete(Connection c, RecordKey key, String ownerToken, StoredResponse response)
+            throws SQLException {
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("owner_token", ownerToken);
         values.put("response_status", (short) response.status());
@@ -176,7 +180,6 @@ abstract class Statements {
         values.put("response_headers", HeaderCodec.encode(response.headers()));
         values.put("response_body", response.body());
         values.put("format_version", (short) HeaderCodec.FORMAT_VERSION);
-        values.put("expires_at", expiresAt);
         return update(c, complete, values) == 1;
     }
 

@@ -50,7 +50,7 @@ final class TransactionalReservation extends AbstractReservation {
     @Override
     protected boolean doComplete(StoredResponse response, Instant now, Duration ttl) {
         return endTransaction(() -> {
-            if (!sql.complete(connection, key(), ownerToken(), response, IdempotencyTable.micros(now.plus(ttl)))) {
+            if (!sql.complete(connection, key(), ownerToken(), response)) {
                 // Only this transaction can see the row; if even it cannot update it, the handler
                 // removed or changed it. Commit nothing rather than writes without their record.
                 log.warn("The atomic reservation row of key_preview={} was gone at completion; rolling back "

@@ -142,7 +142,7 @@ public abstract class StoreContractTest {
         assertThat(record.response()).isEqualTo(stored);
         assertThat(record.response().body()).containsExactly(body);
         assertThat(List.copyOf(record.response().headers().keySet())).containsExactly("Location", "Link");
-        assertThat(record.expiresAt()).isEqualTo(T0.plusSeconds(1).plus(TTL));
+        assertThat(record.expiresAt()).as("counted from the reservation").isEqualTo(T0.plus(TTL));
 
         IdempotencyRecord seenByReserve = existing(store.reserve(key, FP, T0.plusSeconds(3), LEASE, TTL));
         assertThat(seenByReserve.response()).isEqualTo(stored);
@@ -214,6 +214,57 @@ public abstract class StoreContractTest {
         ReserveResult result = store.reserve(key, OTHER_FP, afterExpiry, LEASE, TTL);
         assertThat(result).isInstanceOf(ReserveResult.Acquired.class);
         assertThat(store.find(key, afterExpiry).orElseThrow().fingerprint()).isEqualTo(OTHER_FP);
+    }
+
+    @Test
+    void theTtlCountsFromTheReservationNotFromTheCompletion() {
+        RecordKey key = newKey();
+        Reservation reservation = acquire(key, T0);
+        Instant reservedExpiry = T0.plus(TTL);
+        assertThat(store.find(key, T0).orElseThrow().expiresAt()).isEqualTo(reservedExpiry);
+
+        // A long handler (its lease renewed meanwhile) completes an hour after the reservation.
+        Instant late = T0.plus(Duration.ofHours(1));
+        assertThat(reservation.renew(late.minusSeconds(10), LEASE)).isTrue();
+        assertThat(reservation.complete(response(200, new byte[] {1}), late, TTL)).isTrue();
+
+        IdempotencyRecord record = store.find(key, late).orElseThrow();
+        assertThat(record.isCompleted()).isTrue();
+        assertThat(record.expiresAt()).as("the completion leaves the expiry alone").isEqualTo(reservedExpiry);
+        assertThat(store.find(key, reservedExpiry.minusMillis(1))).as("just before reservation + ttl").isPresent();
+        assertThat(store.find(key, reservedExpiry)).as("at reservation + ttl, not completion + ttl").isEmpty();
+        assertThat(store.reserve(key, OTHER_FP, reservedExpiry.plusMillis(1), LEASE, TTL))
+                .as("free again once reservation + ttl has passed").isInstanceOf(ReserveResult.Acquired.class);
+    }
+
+    @Test
+    void aCompletionAfterTheTtlRanOutDoesNotReviveTheRecord() {
+        RecordKey key = newKey();
+        Reservation reservation = acquire(key, T0);
+        Instant afterTtl = T0.plus(TTL).plusSeconds(1);
+
+        reservation.complete(response(200, new byte[] {1}), afterTtl, TTL);
+
+        assertThat(store.find(key, afterTtl)).as("a record past reservation + ttl counts as absent").isEmpty();
+        assertThat(store.reserve(key, OTHER_FP, afterTtl, LEASE, TTL)).isInstanceOf(ReserveResult.Acquired.class);
+    }
+
+    @Test
+    void aTakeOverOfALapsedLeaseRestartsTheTtl() {
+        RecordKey key = newKey();
+        acquire(key, T0);
+        Instant takeoverAt = T0.plus(LEASE).plusSeconds(1);
+        Reservation second = acquire(key, takeoverAt);
+        assertThat(store.find(key, takeoverAt).orElseThrow().expiresAt())
+                .as("a take-over is a new reservation").isEqualTo(takeoverAt.plus(TTL));
+
+        assertThat(second.complete(response(200, new byte[] {2}), takeoverAt.plusSeconds(5), TTL)).isTrue();
+
+        assertThat(store.find(key, takeoverAt.plusSeconds(5)).orElseThrow().expiresAt())
+                .isEqualTo(takeoverAt.plus(TTL));
+        assertThat(store.find(key, T0.plus(TTL).plusSeconds(1)))
+                .as("still live after the first reservation's ttl").isPresent();
+        assertThat(store.find(key, takeoverAt.plus(TTL))).as("gone at the take-over's ttl").isEmpty();
     }
 
     @Test

@@ -101,8 +101,9 @@ public final class InMemoryStore implements Store {
 
         @Override
         protected boolean doComplete(StoredResponse response, Instant now, Duration ttl) {
+            // The expiry stays where the reservation put it: the ttl counts from the reservation.
             return replaceIfOwner(current -> new Entry(current.fingerprint, RecordState.COMPLETED, response,
-                    now.plus(ttl), null, current.ownerToken));
+                    current.expiresAt, null, current.ownerToken));
         }
 
         @Override

@@ -14,6 +14,14 @@ import java.util.Optional;
  *   <li>Time is what the caller passes as {@code now} (the engine's {@link java.time.Clock});
  *       a store compares expiry and leases against it, inside its atomic statement.</li>
  *   <li>A record whose {@code expiresAt <= now} counts as absent everywhere.</li>
+ *   <li>A record's time to live counts from the reservation that wrote it: {@link #reserve}
+ *       sets {@code expiresAt = now + ttl} once and completing the reservation leaves it alone,
+ *       so a completed record is replayed for {@code ttl} less its handler's run time (as
+ *       Stripe counts its 24 hours). A take-over of a lapsed lease is a new reservation, a fresh
+ *       run of the handler, and counts again from its own {@code now}.
+ *       {@link #insertCompleted} (the optimistic mode's only write) counts from its
+ *       {@code now}. Keeping the expiry out of the completion lets a database store complete
+ *       without touching an indexed column.</li>
  *   <li>{@link #reserve} is atomic across threads, processes and machines sharing the storage:
  *       of any number of concurrent callers for one key exactly one gets
  *       {@link ReserveResult.Acquired}.</li>
@@ -36,7 +44,9 @@ public interface Store {
      * @param fingerprint hex SHA-256 of the canonical request body
      * @param now         the current time
      * @param lease       how long the reservation is guaranteed to its owner without renewal
-     * @param ttl         how long the record lives (it is measured again from completion)
+     * @param ttl         how long the record lives, from {@code now}: a won reservation, fresh or
+     *                    a take-over, sets its expiry to {@code now + ttl}, and completing it does
+     *                    not move that
      * @return the won reservation, or the live record that is in the way
      */
     ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl);
@@ -49,7 +59,7 @@ public interface Store {
 
     /**
      * Stores a completed record unless a live one exists — the single write of the optimistic
-     * mode (look up, run, then insert-if-absent).
+     * mode (look up, run, then insert-if-absent). The record expires at {@code now + ttl}.
      *
      * @return {@code true} when this call stored it
      */
