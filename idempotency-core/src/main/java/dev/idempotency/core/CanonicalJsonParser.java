@@ -8,7 +8,7 @@ import java.util.Arrays;
 
 /**
  * One pass over a body's UTF-8 bytes that checks it is a single JSON value and writes its RFC 8785
- * canonical form as it goes; used once, by {@link JcsCanonicalizer}.
+ * canonical form as it goes, for {@link JcsCanonicalizer}; one instance per thread, reused.
  *
  * <p>It accepts exactly what the canonicalizer accepted when it was built on Jackson's char parser
  * over a strictly decoded copy of the body (the differential tests hold it to that): strict RFC 8259
