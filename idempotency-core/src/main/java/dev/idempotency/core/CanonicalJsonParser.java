@@ -88,7 +88,7 @@ final class CanonicalJsonParser {
         parser.spanCount = 0;
         // Room for a canonical form as long as the body, plus what string() reserves beyond it
         // (numbers alone can make the form longer; the output grows then).
-        parser.out.start(body.length + 2 + Long.BYTES);
+        parser.out.start(body.length + 2 + 2 * Long.BYTES);
         try {
             parser.document();
             return parser.out.toByteArray();
@@ -387,21 +387,28 @@ final class CanonicalJsonParser {
     // --- strings --------------------------------------------------------------------------------
 
     /**
-     * Writes the string at {@link #pos} in canonical form. Short strings of printable ASCII — most
-     * names and many values — are done here, from one word, in a method small enough for the JIT to
-     * inline; everything else goes to {@link #anyString}.
+     * Writes the string at {@link #pos} in canonical form. Strings of up to 15 printable ASCII
+     * bytes — most names and many values — are done here, from two words, in a method small enough
+     * for the JIT to inline; everything else goes to {@link #anyString}.
      */
     private void string(int maxChars) {
         int start = pos + 1;
-        if (start <= end - Long.BYTES) {
-            long word = (long) LONGS.get(in, start);
-            int plain = plainAsciiBytes(word);
-            if (plain < Long.BYTES && in[start + plain] == '"') {
-                out.ensure(plain + 2 + Long.BYTES);
+        if (start <= end - 2 * Long.BYTES) {
+            long first = (long) LONGS.get(in, start);
+            int plain = plainAsciiBytes(first);
+            long second = 0;
+            if (plain == Long.BYTES) {
+                second = (long) LONGS.get(in, start + Long.BYTES);
+                plain += plainAsciiBytes(second);
+            }
+            if (plain < 2 * Long.BYTES && in[start + plain] == '"') {
+                out.ensure(plain + 2 + 2 * Long.BYTES);
                 byte[] o = out.bytes;
                 int w = out.length;
                 o[w] = '"';
-                LONGS.set(o, w + 1, word); // the bytes after the quote are overwritten or beyond the length
+                // whole words: what lies beyond the string is overwritten next or beyond the length
+                LONGS.set(o, w + 1, first);
+                LONGS.set(o, w + 1 + Long.BYTES, second);
                 o[w + 1 + plain] = '"';
                 out.length = w + 2 + plain;
                 pos = start + plain + 1;

@@ -119,13 +119,8 @@ final class CanonicalOutput {
             return true;
         }
         int[] order = sortedOrder(names, count);
-        for (int k = 0; k + 1 < count; k++) {
-            if (names.compare(order[k], order[k + 1]) == 0) {
-                if (rejectDuplicates) {
-                    return false;
-                }
-                order[k] = -1; // the sort is stable: the later duplicate follows, and it wins
-            }
+        if (!dropDuplicates(names, order, count, rejectDuplicates)) {
+            return false;
         }
         int regionStart = spans[first];
         int regionLength = length - regionStart;
@@ -148,6 +143,22 @@ final class CanonicalOutput {
             write += end - start;
         }
         length = write;
+        return true;
+    }
+
+    /**
+     * Marks all but the last of equal names with -1 (the sort is stable: the later duplicate
+     * follows, and it wins), or returns {@code false} on the first duplicate if they are rejected.
+     */
+    private boolean dropDuplicates(Names names, int[] order, int count, boolean rejectDuplicates) {
+        for (int k = 0; k + 1 < count; k++) {
+            if (names.compare(order[k], order[k + 1]) == 0) {
+                if (rejectDuplicates) {
+                    return false;
+                }
+                order[k] = -1;
+            }
+        }
         return true;
     }
 
@@ -237,15 +248,17 @@ final class CanonicalOutput {
         private final int[] spans;
         private final long[] prefixes;
         private final int first;
+        private final int firstPrefix;
 
         Names(int[] spans, long[] prefixes, int first) {
             this.spans = spans;
             this.prefixes = prefixes;
             this.first = first;
+            this.firstPrefix = first / SPAN;
         }
 
         long prefix(int member) {
-            return prefixes[first / SPAN + member];
+            return prefixes[firstPrefix + member];
         }
 
         /** Whether every name is greater than the one before it: nothing to do. */
