@@ -36,6 +36,21 @@ final class Ddl {
         return "db/idempotency/" + Dialects.ddlFolder(dialect) + "/V1__idempotency_keys.sql";
     }
 
+    /**
+     * The classpath resources {@code createTableIfMissing} runs for the table itself: the table
+     * script and, on PostgreSQL, the fillfactor that keeps room for HOT completions.
+     */
+    static List<String> tableScripts(SQLDialect dialect) {
+        return Dialects.isPostgres(dialect)
+                ? List.of(tableScript(dialect), fillfactorScript())
+                : List.of(tableScript(dialect));
+    }
+
+    /** The classpath resource setting the PostgreSQL table's fillfactor (a separate migration). */
+    static String fillfactorScript() {
+        return "db/idempotency/postgresql/V3__idempotency_keys_fillfactor.sql";
+    }
+
     /** The classpath resource holding the optional PostgreSQL row-level-security policy. */
     static String rowLevelSecurityScript() {
         return "db/idempotency/postgresql-rls/V2__idempotency_keys_rls.sql";

@@ -136,17 +136,21 @@ public final class JdbcStore implements TransactionalStore {
     }
 
     /**
-     * Creates the table and its index, if missing, from the DDL shipped for this dialect (and, with
-     * row-level security on, applies the policy). For development and tests: production schemas
-     * belong in the application's migrations, from the same resources.
+     * Creates the table and its index, if missing, from the DDL shipped for this dialect; on
+     * PostgreSQL also sets the table's fillfactor ({@code V3__idempotency_keys_fillfactor.sql}),
+     * and with row-level security on applies the policy. Run as the table's owner. For
+     * development and tests: production schemas belong in the application's migrations, from the
+     * same resources.
      *
      * @throws StorageUnavailableException when the database cannot be reached
      */
     public void createTableIfMissing() {
-        List<String> statements = Ddl.statements(dsl, Ddl.tableScript(dialect), tableName,
-                tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting);
+        List<String> statements = new ArrayList<>();
+        for (String script : Ddl.tableScripts(dialect)) {
+            statements.addAll(Ddl.statements(dsl, script, tableName,
+                    tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting));
+        }
         if (tenantSetting != null) {
-            statements = new ArrayList<>(statements);
             statements.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, tenantSetting));
         }
         List<String> toRun = statements;

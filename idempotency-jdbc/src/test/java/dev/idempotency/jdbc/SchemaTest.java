@@ -32,6 +32,27 @@ class SchemaTest {
         }
         assertThat(getClass().getClassLoader().getResource("db/idempotency/postgresql-rls/V2__idempotency_keys_rls.sql"))
                 .isNotNull();
+        assertThat(getClass().getClassLoader().getResource(Ddl.fillfactorScript())).isNotNull();
+    }
+
+    @Test
+    void onPostgresTheTableKeepsRoomForHotCompletions() throws Exception {
+        try (TestDatabase db = TestDatabase.postgres()) {
+            DataSource pool = db.pool("fillfactor", 1);
+            JdbcStore.create(pool).createTableIfMissing();
+            JdbcStore.builder(pool).tableName(db.name + ".payment_keys").build().createTableIfMissing();
+            JdbcStore.create(pool).createTableIfMissing();
+            for (String table : List.of("idempotency_keys", "payment_keys")) {
+                try (var c = pool.getConnection(); var ps = c.prepareStatement("SELECT array_to_string(reloptions, ',') "
+                        + "FROM pg_class WHERE oid = to_regclass(?)")) {
+                    ps.setString(1, db.name + "." + table);
+                    try (var rs = ps.executeQuery()) {
+                        assertThat(rs.next()).isTrue();
+                        assertThat(rs.getString(1)).as(table).isEqualTo("fillfactor=70");
+                    }
+                }
+            }
+        }
     }
 
     @Test
