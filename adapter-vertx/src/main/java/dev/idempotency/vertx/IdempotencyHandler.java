@@ -53,8 +53,7 @@ import org.slf4j.LoggerFactory;
  * one for the decision before the handler (which may wait for an in-flight twin when
  * {@code inFlightWait} is set), one for completing the record afterwards, so that waiting
  * duplicates can never starve the completion they wait for — and the request resumes on its own
- * context. A handler that ends its response on a worker thread (a {@code blockingHandler}) has
- * the record completed on that thread instead, which may block.
+ * context.
  */
 public final class IdempotencyHandler implements Handler<RoutingContext> {
 
@@ -203,22 +202,8 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
         return response.end(Buffer.buffer(reply.body()));
     }
 
-    /**
-     * Runs a finishing step of the engine. A handler that ends its response on a worker thread of
-     * its own request (a {@code blockingHandler}) may block there, so the step runs right away on
-     * that thread, as the handler's own database calls did: handing it to the completion pool and
-     * its result back through the event loop cost two thread hand-offs per request, more CPU than
-     * the storing statement itself. From the event loop (or any other thread) it runs on the
-     * completion pool and resumes on the request's context.
-     */
+    /** Runs a finishing step of the engine on the completion pool; resumes on the request's context. */
     private <T> Future<T> complete(Context context, Callable<T> step) {
-        if (Context.isOnWorkerThread() && Vertx.currentContext() == context) {
-            try {
-                return Future.succeededFuture(step.call());
-            } catch (Exception e) {
-                return Future.failedFuture(e);
-            }
-        }
         return offload(completions, context, step);
     }
 
