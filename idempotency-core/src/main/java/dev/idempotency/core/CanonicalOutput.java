@@ -118,8 +118,11 @@ final class CanonicalOutput {
         if (names.inOrder(count)) {
             return true;
         }
-        int[] order = sortedOrder(names, count);
-        if (!dropDuplicates(names, order, count, rejectDuplicates)) {
+        if (order.length < count) {
+            order = new int[Math.max(count, order.length * 2)];
+        }
+        boolean mayHaveDuplicates = sort(names, order, count);
+        if (mayHaveDuplicates && !dropDuplicates(names, order, count, rejectDuplicates)) {
             return false;
         }
         int regionStart = spans[first];
@@ -162,33 +165,26 @@ final class CanonicalOutput {
         return true;
     }
 
-    /** Objects up to this many members are sorted as packed {@code long}s, see {@link #sortedOrder}. */
+    /** Objects up to this many members are sorted as packed {@code long}s, see {@link #sort}. */
     private static final int PACKED_SORT_LIMIT = 256;
 
     /**
-     * Member indexes in name order, equal names in document order (stable).
+     * Puts the member indexes {@code 0..count-1} into {@code order} in name order, equal names in
+     * document order (stable).
      *
      * <p>Up to {@value #PACKED_SORT_LIMIT} members, each is packed into one {@code long}: the first
      * seven bytes of its name prefix, sign bit flipped so that signed order is the prefixes'
      * unsigned order, and its index in the low byte, so that equal prefixes keep document order.
      * A primitive sort of those is much cheaper than sorting indexes with a comparator; only runs of
-     * members whose first seven characters agree are then put in order by their full names.
+     * members whose first seven characters agree are then put in order by their full names, and
+     * only such members can have equal names.
+     *
+     * @return whether some neighbours in the new order may have equal names
      */
-    private int[] sortedOrder(Names names, int count) {
-        if (order.length < count) {
-            order = new int[Math.max(count, order.length * 2)];
-        }
-        int[] order = this.order;
+    private boolean sort(Names names, int[] order, int count) {
         if (count > PACKED_SORT_LIMIT) {
-            Integer[] boxed = new Integer[count];
-            for (int k = 0; k < count; k++) {
-                boxed[k] = k;
-            }
-            Arrays.sort(boxed, names::compare); // a stable merge sort
-            for (int k = 0; k < count; k++) {
-                order[k] = boxed[k];
-            }
-            return order;
+            sortLarge(names, order, count);
+            return true;
         }
         if (packed.length < count) {
             packed = new long[Math.max(count, packed.length * 2)];
@@ -202,12 +198,18 @@ final class CanonicalOutput {
         } else {
             Arrays.sort(packed, 0, count);
         }
-        for (int k = 0; k < count; k++) {
+        boolean ties = false;
+        order[0] = (int) (packed[0] & 0xFF);
+        for (int k = 1; k < count; k++) {
             order[k] = (int) (packed[k] & 0xFF);
+            ties |= (packed[k] ^ packed[k - 1]) >>> 8 == 0;
+        }
+        if (!ties) {
+            return false;
         }
         for (int runStart = 0; runStart < count; ) {
             int runEnd = runStart + 1;
-            while (runEnd < count && (packed[runEnd] & ~0xFFL) == (packed[runStart] & ~0xFFL)) {
+            while (runEnd < count && (packed[runEnd] ^ packed[runStart]) >>> 8 == 0) {
                 runEnd++;
             }
             if (runEnd - runStart > 1) {
@@ -215,7 +217,19 @@ final class CanonicalOutput {
             }
             runStart = runEnd;
         }
-        return order;
+        return true;
+    }
+
+    /** Objects too large for the packed sort: their member indexes, boxed, by a stable merge sort. */
+    private static void sortLarge(Names names, int[] order, int count) {
+        Integer[] boxed = new Integer[count];
+        for (int k = 0; k < count; k++) {
+            boxed[k] = k;
+        }
+        Arrays.sort(boxed, names::compare);
+        for (int k = 0; k < count; k++) {
+            order[k] = boxed[k];
+        }
     }
 
     private static void insertionSort(long[] values, int count) {
