@@ -124,6 +124,7 @@ public final class StoreBenchmark {
         } finally {
             try (Connection admin = DriverManager.getConnection(url, user, password);
                  Statement s = admin.createStatement()) {
+                System.out.println(hotShare(admin, schema));
                 s.execute("DROP SCHEMA " + schema + " CASCADE");
             }
         }
@@ -245,6 +246,37 @@ public final class StoreBenchmark {
                     .append(", shared_buffers=").append(rs.getString(4));
         }
         return out.toString();
+    }
+
+    /**
+     * How many of the table's updates (the completions; renew is not run) were heap-only-tuple
+     * updates. The pool is closed by now, and a backend flushes its statistics as it exits; they
+     * still arrive asynchronously, so wait until the count stops moving.
+     */
+    private static String hotShare(Connection admin, String schema) throws SQLException {
+        long[] last = {-1, -1};
+        for (int i = 0; i < 20; i++) {
+            try (PreparedStatement ps = admin.prepareStatement("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables "
+                    + "WHERE schemaname = ? AND relname = 'idempotency_keys'")) {
+                ps.setString(1, schema);
+                try (ResultSet rs = ps.executeQuery(); Statement clear = admin.createStatement()) {
+                    long[] now = rs.next() ? new long[] {rs.getLong(1), rs.getLong(2)} : new long[] {0, 0};
+                    clear.execute("SELECT pg_stat_clear_snapshot()");
+                    if (now[0] == last[0] && now[0] > 0) {
+                        break;
+                    }
+                    last = now;
+                }
+            }
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return String.format("completions as HOT updates: %,d of %,d (%.1f %%)", last[1], last[0],
+                last[0] == 0 ? 0.0 : 100.0 * last[1] / last[0]);
     }
 
     private static String env(String name, String fallback) {
