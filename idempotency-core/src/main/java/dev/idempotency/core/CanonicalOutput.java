@@ -8,8 +8,8 @@ import java.util.Arrays;
  *
  * <p>Members are written in document order as {@code "name":value}; the parser records each one's
  * span ({@link #sortMembers}). An object whose members are already in order (every name smaller
- * than the next) is left as written, which is the common case; otherwise its members are sorted
- * and copied back once. Nested objects are complete, sorted and of their final length before their
+ * than the next) is left as written, at the cost of one comparison per member; otherwise its
+ * members are sorted and copied back once. Nested objects are complete, sorted and of their final length before their
  * parent's member spans are taken, so one pass bottom-up suffices.
  */
 final class CanonicalOutput {
