@@ -24,9 +24,9 @@ public interface Reservation {
 
     /**
      * Stores the response and marks the record completed, if this handle still owns it. The
-     * record keeps the expiry its reservation set ({@code reserved now + ttl}): completing does
-     * not extend the record's life. A record whose handler outlived that expiry is stored already
-     * expired, so it counts as absent at once and is purged, never revived.
+     * record keeps the expiry its reservation set (that reservation's {@code now + ttl}):
+     * completing does not extend the record's life. A record whose handler outlived that expiry is
+     * stored already expired, so it counts as absent at once and is purged, never revived.
      *
      * @param now the current time
      * @param ttl the engine's time to live; not used to move the expiry (a store may ignore it)
