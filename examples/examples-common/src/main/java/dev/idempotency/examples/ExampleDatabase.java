@@ -16,8 +16,16 @@ import java.util.UUID;
  */
 final class ExampleDatabase implements AutoCloseable {
 
-    /** Connections for the reserve and optimistic modes and without idempotency. */
-    static final int POOL_SIZE = 10;
+    /**
+     * Connections for the reserve and optimistic modes and without idempotency: as many as the
+     * requests a service typically works on at once (the benchmark sends 16). A request borrows a
+     * connection per statement — three times in the reserve mode — and when borrowers outnumber
+     * the connections HikariCP hands a returned one over by spinning ({@code Thread.yield} in
+     * {@code ConcurrentBag.requite}) and wakes its connection-adder thread for every wait.
+     */
+    static final int POOL_SIZE = 16;
+    /** Connections kept open while idle, in every mode. */
+    static final int MIN_IDLE = 10;
     /** Connections in the atomic mode: up to this many keyed requests in flight, with room to spare. */
     static final int ATOMIC_POOL_SIZE = 40;
 
@@ -42,9 +50,9 @@ final class ExampleDatabase implements AutoCloseable {
         // is answered; the other modes borrow one per statement.
         config.setMaximumPoolSize(settings.mode() == Mode.ATOMIC && settings.idempotencyEnabled()
                 ? ATOMIC_POOL_SIZE : POOL_SIZE);
-        // Opened on demand beyond the usual ten, so an idle service does not sit on 40 of the
-        // server's connections.
-        config.setMinimumIdle(POOL_SIZE);
+        // Opened on demand beyond the usual ten, so an idle service does not sit on 16 or 40 of
+        // the server's connections.
+        config.setMinimumIdle(MIN_IDLE);
         // Fail fast when the database is gone: a request must get its 503 within two seconds, not
         // after HikariCP's default 30 s. In the atomic mode a request takes one connection and
         // keeps it (its write and its rollback use the same one), so it waits at most once; in the
