@@ -130,7 +130,7 @@ public class IdempotencyProperties {
         this.mode = mode;
     }
 
-    /** How long a completed record is replayed; default 24 h. */
+    /** How long a record lives, counted from its reservation (the first request): its response is replayed until then; default 24 h. */
     public Duration getTtl() {
         return ttl;
     }
