@@ -304,7 +304,7 @@ public final class IdempotencyEngine implements AutoCloseable {
                 return Optional.empty();
             }
             try {
-                if (reservation.complete(toStored(response), now(), config.ttl())) {
+                if (reservation.complete(toStored(response), now())) {
                     emit(Outcome.EXECUTED_STORED, key(), null);
                     return Optional.empty();
                 }

@@ -512,7 +512,7 @@ class IdempotencyEngineTest {
                 var inner = acquired.reservation();
                 return new ReserveResult.Acquired(new dev.idempotency.core.store.AbstractReservation(key, inner.ownerToken()) {
                     @Override
-                    protected boolean doComplete(StoredResponse response, Instant now, Duration ttl) {
+                    protected boolean doComplete(StoredResponse response, Instant now) {
                         throw new IllegalStateException("UPDATE failed");
                     }
 

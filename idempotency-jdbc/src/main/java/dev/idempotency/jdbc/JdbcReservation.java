@@ -21,7 +21,7 @@ final class JdbcReservation extends AbstractReservation {
     }
 
     @Override
-    protected boolean doComplete(StoredResponse response, Instant now, Duration ttl) {
+    protected boolean doComplete(StoredResponse response, Instant now) {
         return store.complete(key(), ownerToken(), response);
     }
 

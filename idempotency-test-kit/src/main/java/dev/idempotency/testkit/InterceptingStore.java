@@ -76,9 +76,9 @@ public final class InterceptingStore implements Store {
         }
 
         @Override
-        public boolean complete(StoredResponse response, Instant now, Duration ttl) {
+        public boolean complete(StoredResponse response, Instant now) {
             before("complete");
-            return delegate.complete(response, now, ttl);
+            return delegate.complete(response, now);
         }
 
         @Override
