@@ -41,7 +41,7 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
     static final String USAGE = """
             usage: benchmarks/run [--frameworks=javalin,micronaut,vertx] [--configs=off,optimistic,reserve,atomic,replay]
                                   [--connections=16] [--rounds=4] [--requests=2400] [--open-requests=800] [--open-fraction=0.5]
-                                  [--warmup-requests=1000] [--warmup-seconds=15] [--jfr] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
+                                  [--warmup-requests=3000] [--warmup-seconds=30] [--jfr] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
                                   [--database-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres]
                                   [--wait-for-load=1.5]
               --quick: a smoke run with few requests and short JMH iterations (numbers not for publishing)
@@ -77,8 +77,8 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                         .map(c -> HttpConfig.valueOf(c.trim().toUpperCase(Locale.ROOT))).toList(),
                 Integer.parseInt(o.getOrDefault("--connections", "16")),
                 Integer.parseInt(o.getOrDefault("--rounds", quick ? "2" : "4")),
-                Integer.parseInt(o.getOrDefault("--warmup-requests", quick ? "500" : "1000")),
-                Duration.ofSeconds(Long.parseLong(o.getOrDefault("--warmup-seconds", quick ? "10" : "15"))),
+                Integer.parseInt(o.getOrDefault("--warmup-requests", quick ? "500" : "3000")),
+                Duration.ofSeconds(Long.parseLong(o.getOrDefault("--warmup-seconds", quick ? "10" : "30"))),
                 Integer.parseInt(o.getOrDefault("--requests", quick ? "800" : "2400")),
                 Integer.parseInt(o.getOrDefault("--open-requests", quick ? "400" : "800")),
                 Double.parseDouble(o.getOrDefault("--open-fraction", "0.5")),
