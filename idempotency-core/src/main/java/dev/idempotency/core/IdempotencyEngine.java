@@ -90,9 +90,17 @@ public final class IdempotencyEngine implements AutoCloseable {
         String key = ((IdempotencyKeys.Parsed.Valid) parsed).key();
         String path = Paths.normalize(request.path());
         String keyPreview = RecordKey.preview(key);
+        if (path.length() > RecordKey.MAX_PATH_LENGTH) {
+            return reject(ProblemCode.IDEMPOTENCY_PATH_TOO_LONG, "The request path is longer than "
+                    + RecordKey.MAX_PATH_LENGTH + " characters", method, path.substring(0, 64) + "…", null, keyPreview);
+        }
         Optional<String> tenant = resolveTenant(request);
         if (tenant.isEmpty()) {
             return reject(ProblemCode.IDEMPOTENCY_TENANT_UNKNOWN, null, method, path, null, keyPreview);
+        }
+        if (tenant.get().length() > RecordKey.MAX_TENANT_LENGTH) {
+            return reject(ProblemCode.IDEMPOTENCY_TENANT_UNKNOWN, "The tenant identifier is longer than "
+                    + RecordKey.MAX_TENANT_LENGTH + " characters", method, path, null, keyPreview);
         }
         RecordKey recordKey = new RecordKey(tenant.get(), method, path, key);
         byte[] body = request.body();

@@ -8,6 +8,8 @@ public enum ProblemCode {
     IDEMPOTENCY_KEY_INVALID(400, "Invalid Idempotency-Key", "The Idempotency-Key header is invalid"),
     IDEMPOTENCY_KEY_MISSING(400, "Idempotency-Key required", "This request requires an Idempotency-Key header"),
     IDEMPOTENCY_TENANT_UNKNOWN(400, "Unknown tenant", "The request's tenant could not be determined"),
+    IDEMPOTENCY_PATH_TOO_LONG(414, "Request path too long",
+            "The request path is too long to scope an Idempotency-Key"),
     IDEMPOTENCY_REQUEST_TOO_LARGE(413, "Request body too large",
             "The request body is too large to be fingerprinted for idempotency"),
     IDEMPOTENCY_KEY_CONFLICT(422, "Idempotency-Key reused", "Idempotency-Key reused with a different request body"),

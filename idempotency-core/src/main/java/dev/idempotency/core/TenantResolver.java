@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.store.RecordKey;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -14,7 +15,8 @@ public interface TenantResolver {
 
     /**
      * @return the tenant, or empty when the request's tenant is unknown (the engine answers 400
-     *         {@code idempotency_tenant_unknown} and runs nothing)
+     *         {@code idempotency_tenant_unknown} and runs nothing, as it does for a tenant longer
+     *         than {@value RecordKey#MAX_TENANT_LENGTH} characters)
      */
     Optional<String> resolve(RequestView request);
 
@@ -27,7 +29,8 @@ public interface TenantResolver {
 
     /**
      * The tenant named by a request header, {@code fallback} when the header is absent; a
-     * repeated header, or a value that is blank, longer than 255 characters or not visible ASCII,
+     * repeated header, or a value that is blank, longer than {@value RecordKey#MAX_TENANT_LENGTH}
+     * characters or not visible ASCII,
      * is unknown.
      */
     static TenantResolver header(String headerName, String fallback) {
@@ -41,7 +44,7 @@ public interface TenantResolver {
                 return Optional.empty();
             }
             String value = values.get(0).trim();
-            return IdempotencyKeys.isVisibleAscii(value, 255) ? Optional.of(value) : Optional.empty();
+            return IdempotencyKeys.isVisibleAscii(value, RecordKey.MAX_TENANT_LENGTH) ? Optional.of(value) : Optional.empty();
         };
     }
 }

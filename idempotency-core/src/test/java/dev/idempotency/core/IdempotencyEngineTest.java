@@ -200,7 +200,30 @@ class IdempotencyEngineTest {
                 "idempotency_tenant_unknown");
         problem(engine.before(post("/orders", "k1", BODY, "X-Tenant-Id", "bad tenant")), 400,
                 "idempotency_tenant_unknown");
+        problem(engine.before(post("/orders", "k1", BODY, "X-Tenant-Id", "t".repeat(192))), 400,
+                "idempotency_tenant_unknown");
         assertThat(memory.size()).isZero();
+    }
+
+    @Test
+    void aTenantResolverNamingATenantLongerThanAnyTableHoldsIsAnUnknownTenant() throws Exception {
+        engine.close();
+        engine = engine(c -> c.tenantResolver(request -> Optional.of("t".repeat(RecordKey.MAX_TENANT_LENGTH + 1))));
+        problem(engine.before(post("/orders", "k1", BODY)), 400, "idempotency_tenant_unknown");
+        assertThat(memory.size()).isZero();
+
+        engine.close();
+        engine = engine(c -> c.tenantResolver(request -> Optional.of("t".repeat(RecordKey.MAX_TENANT_LENGTH))));
+        assertThat(engine.before(post("/orders", "k1", BODY))).isInstanceOf(Decision.Proceed.class);
+    }
+
+    @Test
+    void aPathLongerThanAnyTableHoldsIsRejectedWith414BeforeTheStoreIsAsked() throws Exception {
+        String longest = "/" + "p".repeat(RecordKey.MAX_PATH_LENGTH - 1);
+        problem(engine.before(post(longest + "p", "k1", BODY)), 414, "idempotency_path_too_long");
+        assertThat(memory.size()).isZero();
+        // The limit applies to the normalized path: a query string does not count.
+        assertThat(engine.before(post(longest + "?q=" + "x".repeat(1000), "k1", BODY))).isInstanceOf(Decision.Proceed.class);
     }
 
     private static void problemIgnoringBody(Decision decision, int status) {

@@ -6,12 +6,24 @@ import java.util.Objects;
  * The namespace of one idempotency record: the same client key means the same request only
  * within one tenant, one HTTP method and one path.
  *
- * @param tenant the tenant the request belongs to (any string the tenant resolver returns)
+ * <p>The engine bounds each part ({@link #MAX_TENANT_LENGTH}, {@link #MAX_PATH_LENGTH}, 255 for the
+ * key) so that every record key fits the primary key of every shipped table — InnoDB's 3,072
+ * bytes and PostgreSQL's B-tree row limit of 2,704 bytes — and a store never sees a key it cannot
+ * index; a store may assume these bounds.
+ *
+ * @param tenant the tenant the request belongs to (any string of at most {@value #MAX_TENANT_LENGTH}
+ *               characters the tenant resolver returns)
  * @param method the upper-case HTTP method
- * @param path   the normalized request path, without query string or fragment
+ * @param path   the normalized request path, without query string or fragment, at most
+ *               {@value #MAX_PATH_LENGTH} characters
  * @param key    the client's Idempotency-Key, unquoted (1–255 visible ASCII characters)
  */
 public record RecordKey(String tenant, String method, String path, String key) {
+
+    /** The longest tenant the engine accepts from a tenant resolver; a longer one is an unknown tenant (400). */
+    public static final int MAX_TENANT_LENGTH = 191;
+    /** The longest normalized path the engine keys a record on; a longer one is answered 414. */
+    public static final int MAX_PATH_LENGTH = 500;
 
     public RecordKey {
         Objects.requireNonNull(tenant, "tenant");
