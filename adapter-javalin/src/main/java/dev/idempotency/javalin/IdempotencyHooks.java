@@ -4,7 +4,10 @@ import dev.idempotency.core.CapturedResponse;
 import dev.idempotency.core.Decision;
 import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.ProblemCode;
 import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import io.javalin.http.HttpStatus;
 import io.javalin.http.servlet.JavalinServletContext;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayInputStream;
@@ -35,7 +38,20 @@ final class IdempotencyHooks {
             return; // overlapping path patterns: decide once
         }
         ctx.attribute(DECIDED, Boolean.TRUE);
-        Decision decision = engine.before(new JavalinRequestView(ctx));
+        Decision decision;
+        try {
+            decision = engine.before(new JavalinRequestView(ctx));
+        } catch (HttpResponseException e) {
+            if (e.getStatus() != HttpStatus.CONTENT_TOO_LARGE.getCode()) {
+                throw e;
+            }
+            // Javalin refuses to read a body over its own maxRequestSize (1,000,000 bytes by
+            // default, below the engine's 1 MiB); answer as the engine answers for its own limit.
+            write(ctx, engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,
+                    "The request body exceeds the server's maximum request size").toReply());
+            ctx.skipRemainingHandlers();
+            return;
+        }
         if (decision instanceof Decision.Proceed proceed) {
             new InFlight(proceed.execution()).attachTo(ctx);
         } else if (decision instanceof Decision.Respond respond) {

@@ -78,6 +78,25 @@ class JavalinPluginTest {
     }
 
     @Test
+    void aBodyOverJavalinsMaxRequestSizeGetsTheEngines413Problem() throws Exception {
+        start(cfg -> cfg.routes.post("/orders", ctx -> {
+            runs.incrementAndGet();
+            ctx.status(201).result(ctx.body());
+        }));
+        // Over Javalin's default maxRequestSize (1,000,000 bytes), under the engine's 1 MiB.
+        String body = "{\"note\":\"" + "x".repeat(1_000_100) + "\"}";
+
+        HttpResponse<String> response = post("/orders", newKey(), body);
+
+        assertThat(response.statusCode()).isEqualTo(413);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/problem+json"));
+        assertThat(response.body()).contains("\"code\":\"idempotency_request_too_large\"");
+        assertThat(runs).hasValue(0);
+        assertThat(store.size()).isZero();
+    }
+
+    @Test
     void anEndpointThatThrowsFailsTheExecutionEvenWhenTheExceptionIsMappedToA2xx() throws Exception {
         start(cfg -> {
             cfg.routes.post("/orders", ctx -> {
