@@ -1,13 +1,7 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.testkit.TcpProxy;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -27,21 +21,15 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class RoundTripCountingProxy implements AutoCloseable {
 
-    private final int targetPort;
-    private final ServerSocket server;
     private final AtomicLong roundTrips = new AtomicLong();
-    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final TcpProxy proxy;
 
     RoundTripCountingProxy(int targetPort) throws IOException {
-        this.targetPort = targetPort;
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread acceptor = new Thread(this::accept, "round-trip-proxy-accept");
-        acceptor.setDaemon(true);
-        acceptor.start();
+        this.proxy = new TcpProxy(targetPort, () -> new Parser(roundTrips));
     }
 
     int port() {
-        return server.getLocalPort();
+        return proxy.port();
     }
 
     /** Round trips the clients have made so far, over every connection. */
@@ -49,62 +37,19 @@ final class RoundTripCountingProxy implements AutoCloseable {
         return roundTrips.get();
     }
 
-    private void accept() {
-        while (!server.isClosed()) {
-            try {
-                Socket client = server.accept();
-                Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
-                sockets.add(client);
-                sockets.add(upstream);
-                start(() -> countAndCopy(client, upstream));
-                start(() -> copy(upstream, client));
-            } catch (IOException e) {
-                // closed
-            }
-        }
-    }
-
-    private static void start(Runnable pump) {
-        Thread t = new Thread(pump, "round-trip-proxy-pump");
-        t.setDaemon(true);
-        t.start();
-    }
-
-    private void copy(Socket from, Socket to) {
-        byte[] buffer = new byte[16384];
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-            int n;
-            while ((n = in.read(buffer)) >= 0) {
-                out.write(buffer, 0, n);
-                out.flush();
-            }
-        } catch (IOException e) {
-            // either side went away
-        } finally {
-            closeBoth(from, to);
-        }
-    }
-
-    /** Forwards what the client sends, parsing it into messages and counting round trips. */
-    private void countAndCopy(Socket from, Socket to) {
-        byte[] buffer = new byte[65536];
-        Parser parser = new Parser();
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-            int n;
-            while ((n = in.read(buffer)) >= 0) {
-                roundTrips.addAndGet(parser.feed(buffer, n));
-                out.write(buffer, 0, n);
-                out.flush();
-            }
-        } catch (IOException e) {
-            // either side went away
-        } finally {
-            closeBoth(from, to);
-        }
-    }
-
     /** The client's side of one connection, message by message across reads. */
-    private static final class Parser {
+    private static final class Parser implements TcpProxy.Tap {
+        private final AtomicLong roundTrips;
+
+        Parser(AtomicLong roundTrips) {
+            this.roundTrips = roundTrips;
+        }
+
+        @Override
+        public void clientSent(byte[] data, int length) {
+            roundTrips.addAndGet(feed(data, length));
+        }
+
         private final byte[] header = new byte[5];
         private int headerRead;
         private long bodyLeft;
@@ -145,22 +90,8 @@ final class RoundTripCountingProxy implements AutoCloseable {
         }
     }
 
-    private void closeBoth(Socket a, Socket b) {
-        for (Socket s : new Socket[] {a, b}) {
-            try {
-                s.close();
-            } catch (IOException e) {
-                // nothing to do
-            }
-            sockets.remove(s);
-        }
-    }
-
     @Override
-    public void close() throws IOException {
-        server.close();
-        for (Socket s : sockets) {
-            s.close();
-        }
+    public void close() {
+        proxy.close();
     }
 }

@@ -9,21 +9,38 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 
 /**
  * A loopback TCP forwarder in front of the database that a test takes down — the port then
  * refuses connections and every open one is cut — and brings back on the same port: a database
- * that goes away and returns, as a connection pool sees it.
+ * that goes away and returns, as a connection pool sees it. A {@link Tap} can watch what clients
+ * send, e.g. to count a protocol's round trips on the wire.
  */
 public final class TcpProxy implements AutoCloseable {
 
+    /** Sees every chunk a client sends on one connection, before it is forwarded. */
+    @FunctionalInterface
+    public interface Tap {
+        void clientSent(byte[] data, int length);
+    }
+
+    private static final Tap NO_TAP = (data, length) -> { };
+
     private final int targetPort;
+    private final Supplier<? extends Tap> taps;
     private final int port;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile ServerSocket server;
 
     public TcpProxy(int targetPort) throws IOException {
+        this(targetPort, () -> NO_TAP);
+    }
+
+    /** @param taps gives each new connection the {@link Tap} that watches its client's bytes */
+    public TcpProxy(int targetPort, Supplier<? extends Tap> taps) throws IOException {
         this.targetPort = targetPort;
+        this.taps = taps;
         try (ServerSocket probe = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             this.port = probe.getLocalPort();
         }
@@ -66,20 +83,21 @@ public final class TcpProxy implements AutoCloseable {
                 Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                 sockets.add(client);
                 sockets.add(upstream);
-                pump(client, upstream);
-                pump(upstream, client);
+                pump(client, upstream, taps.get());
+                pump(upstream, client, NO_TAP);
             } catch (IOException e) {
                 // closed by stop(), or the target refused: the client sees its connection end
             }
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, Tap tap) {
         Thread t = new Thread(() -> {
             byte[] buffer = new byte[16384];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                    tap.clientSent(buffer, n);
                     out.write(buffer, 0, n);
                     out.flush();
                 }
