@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -137,7 +138,8 @@ public final class JdbcStore implements TransactionalStore {
 
     /**
      * Creates the table and its index, if missing, from the DDL shipped for this dialect; on
-     * PostgreSQL also sets the table's fillfactor ({@code V3__idempotency_keys_fillfactor.sql}),
+     * PostgreSQL also sets the fillfactor of a table it creates ({@code V3__idempotency_keys_fillfactor.sql};
+     * an existing table's fillfactor is left as its owner set it),
      * and with row-level security on applies the policy. Run as the table's owner. For
      * development and tests: production schemas belong in the application's migrations, from the
      * same resources.
@@ -145,20 +147,30 @@ public final class JdbcStore implements TransactionalStore {
      * @throws StorageUnavailableException when the database cannot be reached
      */
     public void createTableIfMissing() {
-        List<String> statements = new ArrayList<>();
-        for (String script : Ddl.tableScripts(dialect)) {
-            statements.addAll(Ddl.statements(dsl, script, tableName,
-                    tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting));
-        }
-        if (tenantSetting != null) {
-            statements.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, tenantSetting));
-        }
-        List<String> toRun = statements;
+        String setting = tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting;
         call(null, c -> {
-            Ddl.run(c, dialect, toRun);
+            // The fillfactor goes with a table created here, not over one whose owner tuned it.
+            boolean created = !Dialects.isPostgres(dialect) || !postgresTableExists(c);
+            List<String> statements = new ArrayList<>();
+            for (String script : Ddl.tableScripts(dialect, created)) {
+                statements.addAll(Ddl.statements(dsl, script, tableName, setting));
+            }
+            if (tenantSetting != null) {
+                statements.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, tenantSetting));
+            }
+            Ddl.run(c, dialect, statements);
             return null;
         });
         log.info("Idempotency table {} is in place ({})", tableLabel, dialect);
+    }
+
+    private boolean postgresTableExists(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("select to_regclass(?) is not null")) {
+            ps.setString(1, dsl.render(tableName));
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
     }
 
     /** The classpath resource with this dialect's DDL, for migration tools. */
@@ -389,7 +401,9 @@ public final class JdbcStore implements TransactionalStore {
          * machine, not a lost connection) inside that window forgets the reservation: when the
          * handler's side effects live outside this database, a retry after recovery finds no record
          * and runs the handler again, even while the first still runs, and the first one's
-         * completion then fails. See the module README, "Asynchronous reservation commit".
+         * completion then fails. With synchronous replication ({@code synchronous_standby_names})
+         * the reservation does not wait for the standby either, so a failover inside that window
+         * loses it the same way. See the module README, "Asynchronous reservation commit".
          *
          * @throws IllegalArgumentException from {@link #build()} when the dialect is not PostgreSQL
          */

@@ -56,6 +56,26 @@ class SchemaTest {
     }
 
     @Test
+    void onPostgresAFillfactorTheOwnerTunedIsLeftAlone() throws Exception {
+        try (TestDatabase db = TestDatabase.postgres()) {
+            DataSource pool = db.pool("tuned", 1);
+            JdbcStore.create(pool).createTableIfMissing();
+            try (var c = pool.getConnection(); var st = c.createStatement()) {
+                st.execute("ALTER TABLE idempotency_keys SET (fillfactor = 50)");
+            }
+            JdbcStore.create(pool).createTableIfMissing();
+            try (var c = pool.getConnection(); var ps = c.prepareStatement("SELECT array_to_string(reloptions, ',') "
+                    + "FROM pg_class WHERE oid = to_regclass(?)")) {
+                ps.setString(1, db.name + ".idempotency_keys");
+                try (var rs = ps.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("fillfactor=50");
+                }
+            }
+        }
+    }
+
+    @Test
     void createTableIfMissingRunsTwiceOnEveryDatabase() {
         for (TestDatabase db : List.of(TestDatabase.postgres(), TestDatabase.mariadb(), TestDatabase.h2())) {
             try (db) {
