@@ -47,8 +47,8 @@ final class IdempotencyHooks {
             }
             // Javalin refuses to read a body over its own maxRequestSize (1,000,000 bytes by
             // default, below the engine's 1 MiB); answer as the engine answers for its own limit.
-            write(ctx, engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,
-                    "The request body exceeds the server's maximum request size").toReply());
+            write(ctx, engine.reject(new JavalinRequestView(ctx), ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,
+                    "The request body exceeds the server's maximum request size").reply());
             ctx.skipRemainingHandlers();
             return;
         }

@@ -92,6 +92,7 @@ class JavalinPluginTest {
         assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
                 type -> assertThat(type).startsWith("application/problem+json"));
         assertThat(response.body()).contains("\"code\":\"idempotency_request_too_large\"");
+        assertThat(outcomes).containsExactly(Outcome.REJECTED);
         assertThat(runs).hasValue(0);
         assertThat(store.size()).isZero();
     }

@@ -297,7 +297,9 @@ public final class IdempotencyConfig {
          * How long a record lives, counted from its reservation (the first request), not from its
          * completion: a response is replayed for {@code ttl} less the handler's run time. A
          * take-over of a lapsed lease is a new reservation and counts again. Not shorter than
-         * the lease.
+         * the lease, and meant to be far longer than any handler runs: once a handler outlives
+         * the ttl its in-flight record counts as absent (a retry runs again) and the response it
+         * then stores is already expired, so it is never replayed.
          */
         public Builder ttl(Duration ttl) {
             this.ttl = ttl;

@@ -92,7 +92,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         String keyPreview = RecordKey.preview(key);
         if (path.length() > RecordKey.MAX_PATH_LENGTH) {
             return reject(ProblemCode.IDEMPOTENCY_PATH_TOO_LONG, "The request path is longer than "
-                    + RecordKey.MAX_PATH_LENGTH + " characters", method, path.substring(0, 64) + "…", null, keyPreview);
+                    + RecordKey.MAX_PATH_LENGTH + " characters", method, abbreviated(path), null, keyPreview);
         }
         Optional<String> tenant = resolveTenant(request);
         if (tenant.isEmpty()) {
@@ -121,6 +121,25 @@ public final class IdempotencyEngine implements AutoCloseable {
             return reject(recordKey, ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, ProblemCode
                     .IDEMPOTENCY_STORAGE_UNAVAILABLE.defaultDetail());
         }
+    }
+
+    /**
+     * Answers a request the framework refused before the engine could decide — for example a body
+     * over the framework's own size limit, which it will not hand over — with {@code code}'s
+     * problem, and reports it to the listeners as the engine's own rejections are. For adapters.
+     */
+    public Decision.Respond reject(RequestView request, ProblemCode code, String detail) {
+        String method = request.method().toUpperCase(java.util.Locale.ROOT);
+        return (Decision.Respond) reject(code, detail, method, abbreviated(Paths.normalize(request.path())), null, null);
+    }
+
+    /** A path short enough for logs and events, not cut inside a surrogate pair. */
+    private static String abbreviated(String path) {
+        if (path.length() <= 64) {
+            return path;
+        }
+        int end = Character.isHighSurrogate(path.charAt(63)) ? 63 : 64;
+        return path.substring(0, end) + "…";
     }
 
     /**
