@@ -78,15 +78,24 @@ public final class TcpProxy implements AutoCloseable {
 
     private void accept(ServerSocket s) {
         while (!s.isClosed()) {
+            Socket client;
             try {
-                Socket client = s.accept();
-                Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                client = s.accept();
+            } catch (IOException e) {
+                continue; // closed by stop(): the loop ends
+            }
+            Socket upstream = null;
+            try {
+                Tap tap = taps.get();
+                upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                 sockets.add(client);
                 sockets.add(upstream);
-                pump(client, upstream, taps.get());
+                pump(client, upstream, tap);
                 pump(upstream, client, NO_TAP);
-            } catch (IOException e) {
-                // closed by stop(), or the target refused: the client sees its connection end
+            } catch (IOException | RuntimeException e) {
+                // the target refused (or the tap failed): the client sees its connection end
+                closeQuietly(client);
+                closeQuietly(upstream);
             }
         }
     }
