@@ -1,5 +1,8 @@
 package dev.idempotency.core;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * RFC 8785 JSON Canonicalization Scheme (JCS).
  *
@@ -30,6 +33,8 @@ final class JcsCanonicalizer implements BodyCanonicalizer {
     /** RFC 8785 output, JavaScript parsing: the last of duplicate member names wins. */
     static final JcsCanonicalizer LAST_DUPLICATE_WINS = new JcsCanonicalizer(false);
 
+    private static final Logger log = LoggerFactory.getLogger(JcsCanonicalizer.class);
+
     private final boolean rejectDuplicateNames;
 
     private JcsCanonicalizer(boolean rejectDuplicateNames) {
@@ -46,8 +51,10 @@ final class JcsCanonicalizer implements BodyCanonicalizer {
         } catch (CanonicalJsonParser.NotCanonicalizable notCanonicalizable) {
             return body;
         } catch (RuntimeException defect) {
-            // Not expected (the differential tests would show it as a body wrongly kept raw), but
-            // the contract is never to fail a request: such a body is fingerprinted raw as well.
+            // Not expected, but the contract is never to fail a request: such a body is
+            // fingerprinted raw as well — and logged, since its retries would then only match
+            // byte-identical bodies.
+            log.warn("Canonicalizer failed on a {}-byte body; fingerprinting it raw", body.length, defect);
             return body;
         }
     }
