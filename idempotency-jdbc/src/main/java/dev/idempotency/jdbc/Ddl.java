@@ -38,11 +38,11 @@ final class Ddl {
 
     /**
      * The classpath resources {@code createTableIfMissing} runs for the table itself: the table
-     * script and, on PostgreSQL for a table it is {@code creating}, the fillfactor that keeps room
-     * for HOT completions.
+     * script and, {@code withFillfactor} (PostgreSQL, a table being created), the fillfactor that
+     * keeps room for HOT completions.
      */
-    static List<String> tableScripts(SQLDialect dialect, boolean creating) {
-        return Dialects.isPostgres(dialect) && creating
+    static List<String> tableScripts(SQLDialect dialect, boolean withFillfactor) {
+        return withFillfactor
                 ? List.of(tableScript(dialect), fillfactorScript())
                 : List.of(tableScript(dialect));
     }

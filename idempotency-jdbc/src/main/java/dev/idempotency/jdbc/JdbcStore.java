@@ -150,9 +150,9 @@ public final class JdbcStore implements TransactionalStore {
         String setting = tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting;
         call(null, c -> {
             // The fillfactor goes with a table created here, not over one whose owner tuned it.
-            boolean created = !Dialects.isPostgres(dialect) || !postgresTableExists(c);
+            boolean withFillfactor = Dialects.isPostgres(dialect) && !postgresTableExists(c);
             List<String> statements = new ArrayList<>();
-            for (String script : Ddl.tableScripts(dialect, created)) {
+            for (String script : Ddl.tableScripts(dialect, withFillfactor)) {
                 statements.addAll(Ddl.statements(dsl, script, tableName, setting));
             }
             if (tenantSetting != null) {
