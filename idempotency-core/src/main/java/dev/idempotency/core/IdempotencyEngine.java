@@ -331,7 +331,7 @@ public final class IdempotencyEngine implements AutoCloseable {
                 return Optional.empty();
             }
             try {
-                if (reservation.complete(toStored(response), now())) {
+                if (reservation.complete(toStored(response))) {
                     emit(Outcome.EXECUTED_STORED, key(), null);
                     return Optional.empty();
                 }

@@ -535,7 +535,7 @@ class IdempotencyEngineTest {
                 var inner = acquired.reservation();
                 return new ReserveResult.Acquired(new dev.idempotency.core.store.AbstractReservation(key, inner.ownerToken()) {
                     @Override
-                    protected boolean doComplete(StoredResponse response, Instant now) {
+                    protected boolean doComplete(StoredResponse response) {
                         throw new IllegalStateException("UPDATE failed");
                     }
 

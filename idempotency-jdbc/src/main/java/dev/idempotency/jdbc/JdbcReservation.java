@@ -21,7 +21,7 @@ final class JdbcReservation extends AbstractReservation {
     }
 
     @Override
-    protected boolean doComplete(StoredResponse response, Instant now) {
+    protected boolean doComplete(StoredResponse response) {
         return store.complete(key(), ownerToken(), response);
     }
 

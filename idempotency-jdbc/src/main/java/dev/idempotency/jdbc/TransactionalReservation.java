@@ -48,7 +48,7 @@ final class TransactionalReservation extends AbstractReservation {
     }
 
     @Override
-    protected boolean doComplete(StoredResponse response, Instant now) {
+    protected boolean doComplete(StoredResponse response) {
         return endTransaction(() -> {
             if (!sql.complete(connection, key(), ownerToken(), response)) {
                 // Only this transaction can see the row; if even it cannot update it, the handler

@@ -104,9 +104,9 @@ class PostgresAsynchronousReservationCommitTest {
             List<Long> asyncComplete = new ArrayList<>();
             for (int i = 0; i < CALLS; i++) {
                 Reservation sync = timed(syncReserve, () -> acquire(synchronous));
-                sync.complete(RESPONSE, Instant.now());
+                sync.complete(RESPONSE);
                 Reservation async = timed(asyncReserve, () -> acquire(asynchronous));
-                timed(asyncComplete, () -> async.complete(RESPONSE, Instant.now()));
+                timed(asyncComplete, () -> async.complete(RESPONSE));
             }
 
             // The control: with the delay in force, our own synchronous commits wait for it.
@@ -160,7 +160,7 @@ class PostgresAsynchronousReservationCommitTest {
         try (Connection c = single.getConnection()) {
             assertThat(AbstractAtomicModeTest.query(c, "SHOW synchronous_commit")).isEqualTo("on");
         }
-        assertThat(r.complete(RESPONSE, Instant.now())).isTrue();
+        assertThat(r.complete(RESPONSE)).isTrue();
         assertThat(asynchronous.reserve(r.key(), FP, Instant.now(), LEASE, TTL))
                 .isInstanceOf(ReserveResult.Existing.class);
     }

@@ -86,10 +86,10 @@ class PostgresRowLevelSecurityTest {
         String shared = "same-key-" + UUID.randomUUID();
         RecordKey a = key("tenant-a", shared);
         RecordKey b = key("tenant-b", shared);
-        acquire(a).complete(body("{\"for\":\"a\"}"), NOW);
+        acquire(a).complete(body("{\"for\":\"a\"}"));
         Reservation bReservation = acquire(b);
         assertThat(bReservation.renew(NOW.plusSeconds(1), LEASE)).isTrue();
-        bReservation.complete(body("{\"for\":\"b\"}"), NOW);
+        bReservation.complete(body("{\"for\":\"b\"}"));
 
         IdempotencyRecord seenByA = ((ReserveResult.Existing) app.reserve(a, "f".repeat(64), NOW, LEASE, TTL)).record();
         assertThat(new String(seenByA.response().body(), StandardCharsets.UTF_8)).isEqualTo("{\"for\":\"a\"}");
@@ -103,8 +103,8 @@ class PostgresRowLevelSecurityTest {
     @Test
     void tenantACannotReadOrOverwriteTenantBsRecordEvenWithTheSameKey() throws SQLException {
         String shared = "victim-" + UUID.randomUUID();
-        acquire(key("tenant-a", shared)).complete(body("a's order"), NOW);
-        acquire(key("tenant-b", shared)).complete(body("b's order"), NOW);
+        acquire(key("tenant-a", shared)).complete(body("a's order"));
+        acquire(key("tenant-b", shared)).complete(body("b's order"));
 
         try (Connection c = DriverManager.getConnection(db.url(), appRole, "")) {
             c.setAutoCommit(false);
@@ -133,7 +133,7 @@ class PostgresRowLevelSecurityTest {
     @Test
     void withoutATenantSetNothingIsVisible() throws SQLException {
         String shared = "unset-" + UUID.randomUUID();
-        acquire(key("tenant-a", shared)).complete(body("a"), NOW);
+        acquire(key("tenant-a", shared)).complete(body("a"));
         try (Connection c = DriverManager.getConnection(db.url(), appRole, "")) {
             assertThat(tenantsOf(c, "SELECT tenant_id FROM idempotency_keys WHERE key = ?", shared)).isEmpty();
         }

@@ -76,9 +76,9 @@ public final class InterceptingStore implements Store {
         }
 
         @Override
-        public boolean complete(StoredResponse response, Instant now) {
+        public boolean complete(StoredResponse response) {
             before("complete");
-            return delegate.complete(response, now);
+            return delegate.complete(response);
         }
 
         @Override

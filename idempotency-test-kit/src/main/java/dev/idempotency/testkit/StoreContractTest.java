@@ -134,7 +134,7 @@ public abstract class StoreContractTest {
         }
         StoredResponse stored = response(201, body);
 
-        assertThat(acquire(key, T0).complete(stored, T0.plusSeconds(1))).isTrue();
+        assertThat(acquire(key, T0).complete(stored)).isTrue();
 
         IdempotencyRecord record = store.find(key, T0.plusSeconds(2)).orElseThrow();
         assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
@@ -153,7 +153,7 @@ public abstract class StoreContractTest {
         RecordKey key = newKey();
         StoredResponse stored = new StoredResponse(204, null, Map.of(), new byte[0]);
 
-        acquire(key, T0).complete(stored, T0);
+        acquire(key, T0).complete(stored);
 
         assertThat(store.find(key, T0).orElseThrow().response()).isEqualTo(stored);
     }
@@ -164,7 +164,7 @@ public abstract class StoreContractTest {
         byte[] body = new byte[1 << 20];
         new java.util.Random(7).nextBytes(body);
 
-        acquire(key, T0).complete(response(200, body), T0);
+        acquire(key, T0).complete(response(200, body));
 
         assertThat(store.find(key, T0).orElseThrow().response().body()).isEqualTo(body);
     }
@@ -193,9 +193,9 @@ public abstract class StoreContractTest {
     void aHandleFinishesOnlyOnce() {
         RecordKey key = newKey();
         Reservation reservation = acquire(key, T0);
-        reservation.complete(response(200, new byte[] {1}), T0);
+        reservation.complete(response(200, new byte[] {1}));
 
-        assertThatThrownBy(() -> reservation.complete(response(200, new byte[] {2}), T0))
+        assertThatThrownBy(() -> reservation.complete(response(200, new byte[] {2})))
                 .isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(reservation::release).isInstanceOf(IllegalStateException.class);
         assertThat(reservation.renew(T0, LEASE)).as("renew after finish").isFalse();
@@ -205,7 +205,7 @@ public abstract class StoreContractTest {
     @Test
     void expiredCompletedRecordCountsAsAbsentAndCanBeReservedAgain() {
         RecordKey key = newKey();
-        acquire(key, T0).complete(response(200, new byte[] {1}), T0);
+        acquire(key, T0).complete(response(200, new byte[] {1}));
         Instant afterExpiry = T0.plus(TTL).plusMillis(1);
 
         assertThat(store.find(key, T0.plus(TTL).minusMillis(1))).isPresent();
@@ -226,7 +226,7 @@ public abstract class StoreContractTest {
         // A long handler (its lease renewed meanwhile) completes an hour after the reservation.
         Instant late = T0.plus(Duration.ofHours(1));
         assertThat(reservation.renew(late.minusSeconds(10), LEASE)).isTrue();
-        assertThat(reservation.complete(response(200, new byte[] {1}), late)).isTrue();
+        assertThat(reservation.complete(response(200, new byte[] {1}))).isTrue();
 
         IdempotencyRecord record = store.find(key, late).orElseThrow();
         assertThat(record.isCompleted()).isTrue();
@@ -243,7 +243,7 @@ public abstract class StoreContractTest {
         Reservation reservation = acquire(key, T0);
         Instant afterTtl = T0.plus(TTL).plusSeconds(1);
 
-        reservation.complete(response(200, new byte[] {1}), afterTtl);
+        reservation.complete(response(200, new byte[] {1}));
 
         assertThat(store.find(key, afterTtl)).as("a record past reservation + ttl counts as absent").isEmpty();
         assertThat(store.reserve(key, OTHER_FP, afterTtl, LEASE, TTL)).isInstanceOf(ReserveResult.Acquired.class);
@@ -258,7 +258,7 @@ public abstract class StoreContractTest {
         assertThat(store.find(key, takeoverAt).orElseThrow().expiresAt())
                 .as("a take-over is a new reservation").isEqualTo(takeoverAt.plus(TTL));
 
-        assertThat(second.complete(response(200, new byte[] {2}), takeoverAt.plusSeconds(5))).isTrue();
+        assertThat(second.complete(response(200, new byte[] {2}))).isTrue();
 
         assertThat(store.find(key, takeoverAt.plusSeconds(5)).orElseThrow().expiresAt())
                 .isEqualTo(takeoverAt.plus(TTL));
@@ -280,11 +280,11 @@ public abstract class StoreContractTest {
         assertThat(second.ownerToken()).isNotEqualTo(first.ownerToken());
 
         assertThat(first.renew(afterLease, LEASE)).as("old owner renews").isFalse();
-        assertThat(first.complete(response(200, new byte[] {1}), afterLease)).as("old owner completes")
+        assertThat(first.complete(response(200, new byte[] {1}))).as("old owner completes")
                 .isFalse();
         assertThat(store.find(key, afterLease).orElseThrow().state()).isEqualTo(RecordState.IN_FLIGHT);
 
-        assertThat(second.complete(response(200, new byte[] {2}), afterLease)).isTrue();
+        assertThat(second.complete(response(200, new byte[] {2}))).isTrue();
         assertThat(store.find(key, afterLease).orElseThrow().response().body()).containsExactly(2);
     }
 
@@ -310,7 +310,7 @@ public abstract class StoreContractTest {
         Instant afterFirstLease = T0.plus(LEASE).plusSeconds(1);
         IdempotencyRecord record = existing(store.reserve(key, FP, afterFirstLease, LEASE, TTL));
         assertThat(record.leaseUntil()).isEqualTo(beforeLapse.plus(LEASE));
-        assertThat(reservation.complete(response(200, new byte[] {1}), afterFirstLease)).isTrue();
+        assertThat(reservation.complete(response(200, new byte[] {1}))).isTrue();
     }
 
     @Test
@@ -318,7 +318,7 @@ public abstract class StoreContractTest {
         RecordKey key = newKey();
         Reservation reservation = acquire(key, T0);
 
-        assertThat(reservation.complete(response(200, new byte[] {1}), T0.plus(LEASE).plusSeconds(5)))
+        assertThat(reservation.complete(response(200, new byte[] {1})))
                 .as("the owner token is unchanged, so no other request ran").isTrue();
         assertThat(store.find(key, T0.plus(LEASE).plusSeconds(6)).orElseThrow().isCompleted()).isTrue();
     }
@@ -360,7 +360,7 @@ public abstract class StoreContractTest {
     void namespaceValuesKeepUnicodeAndLongKeys() {
         RecordKey key = new RecordKey("tenant-\u00e4\u6f22-" + UUID.randomUUID(), "POST", "/orders/%E2%82%AC",
                 "k".repeat(255 - 36) + UUID.randomUUID());
-        acquire(key, T0).complete(response(200, new byte[] {1}), T0);
+        acquire(key, T0).complete(response(200, new byte[] {1}));
 
         assertThat(store.find(key, T0).orElseThrow().key()).isEqualTo(key);
     }

@@ -31,10 +31,10 @@ public abstract class AbstractReservation implements Reservation {
     }
 
     @Override
-    public final boolean complete(StoredResponse response, Instant now) {
+    public final boolean complete(StoredResponse response) {
         Objects.requireNonNull(response, "response");
         markFinished("complete");
-        return doComplete(response, now);
+        return doComplete(response);
     }
 
     @Override
@@ -62,7 +62,7 @@ public abstract class AbstractReservation implements Reservation {
         return finished.get();
     }
 
-    protected abstract boolean doComplete(StoredResponse response, Instant now);
+    protected abstract boolean doComplete(StoredResponse response);
 
     protected abstract boolean doRelease();
 

@@ -100,7 +100,7 @@ public final class InMemoryStore implements Store {
         }
 
         @Override
-        protected boolean doComplete(StoredResponse response, Instant now) {
+        protected boolean doComplete(StoredResponse response) {
             // The expiry stays where the reservation put it: the ttl counts from the reservation.
             return replaceIfOwner(current -> new Entry(current.fingerprint, RecordState.COMPLETED, response,
                     current.expiresAt, null, current.ownerToken));

@@ -28,12 +28,10 @@ public interface Reservation {
      * completing does not extend the record's life. A record whose handler outlived that expiry is
      * stored already expired, so it counts as absent at once and is purged, never revived.
      *
-     * @param now the current time (the engine's clock), for stores that record when a response
-     *     was stored
      * @return {@code false} when ownership was lost (the lease lapsed and another request took
      *         the key over); nothing was stored then
      */
-    boolean complete(StoredResponse response, Instant now);
+    boolean complete(StoredResponse response);
 
     /**
      * Deletes the in-flight record if this handle still owns it, so a retry executes again. In

@@ -181,7 +181,7 @@ public final class StoreBenchmark {
     private static void cycle(JdbcStore store) {
         Reservation r = ((ReserveResult.Acquired) store.reserve(newKey(), FP, Instant.now(), LEASE, TTL))
                 .reservation();
-        r.complete(RESPONSE, Instant.now());
+        r.complete(RESPONSE);
     }
 
     /**
