@@ -1,10 +1,15 @@
 package dev.idempotency.core;
 
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Locale;
 
-/** Hex SHA-256, the request fingerprint. */
+/**
+ * The request fingerprint: the hex SHA-256 of the request's media type and its canonical body, so
+ * that a {@code text/plain} body byte-identical to a stored JSON body is another request.
+ */
 final class Fingerprints {
 
     private static final HexFormat HEX = HexFormat.of();
@@ -18,8 +23,25 @@ final class Fingerprints {
     private Fingerprints() {
     }
 
-    static String sha256Hex(byte[] bytes) {
-        return HEX.formatHex(sha256().digest(bytes));
+    /**
+     * {@code SHA-256(mediaType 0x00 canonicalBody)}, hex. The media type is the {@code type/subtype}
+     * of {@code contentType}, lower-cased, without parameters such as {@code charset} (empty when
+     * there is none); a media type never contains a NUL, so the separator is unambiguous.
+     */
+    static String of(String contentType, byte[] canonicalBody) {
+        MessageDigest digest = sha256();
+        digest.update(mediaType(contentType).getBytes(StandardCharsets.UTF_8));
+        digest.update((byte) 0);
+        return HEX.formatHex(digest.digest(canonicalBody));
+    }
+
+    /** {@code type/subtype}, lower-cased and trimmed; empty for an absent header. */
+    static String mediaType(String contentType) {
+        if (contentType == null) {
+            return "";
+        }
+        int semicolon = contentType.indexOf(';');
+        return (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).strip().toLowerCase(Locale.ROOT);
     }
 
     private static MessageDigest sha256() {

@@ -88,8 +88,13 @@ public final class IdempotencyEngine implements AutoCloseable {
             return reject(ProblemCode.IDEMPOTENCY_KEY_INVALID, invalid.reason(), method, request.path(), null, null);
         }
         String key = ((IdempotencyKeys.Parsed.Valid) parsed).key();
-        String path = Paths.normalize(request.path());
         String keyPreview = RecordKey.preview(key);
+        Optional<String> normalized = RequestPaths.normalize(request.path());
+        if (normalized.isEmpty() || request.requestTarget().indexOf('#') >= 0) {
+            return reject(ProblemCode.IDEMPOTENCY_PATH_INVALID, null, method, abbreviated(request.path()), null,
+                    keyPreview);
+        }
+        String path = normalized.get();
         if (path.length() > RecordKey.MAX_PATH_LENGTH) {
             return reject(ProblemCode.IDEMPOTENCY_PATH_TOO_LONG, "The request path is longer than "
                     + RecordKey.MAX_PATH_LENGTH + " characters", method, abbreviated(path), null, keyPreview);
@@ -108,8 +113,8 @@ public final class IdempotencyEngine implements AutoCloseable {
             return reject(recordKey, ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE, "The request body exceeds "
                     + config.maxRequestBodyBytes() + " bytes");
         }
-        String fingerprint = Fingerprints.sha256Hex(config.canonicalizer().canonicalize(body,
-                request.header("Content-Type")));
+        String contentType = request.header("Content-Type");
+        String fingerprint = Fingerprints.of(contentType, config.canonicalizer().canonicalize(body, contentType));
         try {
             return config.mode() == Mode.OPTIMISTIC ? lookUp(recordKey, fingerprint) : reserve(recordKey, fingerprint);
         } catch (StorageUnavailableException e) {
@@ -130,7 +135,7 @@ public final class IdempotencyEngine implements AutoCloseable {
      */
     public Decision.Respond reject(RequestView request, ProblemCode code, String detail) {
         String method = request.method().toUpperCase(java.util.Locale.ROOT);
-        return (Decision.Respond) reject(code, detail, method, abbreviated(Paths.normalize(request.path())), null, null);
+        return (Decision.Respond) reject(code, detail, method, abbreviated(RequestPaths.normalize(request.path()).orElse(request.path())), null, null);
     }
 
     /** A path short enough for logs and events, not cut inside a surrogate pair. */

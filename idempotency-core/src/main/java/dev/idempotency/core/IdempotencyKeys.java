@@ -3,9 +3,19 @@ package dev.idempotency.core;
 import java.util.List;
 
 /**
- * Reads the Idempotency-Key header: a bare token, or an RFC 8941 sf-string ({@code "quoted"},
- * with {@code \"} and {@code \\} escapes). After unquoting, a key is 1–255 visible ASCII
- * characters (0x21–0x7E).
+ * Reads the Idempotency-Key header. Two spellings are accepted, and name the same key:
+ *
+ * <ul>
+ *   <li>an RFC 8941 sf-string: {@code "01HXYZ…"}, with {@code \"} and {@code \\} escapes, whose
+ *       content is 1–255 visible ASCII characters (0x21–0x7E; a space is not allowed);</li>
+ *   <li>a bare key: 1–255 token characters (RFC 9110 {@code tchar}: letters, digits and
+ *       {@code !#$%&'*+-.^_`|~}) or {@code :}, {@code /} and {@code =}, so UUIDs, ULIDs and
+ *       base64 keys fit. A comma is refused: a proxy that merges two {@code Idempotency-Key} field
+ *       lines into one (RFC 9110 §5.3) produces exactly {@code a, b}, and so are the other
+ *       delimiters ({@code "(),;<>?@[\]{}}).</li>
+ * </ul>
+ *
+ * <p>Anything else, and a header that appears more than once, is invalid.
  */
 final class IdempotencyKeys {
 
@@ -37,7 +47,8 @@ final class IdempotencyKeys {
         if (raw.isEmpty()) {
             return new Parsed.Invalid("The Idempotency-Key header is empty");
         }
-        String key = raw.charAt(0) == '"' ? unquote(raw) : raw;
+        boolean quoted = raw.charAt(0) == '"';
+        String key = quoted ? unquote(raw) : raw;
         if (key == null) {
             return new Parsed.Invalid("The Idempotency-Key header is not a valid quoted string");
         }
@@ -46,6 +57,11 @@ final class IdempotencyKeys {
         }
         if (!isVisibleAscii(key, MAX_LENGTH)) {
             return new Parsed.Invalid("The Idempotency-Key must consist of visible ASCII characters");
+        }
+        if (!quoted && !isBareKey(key)) {
+            return new Parsed.Invalid("An unquoted Idempotency-Key may contain only token characters, ':', '/' "
+                    + "and '='; quote it as a string (\"…\") to use others — a comma usually means two "
+                    + "Idempotency-Key headers were merged");
         }
         return new Parsed.Valid(key);
     }
@@ -74,6 +90,19 @@ final class IdempotencyKeys {
         }
         return null; // no closing quote
     }
+
+    /** Token characters (RFC 9110 §5.6.2), ':', '/' and '='; the caller has checked visible ASCII. */
+    private static boolean isBareKey(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            if (BARE_DELIMITERS.indexOf(key.charAt(i)) >= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The visible ASCII characters that are neither tchar nor one of ':', '/', '='. */
+    private static final String BARE_DELIMITERS = "\"(),;<>?@[\\]{}";
 
     /** 1..max characters, each 0x21–0x7E. */
     static boolean isVisibleAscii(String value, int max) {

@@ -17,8 +17,23 @@ public interface RequestView {
     /** The HTTP method, any case. */
     String method();
 
-    /** The request path as received; it may carry a query string, which the engine ignores. */
+    /**
+     * The path the framework's router dispatched this request on — the very string it matched its
+     * routes against — with or without the query string, which the engine drops. The engine files
+     * the record under this path as {@link RequestPaths#normalize} spells it, so every spelling the
+     * router sends to one handler lands on one record.
+     */
     String path();
+
+    /**
+     * The request target as it arrived on the request line, where the framework still has it and
+     * it may differ from {@link #path()} (a router that normalizes may have removed a {@code #}
+     * along with a dot segment). The engine refuses a target that carries a fragment. Defaults to
+     * {@link #path()}.
+     */
+    default String requestTarget() {
+        return path();
+    }
 
     /**
      * Every value of the named header, one element per header field line, in arrival order;

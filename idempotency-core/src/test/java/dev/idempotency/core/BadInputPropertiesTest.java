@@ -104,8 +104,12 @@ class BadInputPropertiesTest {
 
     @Provide
     Arbitrary<String> validKeys() {
-        Arbitrary<String> bare = Arbitraries.strings().withCharRange('!', '~').ofMinLength(1).ofMaxLength(255)
-                .filter(s -> s.charAt(0) != '"');
+        // token characters, ':', '/' and '=': visible ASCII without the other delimiters
+        char[] bareChars = java.util.stream.IntStream.rangeClosed('!', '~')
+                .filter(c -> "\"(),;<>?@[\\]{}".indexOf(c) < 0)
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+                .toString().toCharArray();
+        Arbitrary<String> bare = Arbitraries.strings().withChars(bareChars).ofMinLength(1).ofMaxLength(255);
         Arbitrary<String> quoted = Arbitraries.strings().withCharRange('!', '~').ofMinLength(1).ofMaxLength(255)
                 .map(s -> "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
         return Arbitraries.oneOf(bare, quoted);

@@ -13,9 +13,11 @@ import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -136,10 +138,12 @@ class IdempotencyEngineTest {
     @Test
     void bareAndQuotedKeysAreTheSameKey() {
         AtomicInteger runs = new AtomicInteger();
-        run(post("/orders", "abc\"def", BODY), created("{}"), runs);
-        HttpReply second = run(post("/orders", "\"abc\\\"def\"", BODY), created("{}"), runs);
+        run(post("/orders", "abc'def", BODY), created("{}"), runs);
+        HttpReply second = run(post("/orders", "\"abc'def\"", BODY), created("{}"), runs);
+        HttpReply escaped = run(post("/orders", "\"abc\\'def\"", BODY), created("{}"), runs);
 
         assertThat(second.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(escaped.status()).as("\\' is not an sf-string escape").isEqualTo(400);
         assertThat(runs).hasValue(1);
     }
 
@@ -233,14 +237,95 @@ class IdempotencyEngineTest {
 
     // 4. Fingerprint
     @Test
-    void theFingerprintIsTheSha256OfTheCanonicalBody() {
+    void theFingerprintIsTheSha256OfTheMediaTypeAndTheCanonicalBody() throws Exception {
         proceed(engine.before(post("/orders", "k1", "{\"b\":[2,1],\"a\":{\"y\":1,\"x\":2}}")));
 
         IdempotencyRecord record = memory.find(new RecordKey("public", "POST", "/orders", "k1"), clock.instant())
                 .orElseThrow();
-        assertThat(record.fingerprint()).isEqualTo(Fingerprints.sha256Hex(
-                "{\"a\":{\"x\":2,\"y\":1},\"b\":[2,1]}".getBytes(StandardCharsets.UTF_8)));
+        // SHA-256 over the media type, a NUL, and the canonical body
+        MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+        byte[] expected = sha256.digest("application/json\u0000{\"a\":{\"x\":2,\"y\":1},\"b\":[2,1]}"
+                .getBytes(StandardCharsets.UTF_8));
+        assertThat(record.fingerprint()).isEqualTo(HexFormat.of().formatHex(expected));
         assertThat(record.fingerprint()).hasSize(64).matches("[0-9a-f]+");
+    }
+
+    @Test
+    void theMediaTypeIsPartOfTheFingerprintButItsParametersAndCaseAreNot() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        run(post("/orders", "k1", BODY), created("{}"), runs);
+
+        HttpReply sameType = run(RequestView.of("POST", "/orders", Map.of("Content-Type",
+                List.of("Application/JSON; charset=utf-8"), "Idempotency-Key", List.of("k1")),
+                BODY.getBytes(StandardCharsets.UTF_8)), created("{}"), runs);
+        assertThat(sameType.header("Idempotent-Replayed")).isEqualTo("true");
+
+        // byte-identical, but a text/plain body is another request
+        Decision plain = engine.before(RequestView.of("POST", "/orders", Map.of("Content-Type",
+                List.of("text/plain"), "Idempotency-Key", List.of("k1")), BODY.getBytes(StandardCharsets.UTF_8)));
+        problem(plain, 422, "idempotency_key_conflict");
+        Decision none = engine.before(RequestView.of("POST", "/orders", Map.of("Idempotency-Key", List.of("k1")),
+                BODY.getBytes(StandardCharsets.UTF_8)));
+        problem(none, 422, "idempotency_key_conflict");
+        assertThat(runs).hasValue(1);
+    }
+
+    // 4b. The path
+    @Test
+    void everySpellingOfAPathIsOneRecord() {
+        AtomicInteger runs = new AtomicInteger();
+        run(post("/orders", "k1", BODY), created("{}"), runs);
+        for (String spelling : List.of("/orders/", "//orders", "/./orders", "/orders/.", "/x/../orders",
+                "/%6frders", "/%6Frders", "/%2e/orders", "/orders?x=1")) {
+            HttpReply reply = run(post(spelling, "k1", BODY), created("{}"), runs);
+            assertThat(reply.header("Idempotent-Replayed")).as(spelling).isEqualTo("true");
+        }
+        assertThat(runs).hasValue(1);
+        assertThat(memory.find(new RecordKey("public", "POST", "/orders", "k1"), clock.instant())).isPresent();
+    }
+
+    @Test
+    void anEncodedSlashIsAnotherPathAndADotSegmentCanLeadToAnotherEndpoint() {
+        AtomicInteger runs = new AtomicInteger();
+        run(post("/orders/x", "k1", BODY), created("{}"), runs);
+        run(post("/orders%2Fx", "k1", BODY), created("{}"), runs);
+        run(post("/orders/../payments", "k1", BODY), created("{}"), runs);
+        assertThat(runs).hasValue(3);
+        assertThat(memory.find(new RecordKey("public", "POST", "/orders%2Fx", "k1"), clock.instant())).isPresent();
+        assertThat(memory.find(new RecordKey("public", "POST", "/payments", "k1"), clock.instant())).isPresent();
+    }
+
+    @Test
+    void aPathWithAFragmentOrAMalformedEscapeIsRejectedBeforeTheStoreIsAsked() throws Exception {
+        for (String path : List.of("/orders#x", "/orders#/../payments", "/orders%zz", "/orders%")) {
+            JsonNode json = problem(engine.before(post(path, "k1", BODY)), 400, "idempotency_path_invalid");
+            assertThat(json.path("detail").asText()).doesNotContain("Exception");
+        }
+        // a router may have normalized the fragment away; the request target still shows it
+        RequestView routed = new RequestView() {
+            private final RequestView inner = post("/payments", "k1", BODY);
+            @Override public String method() { return inner.method(); }
+            @Override public String path() { return "/payments"; }
+            @Override public String requestTarget() { return "/orders#/../payments"; }
+            @Override public List<String> headers(String name) { return inner.headers(name); }
+            @Override public byte[] body() { return inner.body(); }
+        };
+        problem(engine.before(routed), 400, "idempotency_path_invalid");
+        assertThat(memory.find(new RecordKey("public", "POST", "/orders", "k1"), clock.instant())).isEmpty();
+        assertThat(memory.find(new RecordKey("public", "POST", "/payments", "k1"), clock.instant())).isEmpty();
+        assertThat(events).extracting(IdempotencyEvent::problemCode).containsOnly("idempotency_path_invalid");
+    }
+
+    @Test
+    void aPathIsNotCheckedWithoutAKey() {
+        assertThat(engine.before(post("/orders#x", null, BODY))).isInstanceOf(Decision.PassThrough.class);
+    }
+
+    @Test
+    void aBareKeyWithACommaIsRejected() throws Exception {
+        problem(engine.before(post("/orders", "key,with,commas,longer-than-twenty-chars", BODY)), 400,
+                "idempotency_key_invalid");
+        assertThat(engine.before(post("/orders", "\"key,with,commas\"", BODY))).isInstanceOf(Decision.Proceed.class);
     }
 
     @Test

@@ -29,6 +29,25 @@ class IdempotencyKeysTest {
         assertThat(parse(value)).isInstanceOf(IdempotencyKeys.Parsed.Invalid.class);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"key,with,commas,longer-than-twenty-chars", "a, b", "a,a", "k;v=1", "a(b)", "a<b>",
+        "a?b", "a@b", "a[b]", "a{b}", "a\\b", "a\"b"})
+    void aBareKeyWithADelimiterIsInvalid(String value) {
+        assertThat(parse(value)).isInstanceOf(IdempotencyKeys.Parsed.Invalid.class);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0f8fad5b-d9cb-469f-a165-70867728950e", "01HXYZ3NDEKTSV4RRFFQ69G5FAV",
+        "q83vEjRWeJA=", "a+b/c==", "orders:42/retry", "!#$%&'*+-.^_`|~"})
+    void aBareKeyOfTokenCharactersColonsSlashesAndEqualsIsValid(String value) {
+        assertThat(parse(value)).isEqualTo(new IdempotencyKeys.Parsed.Valid(value));
+    }
+
+    @Test
+    void aQuotedKeyMayCarryTheDelimitersABareOneMayNot() {
+        assertThat(parse("\"a,b;c(d)@e\"")).isEqualTo(new IdempotencyKeys.Parsed.Valid("a,b;c(d)@e"));
+    }
+
     @Test
     void theLengthLimitIs255AfterUnquoting() {
         assertThat(parse("x".repeat(255))).isInstanceOf(IdempotencyKeys.Parsed.Valid.class);
