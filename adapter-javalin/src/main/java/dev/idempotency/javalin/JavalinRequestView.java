@@ -21,11 +21,13 @@ final class JavalinRequestView implements RequestView {
         return ctx.method().name();
     }
 
-    /** The raw request URI with its query string; the engine drops the query. */
+    /**
+     * {@code ctx.path()}: the raw request URI Javalin's router matched (Jetty has refused dot
+     * segments, ambiguous escapes and fragments before it gets here); the engine normalizes it.
+     */
     @Override
     public String path() {
-        String query = ctx.req().getQueryString();
-        return query == null ? ctx.req().getRequestURI() : ctx.req().getRequestURI() + "?" + query;
+        return ctx.path();
     }
 
     /** Jetty gives one element per header field line. */

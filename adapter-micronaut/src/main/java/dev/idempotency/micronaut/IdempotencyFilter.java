@@ -5,6 +5,7 @@ import dev.idempotency.core.Decision;
 import dev.idempotency.core.Execution;
 import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.RequestPaths;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.order.Ordered;
@@ -57,15 +58,24 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
         this.capture = new ResponseCapture(writers);
     }
 
-    /** Only requests in scope pay for the body copy and the executor hop. */
+    /**
+     * Only requests in scope pay for the body copy and the executor hop. The patterns are matched
+     * against the path the record would be filed under ({@link RequestPaths#normalize} of the
+     * path the router matches), so every spelling the router sends to a covered controller —
+     * {@code /orders/}, {@code //orders} — is covered too. A path that names no record (a
+     * fragment, a malformed escape) is handed to the engine, which refuses it under a key.
+     */
     @Override
     public boolean isEnabled(HttpRequest<?> request) {
         if (!engine.config().covers(request.getMethodName())) {
             return false;
         }
-        String path = request.getPath();
+        Optional<String> path = RequestPaths.normalize(MicronautRequestView.routedPath(request));
+        if (path.isEmpty() || request.getUri().getRawFragment() != null) {
+            return true;
+        }
         for (String pattern : paths) {
-            if (PathMatcher.ANT.matches(pattern, path)) {
+            if (PathMatcher.ANT.matches(pattern, path.get())) {
                 return true;
             }
         }

@@ -2,10 +2,9 @@ package dev.idempotency.micronaut;
 
 import dev.idempotency.core.RequestView;
 import io.micronaut.http.HttpRequest;
-import java.net.URI;
 import java.util.List;
 
-/** The engine's view of a Micronaut request: raw path and query, every header line, the body bytes. */
+/** The engine's view of a Micronaut request: the path its router matches, every header line, the body bytes. */
 final class MicronautRequestView implements RequestView {
 
     private final HttpRequest<?> request;
@@ -21,12 +20,20 @@ final class MicronautRequestView implements RequestView {
         return request.getMethodName();
     }
 
+    /**
+     * {@link HttpRequest#getPath()}: the string the router matches routes against, and the one
+     * {@link IdempotencyFilter#isEnabled} matches its patterns against — so coverage and the record
+     * come from the same path.
+     */
     @Override
     public String path() {
-        // Raw, so percent-encoding reaches the engine as the client sent it.
-        URI uri = request.getUri();
-        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
-        return uri.getRawQuery() == null ? path : path + "?" + uri.getRawQuery();
+        return routedPath(request);
+    }
+
+    /** The request target as received, fragment included when the request line carried one. */
+    @Override
+    public String requestTarget() {
+        return request.getUri().toString();
     }
 
     @Override
@@ -37,5 +44,10 @@ final class MicronautRequestView implements RequestView {
     @Override
     public byte[] body() {
         return body;
+    }
+
+    static String routedPath(HttpRequest<?> request) {
+        String path = request.getPath();
+        return path == null || path.isEmpty() ? "/" : path;
     }
 }

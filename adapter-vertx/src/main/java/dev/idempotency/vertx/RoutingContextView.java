@@ -16,14 +16,19 @@ final class RoutingContextView implements RequestView {
 
     private final String method;
     private final String path;
+    private final String target;
     private final MultiMap headers;
     private final RoutingContext ctx;
 
     RoutingContextView(RoutingContext ctx, String method) {
         this.ctx = ctx;
         this.method = method;
-        // path(), not uri(): an absolute-form request target still yields just the path.
-        this.path = ctx.request().path();
+        // The router matches routes on normalizedPath() (dot segments removed, unreserved escapes
+        // decoded), not on the raw request().path(): the record is filed under what it matched.
+        String normalized = ctx.normalizedPath();
+        String raw = ctx.request().path();
+        this.path = normalized != null ? normalized : raw == null ? "/" : raw;
+        this.target = ctx.request().uri();
         this.headers = ctx.request().headers();
     }
 
@@ -32,9 +37,19 @@ final class RoutingContextView implements RequestView {
         return method;
     }
 
+    /** The path the router dispatched on: {@link RoutingContext#normalizedPath()}. */
     @Override
     public String path() {
-        return path == null ? "/" : path;
+        return path;
+    }
+
+    /**
+     * The raw request target: {@code /orders#/../payments} is routed to {@code /payments}, and only
+     * the raw target still shows the fragment the engine refuses.
+     */
+    @Override
+    public String requestTarget() {
+        return target == null ? path : target;
     }
 
     @Override
