@@ -204,7 +204,7 @@ public final class PathSpellingChecks {
     }
 
     /** A target with a raw '#': refused, by the server itself or by the engine, and no handler ran. */
-    private void refused(Transcript t, Step step) throws IOException {
+    private void refused(Transcript t, Step step) {
         RawHttp.Response r = step.response();
         if (!step.ran().isEmpty()) {
             t.violation(step.label() + ": a target with a raw '#' ran the " + step.ran().get(0) + " handler");
