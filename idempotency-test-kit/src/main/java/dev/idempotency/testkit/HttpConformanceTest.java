@@ -38,7 +38,8 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * One HTTP-level suite for every adapter: it drives a real server over HTTP with
- * {@link HttpClient} and counts handler executions through {@link ConformanceApp}.
+ * {@link HttpClient} (and {@link RawHttp} where HttpClient would refuse or rewrite the request)
+ * and counts handler executions through {@link ConformanceApp}.
  *
  * <p>An adapter's test implements {@link #startServer}: start a real server on a free port with
  * the adapter wired to the given engine on every path, serving {@link ConformanceApp}'s routes
