@@ -6,9 +6,14 @@ import dev.idempotency.testkit.HttpConformanceTest;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.net.URI;
+import java.util.List;
 import java.util.Map;
 
-/** The shared HTTP suite against a real embedded Netty server with the filter installed. */
+/**
+ * The shared HTTP suite against a real embedded Netty server with the filter installed, covering
+ * the routes by name as an application would ({@code idempotency.paths}), not with the catch-all
+ * default: the path spellings must be covered however the client spells them.
+ */
 class MicronautConformanceTest extends HttpConformanceTest {
 
     @Override
@@ -18,6 +23,7 @@ class MicronautConformanceTest extends HttpConformanceTest {
                         "micronaut.server.port", -1,
                         "micronaut.server.host", "127.0.0.1",
                         "idempotency.enabled", true,
+                        "idempotency.paths", List.of("/orders", "/payments", "/reject", "/fail", "/text"),
                         "test.routes", "conformance"))
                 .singletons(engine, app)
                 .start();

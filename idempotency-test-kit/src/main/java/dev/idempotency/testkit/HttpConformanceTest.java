@@ -1,6 +1,7 @@
 package dev.idempotency.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,11 +12,7 @@ import dev.idempotency.core.TenantResolver;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -32,12 +30,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 
 /**
  * One HTTP-level suite for every adapter: it drives a real server over HTTP with
- * {@link HttpClient} and counts handler executions through {@link ConformanceApp}.
+ * {@link HttpClient} (and {@link RawHttp} where HttpClient would refuse or rewrite the request)
+ * and counts handler executions through {@link ConformanceApp}.
  *
  * <p>An adapter's test implements {@link #startServer}: start a real server on a free port with
  * the adapter wired to the given engine on every path, serving {@link ConformanceApp}'s routes
@@ -56,6 +58,15 @@ public abstract class HttpConformanceTest {
 
     /** Starts the adapter under test with {@code engine}, serving {@code app}'s routes. */
     protected abstract RunningServer startServer(IdempotencyEngine engine, ConformanceApp app) throws Exception;
+
+    /**
+     * The status the adapter's server itself answers a request target carrying a raw {@code #}
+     * with, before the adapter sees it; empty (the default) when the request reaches the adapter,
+     * which must then refuse it with 400 {@code idempotency_path_invalid}.
+     */
+    protected OptionalInt serverRefusesFragmentsWith() {
+        return OptionalInt.empty();
+    }
 
     /** The store behind the engine; in memory unless a subclass tests another. */
     protected Store createStore() {
@@ -360,8 +371,7 @@ public abstract class HttpConformanceTest {
     void keysOfControlOrNonAsciiBytesAreRejectedWith400() throws Exception {
         start();
         for (byte[] key : List.of(new byte[] {'a', 0x01, 'b'}, "k\u00e4y".getBytes(StandardCharsets.UTF_8))) {
-            String status = rawPost("/orders", key, ORDER);
-            assertThat(status).startsWith("HTTP/1.1 400");
+            assertThat(rawPost("/orders", key, ORDER).status()).isEqualTo(400);
         }
         assertThat(app.executions("orders")).isZero();
     }
@@ -404,16 +414,25 @@ public abstract class HttpConformanceTest {
         assertThat(app.executions("orders")).isEqualTo(1);
     }
 
+    /** The same key on /orders and on /payments is two records, each replaying its own answer. */
     @Test
     void pathsAreIndependentNamespaces() throws Exception {
         start();
         String key = newKey();
         HttpResponse<byte[]> order = post("/orders", key, ORDER);
         HttpResponse<byte[]> payment = post("/payments", key, ORDER);
+        HttpResponse<byte[]> orderAgain = post("/orders", key, ORDER);
+        HttpResponse<byte[]> paymentAgain = post("/payments", key, ORDER);
 
         assertThat(replayed(order)).isFalse();
         assertThat(replayed(payment)).isFalse();
         assertThat(payment.statusCode()).isEqualTo(200);
+        assertThat(replayed(orderAgain)).isTrue();
+        assertThat(orderAgain.body()).isEqualTo(order.body());
+        assertThat(orderAgain.headers().firstValue("Location")).isEqualTo(order.headers().firstValue("Location"));
+        assertThat(replayed(paymentAgain)).isTrue();
+        assertThat(paymentAgain.statusCode()).isEqualTo(200);
+        assertThat(paymentAgain.body()).isEqualTo(payment.body());
         assertThat(app.executions("orders")).isEqualTo(1);
         assertThat(app.executions("payments")).isEqualTo(1);
     }
@@ -429,6 +448,45 @@ public abstract class HttpConformanceTest {
         assertThat(replayed(otherTenant)).isFalse();
         assertThat(replayed(sameTenant)).isTrue();
         assertThat(app.executions("orders")).isEqualTo(2);
+    }
+
+    // ---------------------------------------------------------------- path spellings
+
+    /**
+     * Every spelling of {@link PathSpelling#matrix()}, over a raw socket (HttpClient drops a
+     * fragment and may resolve dot segments): one record per endpoint and key however the path
+     * is spelled, never another endpoint's answer, a raw {@code #} refused. One server for all.
+     */
+    @TestFactory
+    Stream<DynamicTest> eachPathSpellingRunsAHandlerAtMostOncePerKeyAndAnswersOnlyForItsOwnEndpoint() throws Exception {
+        start();
+        PathSpellingChecks checks = new PathSpellingChecks(spellingService());
+        return PathSpelling.matrix().stream().map(spelling -> dynamicTest(spelling.toString(), () -> checks.check(spelling)));
+    }
+
+    @Test
+    void oneKeyAcrossEveryPathSpellingRunsEachHandlerAtMostOnce() throws Exception {
+        start();
+        new PathSpellingChecks(spellingService()).checkOneKey();
+    }
+
+    private PathSpellingChecks.Service spellingService() {
+        return new PathSpellingChecks.Service() {
+            @Override
+            public RawHttp.Response post(String target, String key) throws IOException {
+                return rawPost(target, key, PathSpellingChecks.BODY);
+            }
+
+            @Override
+            public int runs(PathSpelling.Endpoint endpoint) {
+                return app.executions(endpoint == PathSpelling.Endpoint.ORDERS ? "orders" : "payments");
+            }
+
+            @Override
+            public OptionalInt serverRefusesFragmentsWith() {
+                return HttpConformanceTest.this.serverRefusesFragmentsWith();
+            }
+        };
     }
 
     // ---------------------------------------------------------------- what is not stored
@@ -574,29 +632,16 @@ public abstract class HttpConformanceTest {
         }
     }
 
-    /** Sends a POST over a plain socket, so header bytes that HttpClient refuses can be sent; returns the status line. */
-    protected String rawPost(String path, byte[] keyBytes, String body) throws IOException {
-        URI base = server.baseUri();
-        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
-            socket.setSoTimeout(10_000);
-            ByteArrayOutputStream request = new ByteArrayOutputStream();
-            byte[] bodyBytes = body.getBytes(StandardCharsets.UTF_8);
-            request.writeBytes(("POST " + path + " HTTP/1.1\r\nHost: " + base.getHost() + "\r\n"
-                    + "Content-Type: application/json\r\nConnection: close\r\nContent-Length: " + bodyBytes.length
-                    + "\r\nIdempotency-Key: ").getBytes(StandardCharsets.ISO_8859_1));
-            request.writeBytes(keyBytes);
-            request.writeBytes("\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-            request.writeBytes(bodyBytes);
-            OutputStream out = socket.getOutputStream();
-            out.write(request.toByteArray());
-            out.flush();
-            InputStream in = socket.getInputStream();
-            StringBuilder statusLine = new StringBuilder();
-            int c;
-            while ((c = in.read()) != -1 && c != '\r') {
-                statusLine.append((char) c);
-            }
-            return statusLine.toString();
-        }
+    /**
+     * Sends a POST over a plain socket, with the request target verbatim and exactly
+     * {@code keyBytes} as the key (none when null), so what HttpClient refuses or rewrites can be sent.
+     */
+    protected RawHttp.Response rawPost(String target, byte[] keyBytes, String body) throws IOException {
+        return RawHttp.post(server.baseUri(), target, keyBytes, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** {@link #rawPost(String, byte[], String)} with a key of ASCII characters, or none when null. */
+    protected RawHttp.Response rawPost(String target, String key, String body) throws IOException {
+        return RawHttp.post(server.baseUri(), target, key, body);
     }
 }

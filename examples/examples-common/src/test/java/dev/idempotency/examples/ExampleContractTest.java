@@ -1,20 +1,29 @@
 package dev.idempotency.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idempotency.testkit.PathSpelling;
+import dev.idempotency.testkit.PathSpellingChecks;
+import dev.idempotency.testkit.RawHttp;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 
 /**
  * The examples' HTTP contract (see examples/README.md), run against each framework's real service
@@ -33,6 +42,15 @@ public abstract class ExampleContractTest {
 
     /** Starts the service with {@code settings} (port 0: any free port). */
     protected abstract RunningExample start(ExampleSettings settings) throws Exception;
+
+    /**
+     * The status the service's server itself answers a request target carrying a raw {@code #}
+     * with, before the idempotency adapter sees it; empty (the default) when the request reaches
+     * the adapter, which must then refuse it with 400 {@code idempotency_path_invalid}.
+     */
+    protected OptionalInt serverRefusesFragmentsWith() {
+        return OptionalInt.empty();
+    }
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private RunningExample server;
@@ -217,6 +235,45 @@ public abstract class ExampleContractTest {
         assertThat(replayed(again)).isFalse();
         assertThat(json(again).path("id").asLong()).isNotEqualTo(json(attempt).path("id").asLong());
         assertThat(json(get("/payments"))).hasSize(2);
+    }
+
+    /**
+     * The path-spelling matrix of the test kit ({@link PathSpelling#matrix()}) against the
+     * service, one dynamic test per spelling on one server: however the path is spelled, a key
+     * creates at most one order and one payment (counted with {@code GET /orders} and
+     * {@code GET /payments}), an answer is never another endpoint's, a raw {@code #} is refused.
+     */
+    @TestFactory
+    Stream<DynamicTest> eachPathSpellingCreatesAtMostOneOrderAndOnePaymentPerKey() throws Exception {
+        start(Map.of());
+        PathSpellingChecks checks = new PathSpellingChecks(spellingService());
+        return PathSpelling.matrix().stream().map(spelling -> dynamicTest(spelling.toString(), () -> checks.check(spelling)));
+    }
+
+    @Test
+    void oneKeyAcrossEveryPathSpellingCreatesAtMostOneOrderAndOnePayment() throws Exception {
+        start(Map.of());
+        new PathSpellingChecks(spellingService()).checkOneKey();
+    }
+
+    private PathSpellingChecks.Service spellingService() {
+        URI base = URI.create("http://127.0.0.1:" + server.port());
+        return new PathSpellingChecks.Service() {
+            @Override
+            public RawHttp.Response post(String target, String key) throws IOException {
+                return RawHttp.post(base, target, key, PathSpellingChecks.BODY);
+            }
+
+            @Override
+            public int runs(PathSpelling.Endpoint endpoint) throws Exception {
+                return json(get(endpoint.path())).size();
+            }
+
+            @Override
+            public OptionalInt serverRefusesFragmentsWith() {
+                return ExampleContractTest.this.serverRefusesFragmentsWith();
+            }
+        };
     }
 
     @Test

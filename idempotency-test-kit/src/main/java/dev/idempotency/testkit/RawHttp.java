@@ -1,0 +1,159 @@
+package dev.idempotency.testkit;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * HTTP/1.1 over a plain socket, for what {@link java.net.http.HttpClient} will not send as given:
+ * header bytes it refuses, and request targets it rewrites (it drops a {@code #fragment} and may
+ * resolve dot segments). The request target goes on the request line exactly as passed.
+ */
+public final class RawHttp {
+
+    private RawHttp() {
+    }
+
+    /** A response as read off the wire; header names compare case-insensitively. */
+    public record Response(String statusLine, int status, Map<String, List<String>> headers, byte[] body) {
+
+        public Optional<String> header(String name) {
+            List<String> values = headers.get(name);
+            return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
+        }
+
+        /** Whether the engine answered from a stored record ({@code Idempotent-Replayed: true}). */
+        public boolean replayed() {
+            return header("Idempotent-Replayed").filter("true"::equals).isPresent();
+        }
+
+        public boolean successful() {
+            return status >= 200 && status < 300;
+        }
+
+        public String bodyText() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+
+        /** Status, replay flag and the start of the body, for failure messages. */
+        @Override
+        public String toString() {
+            String text = bodyText().replaceAll("\\s+", " ");
+            return status + (replayed() ? " replayed" : "") + " " + (text.length() > 120 ? text.substring(0, 120) + "…" : text);
+        }
+    }
+
+    /**
+     * Sends {@code POST target} with a JSON body and, unless {@code keyBytes} is null, an
+     * {@code Idempotency-Key} header of exactly those bytes; reads the whole response (the
+     * request asks the server to close the connection).
+     */
+    public static Response post(URI base, String target, byte[] keyBytes, byte[] body) throws IOException {
+        ByteArrayOutputStream request = new ByteArrayOutputStream();
+        request.writeBytes(("POST " + target + " HTTP/1.1\r\nHost: " + base.getHost() + ":" + base.getPort() + "\r\n"
+                + "Content-Type: application/json\r\nConnection: close\r\nContent-Length: " + body.length + "\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1));
+        if (keyBytes != null) {
+            request.writeBytes("Idempotency-Key: ".getBytes(StandardCharsets.ISO_8859_1));
+            request.writeBytes(keyBytes);
+            request.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        }
+        request.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        request.writeBytes(body);
+        return exchange(base, request.toByteArray());
+    }
+
+    /** Sends {@code POST target} with a JSON body and the key {@code key} (none when null). */
+    public static Response post(URI base, String target, String key, String body) throws IOException {
+        return post(base, target, key == null ? null : key.getBytes(StandardCharsets.ISO_8859_1),
+                body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static Response exchange(URI base, byte[] request) throws IOException {
+        byte[] raw;
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(request);
+            socket.getOutputStream().flush();
+            raw = socket.getInputStream().readAllBytes();
+        }
+        return parse(raw);
+    }
+
+    static Response parse(byte[] raw) throws IOException {
+        int headEnd = indexOf(raw, "\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), 0);
+        if (headEnd < 0) {
+            throw new IOException("no complete response head in " + raw.length + " bytes: "
+                    + new String(raw, StandardCharsets.ISO_8859_1));
+        }
+        String[] lines = new String(raw, 0, headEnd, StandardCharsets.ISO_8859_1).split("\r\n");
+        String statusLine = lines[0];
+        String[] parts = statusLine.split(" ", 3);
+        if (parts.length < 2 || !parts[0].startsWith("HTTP/")) {
+            throw new IOException("not a status line: " + statusLine);
+        }
+        Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        for (int i = 1; i < lines.length; i++) {
+            int colon = lines[i].indexOf(':');
+            if (colon > 0) {
+                headers.computeIfAbsent(lines[i].substring(0, colon).trim(), n -> new ArrayList<>())
+                        .add(lines[i].substring(colon + 1).trim());
+            }
+        }
+        int bodyStart = headEnd + 4;
+        byte[] body;
+        List<String> encoding = headers.getOrDefault("Transfer-Encoding", List.of());
+        List<String> length = headers.getOrDefault("Content-Length", List.of());
+        if (encoding.stream().anyMatch(e -> e.toLowerCase(Locale.ROOT).contains("chunked"))) {
+            body = dechunk(raw, bodyStart);
+        } else if (!length.isEmpty()) {
+            int n = Integer.parseInt(length.get(0));
+            body = Arrays.copyOfRange(raw, bodyStart, Math.min(raw.length, bodyStart + n));
+        } else {
+            body = Arrays.copyOfRange(raw, bodyStart, raw.length);
+        }
+        return new Response(statusLine, Integer.parseInt(parts[1]), headers, body);
+    }
+
+    private static byte[] dechunk(byte[] raw, int from) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] crlf = "\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        int at = from;
+        while (true) {
+            int lineEnd = indexOf(raw, crlf, at);
+            if (lineEnd < 0) {
+                throw new IOException("truncated chunked body");
+            }
+            String sizeLine = new String(raw, at, lineEnd - at, StandardCharsets.ISO_8859_1);
+            int semicolon = sizeLine.indexOf(';');
+            int size = Integer.parseInt((semicolon < 0 ? sizeLine : sizeLine.substring(0, semicolon)).trim(), 16);
+            if (size == 0) {
+                return out.toByteArray();
+            }
+            out.write(raw, lineEnd + 2, size);
+            at = lineEnd + 2 + size + 2;
+        }
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle, int from) {
+        outer:
+        for (int i = from; i <= haystack.length - needle.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+}
