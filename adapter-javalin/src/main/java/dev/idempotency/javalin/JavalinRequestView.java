@@ -2,6 +2,7 @@ package dev.idempotency.javalin;
 
 import dev.idempotency.core.RequestView;
 import io.javalin.http.Context;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
@@ -23,11 +24,23 @@ final class JavalinRequestView implements RequestView {
 
     /**
      * {@code ctx.path()}: the raw request URI Javalin's router matched (Jetty has refused dot
-     * segments, ambiguous escapes and fragments before it gets here); the engine normalizes it.
+     * segments and ambiguous escapes before it gets here); the engine normalizes it.
      */
     @Override
     public String path() {
         return ctx.path();
+    }
+
+    /**
+     * The path with the fragment Jetty parsed off the request line, if there was one: Jetty
+     * accepts {@code POST /orders#x} (noting a compliance violation) and routes it to
+     * {@code /orders}, and the engine refuses a target with a fragment.
+     */
+    @Override
+    public String requestTarget() {
+        ServletContextRequest jetty = ServletContextRequest.getServletContextRequest(ctx.req());
+        String fragment = jetty == null ? null : jetty.getHttpURI().getFragment();
+        return fragment == null ? ctx.path() : ctx.path() + "#" + fragment;
     }
 
     /** Jetty gives one element per header field line. */
