@@ -193,14 +193,18 @@ class BadInputFuzzTest {
         return bodyValid ? new Expected(201, null, false, key) : new Expected(400, "validation_failed", false, key);
     }
 
-    /** The README: a bare token or an RFC 8941 string; after unquoting 1–255 visible ASCII characters; once. */
+    /**
+     * The README: an RFC 8941 string of 1–255 visible ASCII characters, or a bare key of 1–255
+     * token characters, ':', '/' and '='; once.
+     */
     private static String parseKey(List<String> values) {
         if (values.size() != 1 || values.get(0).isEmpty()) {
             return null;
         }
         String raw = values.get(0);
         String key = raw;
-        if (raw.charAt(0) == '"') {
+        boolean quoted = raw.charAt(0) == '"';
+        if (quoted) {
             StringBuilder out = new StringBuilder();
             int i = 1;
             boolean closed = false;
@@ -229,7 +233,7 @@ class BadInputFuzzTest {
             return null;
         }
         for (char c : key.toCharArray()) {
-            if (c < 0x21 || c > 0x7E) {
+            if (c < 0x21 || c > 0x7E || !quoted && "\"(),;<>?@[\\]{}".indexOf(c) >= 0) {
                 return null;
             }
         }
@@ -268,8 +272,14 @@ class BadInputFuzzTest {
         }
     }
 
+    /** What the fingerprint covers (README): the media type without parameters, and the canonical body. */
     private static byte[] canonical(Body body) {
-        return BodyCanonicalizer.sortedJson().canonicalize(body.bytes(), body.contentType());
+        String type = body.contentType() == null ? "" : body.contentType().split(";", 2)[0].strip()
+                .toLowerCase(java.util.Locale.ROOT);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.writeBytes((type + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        out.writeBytes(BodyCanonicalizer.sortedJson().canonicalize(body.bytes(), body.contentType()));
+        return out.toByteArray();
     }
 
     private static String problemCode(RawHttp.Response answer) {
@@ -304,10 +314,18 @@ class BadInputFuzzTest {
     @Provide
     Arbitrary<KeyHeader> keyHeaders() {
         Arbitrary<String> visible = Arbitraries.strings().withCharRange('!', '~').ofMinLength(1).ofMaxLength(255);
+        char[] tokenChars = java.util.stream.IntStream.rangeClosed('!', '~')
+                .filter(c -> "\"(),;<>?@[\\]{}".indexOf(c) < 0)
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+                .toString().toCharArray();
+        Arbitrary<String> bare = Arbitraries.strings().withChars(tokenChars).ofMinLength(1).ofMaxLength(255);
         Arbitrary<String> ows = Arbitraries.of("", "", " ", "\t", "  ");
         return Arbitraries.frequencyOf(
                 Tuple.of(2, Arbitraries.just(new KeyHeader("absent", List.of()))),
-                Tuple.of(4, Combinators.combine(ows, visible, ows).as((a, k, b) -> one("valid", a + k + b))),
+                Tuple.of(4, Combinators.combine(ows, bare, ows).as((a, k, b) -> one("valid", a + k + b))),
+                Tuple.of(2, Combinators.combine(ows, visible, ows).as((a, k, b) -> one("visible", a + k + b))),
+                Tuple.of(2, Combinators.combine(bare, Arbitraries.of(",", ", ", ";", "@", "(", "\\", "{"), bare)
+                        .as((a, d, b) -> one("bare with a delimiter", a + d + b))),
                 Tuple.of(2, Arbitraries.strings().withCharRange('!', '~').withChars(' ').ofMinLength(1).ofMaxLength(60)
                         .map(s -> one("quoted", quote(s)))),
                 Tuple.of(2, Arbitraries.of("", " ", "\t", " \t ").map(v -> one("empty", v))),
