@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -97,7 +98,12 @@ abstract class AbstractAtomicModeTest {
 
     /** Business rows for {@code key}, as any other connection sees them (committed only). */
     long orders(String key) throws SQLException {
-        try (Connection c = pool.getConnection();
+        return orders(pool, key);
+    }
+
+    /** Business rows for {@code key}, as a connection of {@code from} sees them. */
+    static long orders(DataSource from, String key) throws SQLException {
+        try (Connection c = from.getConnection();
              PreparedStatement count = c.prepareStatement("SELECT count(*) FROM business_orders WHERE order_key = ?")) {
             count.setString(1, key);
             try (ResultSet rs = count.executeQuery()) {
@@ -508,6 +514,21 @@ abstract class AbstractAtomicModeTest {
             Execution released = proceed(engine.before(Requests.post("/orders", newKey(), ORDER)));
             released.finish(CapturedResponse.of(500, Map.of(), new byte[0]));
             assertThat(sessionState(single)).as("after a release").isEqualTo(before);
+        }
+        try (IdempotencyEngine engine = new IdempotencyEngine(singleStore,
+                IdempotencyConfig.builder().mode(Mode.ATOMIC).inFlightWait(Duration.ZERO).build());
+             IdempotencyEngine holders = engine(Duration.ZERO)) {
+            String key = newKey();
+            Execution holder = proceed(holders.before(Requests.post("/orders", key, ORDER))); // on the other pool
+            writeOrder(holder, key);
+            try {
+                assertThat(answer(respond(engine.before(Requests.post("/orders", key, OTHER_ORDER))))).isEqualTo(CONFLICT);
+                assertThat(answer(respond(engine.before(Requests.post("/orders", key, ORDER))))).isEqualTo(IN_PROGRESS);
+                assertThat(sessionState(single)).as("after lock timeouts and their probes").isEqualTo(before);
+                assertThat(orders(single, key)).as("no dirty read left pending for the next borrower").isZero();
+            } finally {
+                holder.finish(Requests.created("{\"order\":1}"));
+            }
         }
         assertThat(single.getHikariPoolMXBean().getActiveConnections()).isZero();
     }
