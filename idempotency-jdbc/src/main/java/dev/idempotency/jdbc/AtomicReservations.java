@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
  * answered as in flight with that fingerprint, so the engine answers 409 for the same body and 422
  * for a different one, as in the other modes.
  * <ul>
- *   <li>PostgreSQL: the won reservation statement also takes two shared advisory locks, one for
- *       the key and one for the key with its body ({@link PostgresInFlightLocks}); the duplicate
- *       reads {@code pg_locks} once. Winner: no extra round trip; duplicate: one.</li>
+ *   <li>PostgreSQL: the won reservation statement also takes three shared advisory locks, 64 bits
+ *       for the key and 32 for the key with its body ({@link PostgresInFlightLocks}); the duplicate
+ *       reads {@code pg_locks} once. Winner: no extra round trip; duplicate: one. A hash collision
+ *       can only turn a 422 into a 409, never into a replay.</li>
  *   <li>MariaDB/MySQL: a dirty read of the row ({@code SET TRANSACTION ISOLATION LEVEL READ
  *       UNCOMMITTED} for the next transaction, then the primary-key read). Winner: nothing;
  *       duplicate: two round trips.</li>

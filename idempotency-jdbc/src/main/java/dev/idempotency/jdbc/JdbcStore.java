@@ -210,11 +210,11 @@ public final class JdbcStore implements TransactionalStore {
      * answered as in flight with the holder's fingerprint as far as the dialect can tell it without
      * waiting — so the engine answers 409 for the same body and 422 for a different one:
      * <ul>
-     *   <li>PostgreSQL: a won reservation also takes two shared transaction-scoped advisory locks
-     *       (two-{@code int4} form, classids 1229212505, "IDKY", and 1229210180,
-     *       "IDBD") in the statement it sends anyway; the duplicate
-     *       reads {@code pg_locks} once. A 32-bit hash collision can only turn a 422 into a 409 (or,
-     *       in a window of one round trip, a fresh answer into a 422) — never a replay.</li>
+     *   <li>PostgreSQL: a won reservation also takes three shared transaction-scoped advisory locks
+     *       (two-{@code int4} form, classids 1229212488 "IDKH" and 1229212492 "IDKL": 64 bits of the
+     *       key; 1229210180 "IDBD": 32 bits of the key and body) in the statement it sends anyway;
+     *       the duplicate reads {@code pg_locks} once. A 32-bit collision of the key-and-body lock
+     *       can only turn a 422 into a 409 — never a replay, never a 422 for the same body.</li>
      *   <li>MariaDB/MySQL: the duplicate reads the row at READ UNCOMMITTED (for that one read; two
      *       round trips).</li>
      *   <li>H2 (2.x): the same dirty read, the level set through JDBC and put back.</li>

@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Optional;
 
 /**
  * PostgreSQL, atomic mode: how a duplicate that gave up waiting for an uncommitted first request
@@ -17,64 +16,68 @@ import java.util.Optional;
  * is invisible until the first commits.
  *
  * <p>The won branch of the atomic reservation statement ({@link PostgresStatements}) also takes
- * two transaction-scoped shared advisory locks, in the two-{@code int4} form (distinct from the
- * {@code bigint} advisory locks applications usually take):
+ * three transaction-scoped shared advisory locks, in the two-{@code int4} form (distinct from the
+ * {@code bigint} advisory locks applications usually take), with a {@code classid} of their own:
  * <ul>
- *   <li>{@code (}{@value #KEY_CLASS}{@code , keyLock)} — {@code 0x49444B59}, "IDKY": this key is
- *       held by an uncommitted atomic reservation;</li>
- *   <li>{@code (}{@value #BODY_CLASS}{@code , bodyLock)} — {@code 0x49444244}, "IDBD": … with
- *       this fingerprint.</li>
+ *   <li>{@value #KEY_HIGH_CLASS} ({@code 0x49444B48}, "IDKH") and {@value #KEY_LOW_CLASS}
+ *       ({@code 0x49444B4C}, "IDKL"), the two halves of 64 bits of a SHA-256 over the table and
+ *       the record key: this key is held by an uncommitted atomic reservation;</li>
+ *   <li>{@value #BODY_CLASS} ({@code 0x49444244}, "IDBD"), 32 bits of a SHA-256 over the table,
+ *       the record key and the fingerprint: … with this body.</li>
  * </ul>
- * Both values are the first 32 bits of a SHA-256 over the table, the record key (and the
- * fingerprint), computed here, so they do not depend on the server's hash functions. Nothing else
- * takes these locks, and nobody ever takes them exclusively, so taking them never waits; the commit
- * or rollback drops them. The winner pays no round trip for them: they are two more columns of the
- * statement it sends anyway.
+ * The hashes are computed here, so they do not depend on the server's hash functions. Nothing but
+ * this store takes locks of these classes and nobody takes them exclusively, so taking them never
+ * waits; the commit or rollback drops them. The winner pays no round trip for them: they are three
+ * more columns of the statement it sends anyway.
  *
  * <p>The duplicate, after its lock wait ran out and its transaction was rolled back, reads the
- * lock table once ({@link #PROBE}, one round trip, no lock taken, so duplicates never disturb each
- * other) and gets one consistent snapshot of it:
+ * lock table once ({@link #PROBE}: one round trip; it takes no lock, so duplicates never disturb
+ * each other) and judges one consistent snapshot of it:
  * <ul>
- *   <li>its own {@code bodyLock} is held: the same body is in flight — answered as today, 409;</li>
- *   <li>else a transaction holds the {@code keyLock} together with another {@code bodyLock}: a
- *       different body is in flight — 422;</li>
+ *   <li>its own body lock is held: the same body is in flight (409);</li>
+ *   <li>else one backend holds both key locks and a body lock: a different body is in flight
+ *       (422);</li>
  *   <li>else nobody holds the key any more (the first ended between the timeout and the probe, or
  *       the wait was for something else, such as a purge): the caller asks again.</li>
  * </ul>
- * A transaction caught between releasing one of its two locks and the other at its end holds
- * either no {@code keyLock} (nobody: ask again) or no {@code bodyLock} of its own (not counted as
- * a different body), never a false "different body".
+ * A transaction caught at its end between releasing one of its locks and the next lacks a key lock
+ * or its body lock in the snapshot and is not counted as a different body.
  *
- * <p>Hash collisions: a colliding {@code bodyLock} (another key or body whose 32 bits agree) can
- * only make the probe answer "same body", i.e. 409 instead of 422 — never a replay and never 422
- * for the same body. A colliding {@code keyLock} matters only when the first request ended in the
- * one round trip between the timeout and the probe and, at that moment, another key with the same
- * 32 bits is in flight: then a different body gets 422 where asking again would have given the
- * committed answer (422 anyway, if the first committed).
+ * <p>Collisions: a body lock that agrees in its 32 bits with another key's or body's can only make
+ * the probe answer "same body": 409 instead of 422 — never a replay, never 422 for the same body.
+ * A false "different body" would need 64 bits of another in-flight key to agree. Stores on tables
+ * that have the same configured name in different schemas of one database share the locks, as do
+ * an application's two-{@code int4} advisory locks that happen to use these classids.
  */
 final class PostgresInFlightLocks {
 
-    /** The {@code classid} of the key lock: {@code 0x49444B59}, "IDKY" in ASCII. */
-    static final int KEY_CLASS = 1229212505;
+    /** The {@code classid} of the key lock's first 32 bits: {@code 0x49444B48}, "IDKH" in ASCII. */
+    static final int KEY_HIGH_CLASS = 1229212488;
+    /** The {@code classid} of the key lock's next 32 bits: {@code 0x49444B4C}, "IDKL" in ASCII. */
+    static final int KEY_LOW_CLASS = 1229212492;
     /** The {@code classid} of the key-and-body lock: {@code 0x49444244}, "IDBD" in ASCII. */
     static final int BODY_CLASS = 1229210180;
 
     /**
      * One snapshot of the lock table ({@code MATERIALIZED}: {@code pg_locks} is read once for both
-     * questions), limited to this database's advisory locks of the two classes.
+     * questions), limited to this database's advisory locks of the three classes.
      */
     static final String PROBE = """
             WITH held AS MATERIALIZED (
               SELECT pid, classid, objid FROM pg_locks
               WHERE locktype = 'advisory' AND objsubid = 2 AND granted
                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                AND classid IN (%1$d, %2$d))
-            SELECT EXISTS (SELECT FROM held WHERE classid = %2$d AND objid = CAST(:body_lock AS int4)::oid) AS same_body,
-                   EXISTS (SELECT FROM held k JOIN held b ON b.pid = k.pid AND b.classid = %2$d
-                           WHERE k.classid = %1$d AND k.objid = CAST(:key_lock AS int4)::oid) AS key_held"""
-            .formatted(KEY_CLASS, BODY_CLASS);
+                AND classid IN (%1$d, %2$d, %3$d))
+            SELECT EXISTS (SELECT FROM held WHERE classid = %3$d AND objid = CAST(:body_lock AS int4)::oid) AS same_body,
+                   EXISTS (SELECT FROM held h
+                           JOIN held l ON l.pid = h.pid AND l.classid = %2$d AND l.objid = CAST(:key_lock_low AS int4)::oid
+                           JOIN held b ON b.pid = h.pid AND b.classid = %3$d
+                           WHERE h.classid = %1$d AND h.objid = CAST(:key_lock_high AS int4)::oid) AS key_held"""
+            .formatted(KEY_HIGH_CLASS, KEY_LOW_CLASS, BODY_CLASS);
 
-    private static final String PROBE_JDBC = PROBE.replace(":body_lock", "?").replace(":key_lock", "?");
+    /** {@link #PROBE} for JDBC: its parameters in the order they appear. */
+    private static final String PROBE_JDBC = PROBE.replace(":body_lock", "?").replace(":key_lock_low", "?")
+            .replace(":key_lock_high", "?");
 
     /** What the probe found. */
     enum Holder {
@@ -86,6 +89,10 @@ final class PostgresInFlightLocks {
         NONE
     }
 
+    /** The three lock values of one row: bound into the atomic reservation, compared by the probe. */
+    record Values(int keyHigh, int keyLow, int body) {
+    }
+
     private final String table;
 
     /** @param table the table as configured, so that stores on two tables do not share locks */
@@ -93,21 +100,20 @@ final class PostgresInFlightLocks {
         this.table = table;
     }
 
-    int keyLock(RecordKey key) {
-        return hash(key, null);
-    }
-
-    int bodyLock(RecordKey key, String fingerprint) {
-        return hash(key, fingerprint);
+    Values of(RecordKey key, String fingerprint) {
+        ByteBuffer keyHash = ByteBuffer.wrap(sha256(key, null));
+        return new Values(keyHash.getInt(0), keyHash.getInt(4), ByteBuffer.wrap(sha256(key, fingerprint)).getInt(0));
     }
 
     /** Runs {@link #PROBE} on {@code c} (in autocommit mode one statement; otherwise rolled back after). */
     Holder probe(Connection c, RecordKey key, String fingerprint) throws SQLException {
+        Values values = of(key, fingerprint);
         boolean same;
         boolean held;
         try (PreparedStatement ps = c.prepareStatement(PROBE_JDBC)) {
-            ps.setInt(1, bodyLock(key, fingerprint));
-            ps.setInt(2, keyLock(key));
+            ps.setInt(1, values.body());
+            ps.setInt(2, values.keyLow());
+            ps.setInt(3, values.keyHigh());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 same = rs.getBoolean("same_body");
@@ -121,7 +127,8 @@ final class PostgresInFlightLocks {
         return same ? Holder.SAME_BODY : held ? Holder.OTHER_BODY : Holder.NONE;
     }
 
-    private int hash(RecordKey key, String fingerprint) {
+    /** SHA-256 over the table and the record key, and the fingerprint unless {@code null}. */
+    private byte[] sha256(RecordKey key, String fingerprint) {
         MessageDigest sha256;
         try {
             sha256 = MessageDigest.getInstance("SHA-256");
@@ -129,13 +136,18 @@ final class PostgresInFlightLocks {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
         // Length-prefixed parts: no two different keys give the same input.
-        for (String part : new String[] {table, key.tenant(), key.method(), key.path(), key.key(),
-                fingerprint == null ? "" : fingerprint}) {
-            byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-            sha256.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
-            sha256.update(bytes);
+        for (String part : new String[] {table, key.tenant(), key.method(), key.path(), key.key()}) {
+            update(sha256, part);
         }
-        sha256.update((byte) (fingerprint == null ? 0 : 1));
-        return ByteBuffer.wrap(sha256.digest()).getInt();
+        if (fingerprint != null) {
+            update(sha256, fingerprint);
+        }
+        return sha256.digest();
+    }
+
+    private static void update(MessageDigest digest, String part) {
+        byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+        digest.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
+        digest.update(bytes);
     }
 }

@@ -93,16 +93,15 @@ final class PostgresStatements extends Statements {
                 .unionAll(select(lostAsync).from(cur).where(t.isLive(cur))));
 
         // The atomic mode's reservation: the same, and when it wins (the won branch yields a row
-        // exactly then) it also takes the two shared advisory locks that tell a duplicate which body
-        // holds the uncommitted row (PostgresInFlightLocks). They never wait (nobody takes them
+        // exactly then) it also takes the three shared advisory locks that tell a duplicate which
+        // body holds the uncommitted row (PostgresInFlightLocks). They never wait (nobody takes them
         // exclusively) and end with the transaction.
         inFlightLocks = new PostgresInFlightLocks(String.join(".", t.tableName.getName()));
         List<SelectField<?>> wonLocking = new ArrayList<>(won);
-        wonLocking.add(advisoryLock(PostgresInFlightLocks.KEY_CLASS, "key_lock"));
-        wonLocking.add(advisoryLock(PostgresInFlightLocks.BODY_CLASS, "body_lock"));
         List<SelectField<?>> lostLocking = new ArrayList<>(lost);
-        lostLocking.add(field("cast(null as void)").as("key_lock"));
-        lostLocking.add(field("cast(null as void)").as("body_lock"));
+        addAdvisoryLock(wonLocking, lostLocking, PostgresInFlightLocks.KEY_HIGH_CLASS, "key_lock_high");
+        addAdvisoryLock(wonLocking, lostLocking, PostgresInFlightLocks.KEY_LOW_CLASS, "key_lock_low");
+        addAdvisoryLock(wonLocking, lostLocking, PostgresInFlightLocks.BODY_CLASS, "body_lock");
         atomicReserve = compile(ctx.with(cur).with(ins)
                 .select(wonLocking).from(ins)
                 .unionAll(select(lostLocking).from(cur).where(t.isLive(cur))));
@@ -135,10 +134,15 @@ final class PostgresStatements extends Statements {
                                 .skipLocked())));
     }
 
-    /** {@code pg_advisory_xact_lock_shared(<classId>, :<name>) AS <name>}. */
-    private static SelectField<?> advisoryLock(int classId, String name) {
-        return field("pg_advisory_xact_lock_shared({0}, {1})", inline(classId), param(name, SQLDataType.INTEGER))
-                .as(name);
+    /**
+     * {@code pg_advisory_xact_lock_shared(<classId>, :<name>) AS <name>} for the won branch, and a
+     * {@code void} null of the same name for the lost one.
+     */
+    private static void addAdvisoryLock(List<SelectField<?>> won, List<SelectField<?>> lost, int classId,
+                                        String name) {
+        won.add(field("pg_advisory_xact_lock_shared({0}, {1})", inline(classId), param(name, SQLDataType.INTEGER))
+                .as(name));
+        lost.add(field("cast(null as void)").as(name));
     }
 
     @Override
@@ -190,11 +194,13 @@ final class PostgresStatements extends Statements {
         return runComposite(c, atomicAgain, values, row, now);
     }
 
-    /** The row's values and the two advisory locks a won atomic reservation takes. */
+    /** The row's values and those of the three advisory locks a won atomic reservation takes. */
     private Map<String, Object> atomicValues(NewRow row, Instant now) {
         Map<String, Object> values = IdempotencyTable.rowValues(row, now);
-        values.put("key_lock", inFlightLocks.keyLock(row.key()));
-        values.put("body_lock", inFlightLocks.bodyLock(row.key(), row.fingerprint()));
+        PostgresInFlightLocks.Values locks = inFlightLocks.of(row.key(), row.fingerprint());
+        values.put("key_lock_high", locks.keyHigh());
+        values.put("key_lock_low", locks.keyLow());
+        values.put("body_lock", locks.body());
         return values;
     }
 

@@ -59,21 +59,21 @@ class PostgresAtomicModeTest extends AbstractAtomicModeTest {
     }
 
     @Test
-    void theWinnerHoldsTheTwoInFlightLocksUntilItsTransactionEnds() throws Exception {
+    void theWinnerHoldsTheThreeInFlightLocksUntilItsTransactionEnds() throws Exception {
         try (IdempotencyEngine engine = engine(Duration.ZERO)) {
             String key = newKey();
             Execution first = proceed(engine.before(Requests.post("/orders", key, ORDER)));
             int winner = backend(first);
-            assertThat(inFlightLocks(winner)).as("the key lock and the key-and-body lock, shared")
-                    .containsExactlyInAnyOrder(PostgresInFlightLocks.KEY_CLASS + " ShareLock",
-                            PostgresInFlightLocks.BODY_CLASS + " ShareLock");
+            assertThat(inFlightLocks(winner)).as("the two halves of the key lock and the key-and-body lock, shared")
+                    .containsExactlyInAnyOrder(PostgresInFlightLocks.KEY_HIGH_CLASS + " ShareLock",
+                            PostgresInFlightLocks.KEY_LOW_CLASS + " ShareLock", PostgresInFlightLocks.BODY_CLASS + " ShareLock");
             assertThat(answer(respond(engine.before(Requests.post("/orders", key, OTHER_ORDER))))).isEqualTo(CONFLICT);
             first.finish(Requests.created("{\"order\":1}"));
             assertThat(inFlightLocks(winner)).as("the commit drops them").isEmpty();
 
             Execution released = proceed(engine.before(Requests.post("/orders", newKey(), ORDER)));
             int releasing = backend(released);
-            assertThat(inFlightLocks(releasing)).hasSize(2);
+            assertThat(inFlightLocks(releasing)).hasSize(3);
             released.finish(CapturedResponse.of(500, Map.of(), new byte[0]));
             assertThat(inFlightLocks(releasing)).as("the release's commit drops them").isEmpty();
         }
@@ -91,8 +91,8 @@ class PostgresAtomicModeTest extends AbstractAtomicModeTest {
         List<String> locks = new ArrayList<>();
         try (Connection c = pool.getConnection();
              PreparedStatement ps = c.prepareStatement("SELECT classid, mode FROM pg_locks WHERE locktype = 'advisory'"
-                     + " AND pid = ? AND classid IN (" + PostgresInFlightLocks.KEY_CLASS + ", "
-                     + PostgresInFlightLocks.BODY_CLASS + ")")) {
+                     + " AND pid = ? AND classid IN (" + PostgresInFlightLocks.KEY_HIGH_CLASS + ", "
+                     + PostgresInFlightLocks.KEY_LOW_CLASS + ", " + PostgresInFlightLocks.BODY_CLASS + ")")) {
             ps.setInt(1, pid);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -84,10 +84,11 @@ class SqlCatalogTest {
                 PostgresStatements postgres = (PostgresStatements) sql;
                 String reserve = postgres.atomicReserveStatement().namedSql;
                 out.append("### atomic mode: reserve — 1 statement\n\n")
-                        .append("The reservation above; when it wins it also takes two shared transaction-scoped advisory ")
-                        .append("locks (classid ").append(PostgresInFlightLocks.KEY_CLASS).append(": the key; ")
-                        .append(PostgresInFlightLocks.BODY_CLASS).append(": the key with its body), which tell a ")
-                        .append("duplicate that gave up waiting whether the same body is in flight.\n\n```sql\n")
+                        .append("The reservation above; when it wins it also takes three shared transaction-scoped advisory ")
+                        .append("locks (classids ").append(PostgresInFlightLocks.KEY_HIGH_CLASS).append(" and ")
+                        .append(PostgresInFlightLocks.KEY_LOW_CLASS).append(": 64 bits of the key; ")
+                        .append(PostgresInFlightLocks.BODY_CLASS).append(": 32 bits of the key with its body), which ")
+                        .append("tell a duplicate that gave up waiting whether the same body is in flight.\n\n```sql\n")
                         .append(reserve).append(";\n```\n\n");
                 out.append("### atomic mode: set-up, reserve and restored lock wait — one round trip each\n\n")
                         .append("The first attempt, the same with the tenant for row-level security, and a later attempt in ")
