@@ -148,9 +148,9 @@ final class AtomicReservations {
                         if (holder.isEmpty() && !holderWentAway) {
                             return HOLDER_GONE;
                         }
-                        log.debug("Key_preview={} is held by an uncommitted transaction with {} body; answering in "
-                                + "flight", key.keyPreview(),
-                                holder.map(row.fingerprint()::equals).orElse(true) ? "the same" : "another");
+                        log.debug("Key_preview={} is held by an uncommitted transaction ({}); answering in flight",
+                                key.keyPreview(), holder.isEmpty() ? "whose body cannot be told"
+                                        : holder.get().equals(row.fingerprint()) ? "the same body" : "another body");
                         return new Round.Answer(new ReserveResult.Existing(
                                 heldByAnotherTransaction(row, holder.orElse(row.fingerprint()), now, lease)));
                     }

@@ -355,6 +355,33 @@ abstract class AbstractAtomicModeTest {
     }
 
     @Test
+    void aKeyHeldByATransactionThatIsNoAtomicReservationIsAnswered409AfterOneMoreAttempt() throws Exception {
+        String key = newKey();
+        RecordKey recordKey = new RecordKey("default", "POST", "/orders", key);
+        Instant longAgo = IdempotencyTable.micros(Instant.now().minus(Duration.ofDays(2)));
+        // An uncommitted row that is not live (it expired long ago), written by a plain transaction:
+        // no advisory locks on PostgreSQL, nothing live to read on MariaDB and H2 — nobody to tell.
+        NewRow expired = new NewRow(recordKey, "c".repeat(64), IdempotencyTable.IN_FLIGHT, "not-atomic",
+                longAgo.plusSeconds(30), null, longAgo.plus(Duration.ofDays(1)), longAgo);
+        Statements sql = Statements.forDialect(store.dialect(),
+                new IdempotencyTable(org.jooq.impl.DSL.name(JdbcStore.DEFAULT_TABLE), store.dialect()));
+        try (IdempotencyEngine engine = engine(Duration.ZERO); Connection plain = pool.getConnection()) {
+            plain.setAutoCommit(false);
+            try {
+                assertThat(sql.reserve(plain, expired, longAgo)).isInstanceOf(Statements.Attempt.Won.class);
+                assertThat(answer(respond(engine.before(Requests.post("/orders", key, OTHER_ORDER)))))
+                        .as("nobody's body to tell, twice: in flight").isEqualTo(IN_PROGRESS);
+            } finally {
+                plain.rollback();
+                plain.setAutoCommit(true);
+            }
+            Execution free = proceed(engine.before(Requests.post("/orders", key, OTHER_ORDER)));
+            free.finish(Requests.created("{\"order\":1}"));
+            assertThat(respond(engine.before(Requests.post("/orders", key, OTHER_ORDER))).isReplay()).isTrue();
+        }
+    }
+
+    @Test
     void aWaitingDuplicateIsAnsweredWithTheReplayOnceTheFirstCommits() throws Exception {
         try (IdempotencyEngine engine = engine(Duration.ofSeconds(5))) {
             String key = newKey();
