@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.jooq.SQLDialect;
@@ -22,9 +23,25 @@ import org.slf4j.LoggerFactory;
  * reservation statement instead waits for that transaction's row lock. When the other commits a
  * completed record, the next attempt sees it (a replay, or 422 for another body); when it rolls
  * back or releases, this one wins. The wait is bounded by the caller's {@code wait} (the lock
- * timeout of each dialect); when it runs out the key counts as in flight — with the caller's own
- * fingerprint, since the other request's is not readable yet, so a different body gets 409 here
- * and 422 only once the first has committed.
+ * timeout of each dialect). When it runs out, the transaction is rolled back and the dialect tells,
+ * without waiting, which body holds the key ({@link AtomicSession#holdersFingerprint}): the key is
+ * answered as in flight with that fingerprint, so the engine answers 409 for the same body and 422
+ * for a different one, as in the other modes.
+ * <ul>
+ *   <li>PostgreSQL: the won reservation statement also takes three shared advisory locks, 64 bits
+ *       for the key and 32 for the key with its body ({@link PostgresInFlightLocks}); the duplicate
+ *       reads {@code pg_locks} once. Winner: no extra round trip; duplicate: one. A hash collision
+ *       can only turn a 422 into a 409, never into a replay.</li>
+ *   <li>MariaDB/MySQL: a dirty read of the row ({@code SET TRANSACTION ISOLATION LEVEL READ
+ *       UNCOMMITTED} for the next transaction, then the primary-key read). Winner: nothing;
+ *       duplicate: two round trips.</li>
+ *   <li>H2: the same dirty read, with the level set through JDBC (in-process).</li>
+ * </ul>
+ * When nobody holds the key any more by then (the first ended in between), the duplicate makes
+ * one more reservation attempt in a new transaction, with whatever is left of its wait, and gets the
+ * ordinary answer; if that times out too and the holder is gone again, it answers in flight with its
+ * own fingerprint (409). What a dirty read shows is used only for its fingerprint: an uncommitted
+ * completion is never replayed.
  */
 final class AtomicReservations {
 
@@ -54,27 +71,58 @@ final class AtomicReservations {
         }
         Instant at = IdempotencyTable.micros(now);
         long deadline = System.nanoTime() + wait.toNanos();
+        boolean holderWentAway = false;
         for (int round = 1; round <= MAX_ATTEMPTS; round++) {
             String token = UUID.randomUUID().toString();
             NewRow row = new NewRow(key, fingerprint, IdempotencyTable.IN_FLIGHT, token,
                     IdempotencyTable.micros(now.plus(lease)), null, IdempotencyTable.micros(now.plus(ttl)), at);
-            ReserveResult result = inNewTransaction(row, at, lease, wait, deadline);
-            if (result != null) {
-                return result;
+            Round result = inNewTransaction(row, at, lease, wait, deadline, holderWentAway);
+            if (result instanceof Round.Answer answer) {
+                return answer.result();
             }
-            log.debug("Atomic reservation of key_preview={} was rolled back by the database (deadlock or "
-                    + "serialization failure); starting over (round {})", key.keyPreview(), round);
+            if (result instanceof Round.HolderGone) {
+                holderWentAway = true;
+                log.debug("The uncommitted holder of key_preview={} ended while this request stopped waiting; "
+                        + "asking once more (round {})", key.keyPreview(), round);
+            } else {
+                log.debug("Atomic reservation of key_preview={} was rolled back by the database (deadlock or "
+                        + "serialization failure); starting over (round {})", key.keyPreview(), round);
+            }
         }
         throw new IllegalStateException("Could not settle the atomic reservation of key_preview=" + key.keyPreview()
                 + " after " + MAX_ATTEMPTS + " transactions");
     }
 
-    /** One transaction on one pooled connection; {@code null} when the database rolled it back and it must start over. */
-    private ReserveResult inNewTransaction(NewRow row, Instant now, Duration lease, Duration wait, long deadline) {
+    /** What one transaction came to: the answer, or a reason to start another. */
+    private sealed interface Round {
+        record Answer(ReserveResult result) implements Round {
+        }
+
+        /** The database rolled the transaction back (deadlock, serialization failure). */
+        record RolledBack() implements Round {
+        }
+
+        /** The lock wait ran out, and by the time this request asked, nobody held the key. */
+        record HolderGone() implements Round {
+        }
+    }
+
+    private static final Round ROLLED_BACK = new Round.RolledBack();
+    private static final Round HOLDER_GONE = new Round.HolderGone();
+
+    /**
+     * One transaction on one pooled connection.
+     *
+     * @param holderWentAway an earlier round found the key's holder gone: this round answers in flight
+     *                       rather than ask again
+     */
+    private Round inNewTransaction(NewRow row, Instant now, Duration lease, Duration wait, long deadline,
+                                   boolean holderWentAway) {
         RecordKey key = row.key();
         Connection c = null;
         AtomicSession session = AtomicSession.open(dialect, sql, tenantSetting);
         boolean handedOver = false;
+        boolean ended = false;
         try {
             c = dataSource.getConnection();
             for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -85,12 +133,29 @@ final class AtomicReservations {
                             : session.nextAttempt(c, row, now, remaining(deadline, wait));
                 } catch (SQLException e) {
                     if (session.isLockTimeout(e)) {
-                        log.debug("Key_preview={} is held by an uncommitted transaction; answering in flight",
-                                key.keyPreview());
-                        return new ReserveResult.Existing(heldByAnotherTransaction(row, now, lease));
+                        Optional<String> holder;
+                        try {
+                            c.rollback();
+                            session.end(c);
+                            ended = true;
+                            holder = session.holdersFingerprint(c, row, now);
+                        } catch (SQLException | RuntimeException unknown) {
+                            // Not worth failing the request over: answer as if the dialect could not tell.
+                            log.warn("Could not tell which request body holds key_preview={}; answering in flight: {}",
+                                    key.keyPreview(), unknown.toString());
+                            holder = Optional.of(row.fingerprint());
+                        }
+                        if (holder.isEmpty() && !holderWentAway) {
+                            return HOLDER_GONE;
+                        }
+                        log.debug("Key_preview={} is held by an uncommitted transaction ({}); answering in flight",
+                                key.keyPreview(), holder.isEmpty() ? "whose body cannot be told"
+                                        : holder.get().equals(row.fingerprint()) ? "the same body" : "another body");
+                        return new Round.Answer(new ReserveResult.Existing(
+                                heldByAnotherTransaction(row, holder.orElse(row.fingerprint()), now, lease)));
                     }
                     if (session.mustStartOver(e)) {
-                        return null;
+                        return ROLLED_BACK;
                     }
                     throw e;
                 }
@@ -99,10 +164,10 @@ final class AtomicReservations {
                     TransactionalReservation reservation = new TransactionalReservation(key, row.ownerToken(), c,
                             session, transaction, sql, tableLabel);
                     handedOver = true;
-                    return new ReserveResult.Acquired(reservation);
+                    return new Round.Answer(new ReserveResult.Acquired(reservation));
                 }
                 if (result instanceof Statements.Attempt.Lost lost) {
-                    return new ReserveResult.Existing(lost.record());
+                    return new Round.Answer(new ReserveResult.Existing(lost.record()));
                 }
                 log.debug("Atomic reservation of key_preview={} raced a concurrent change; asking again (attempt {})",
                         key.keyPreview(), attempt);
@@ -113,17 +178,19 @@ final class AtomicReservations {
             throw SqlFailures.translate(e, tableLabel);
         } finally {
             if (c != null && !handedOver) {
-                giveBack(c, session, key);
+                giveBack(c, session, key, ended);
             }
         }
     }
 
     /**
      * The record as the engine should see a key whose row another transaction holds uncommitted:
-     * in flight. Its fingerprint cannot be read, so it carries the caller's own.
+     * in flight, with the holder's fingerprint as far as the dialect could tell it (the caller's own
+     * for the same body, or when it could not; another for a different body).
      */
-    private static IdempotencyRecord heldByAnotherTransaction(NewRow row, Instant now, Duration lease) {
-        return new IdempotencyRecord(row.key(), row.fingerprint(), RecordState.IN_FLIGHT, null, row.expiresAt(),
+    private static IdempotencyRecord heldByAnotherTransaction(NewRow row, String fingerprint, Instant now,
+                                                              Duration lease) {
+        return new IdempotencyRecord(row.key(), fingerprint, RecordState.IN_FLIGHT, null, row.expiresAt(),
                 now.plus(lease));
     }
 
@@ -134,13 +201,19 @@ final class AtomicReservations {
         return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
     }
 
-    /** Rolls back whatever the attempt did and returns the connection as the pool lent it. */
-    private static void giveBack(Connection c, AtomicSession session, RecordKey key) {
+    /**
+     * Rolls back whatever the attempt did and returns the connection as the pool lent it.
+     *
+     * @param ended the transaction was rolled back and the session put back already
+     */
+    private static void giveBack(Connection c, AtomicSession session, RecordKey key, boolean ended) {
         try {
-            if (!c.getAutoCommit()) {
-                c.rollback();
+            if (!ended) {
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+                session.end(c);
             }
-            session.end(c);
         } catch (SQLException | RuntimeException e) {
             log.debug("Could not reset a connection after the atomic reservation of key_preview={}: {}",
                     key.keyPreview(), e.toString());

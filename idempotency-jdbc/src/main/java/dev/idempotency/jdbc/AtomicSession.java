@@ -1,19 +1,22 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.core.store.IdempotencyRecord;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.Set;
 import org.jooq.SQLDialect;
 
 /**
  * What the atomic mode does to one pooled connection, per dialect: open a READ COMMITTED
  * transaction, bound how long the reservation may wait for another transaction's row lock, give
- * the handler the connection's usual lock wait back once the reservation is in place, and leave
- * the connection as the pool lent it.
+ * the handler the connection's usual lock wait back once the reservation is in place, tell a
+ * duplicate whose wait ran out which body holds the key, and leave the connection as the pool lent
+ * it.
  *
  * <p>One instance per reservation attempt; it remembers what it changed so that it can put it back.
  */
@@ -63,6 +66,40 @@ abstract class AtomicSession {
 
     /** The reservation statement gave up waiting for another transaction's lock on the key. */
     abstract boolean isLockTimeout(SQLException e);
+
+    /**
+     * After {@link #isLockTimeout}, once the transaction is rolled back and {@link #end} has put the
+     * session back: the fingerprint of the uncommitted request that holds the key, as far as this
+     * dialect can tell without waiting — {@code row}'s own when the holder has the same body, another
+     * one when it has a different body; empty when nobody holds the key any more, or when what is
+     * there cannot be answered from (an uncommitted completion): the caller asks again.
+     *
+     * <p>Never a replay: nothing read here may be uncommitted data the engine would send to a client.
+     */
+    abstract Optional<String> holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException;
+
+    /**
+     * The fingerprint the in-flight record carries when PostgreSQL can tell that the holder's body
+     * differs but not what it is: not a SHA-256 in hex, so it equals no request's fingerprint.
+     */
+    static final String ANOTHER_BODY = "(another request body, not yet committed)";
+
+    /**
+     * From the newest version of the key's row, committed or not (a dirty read): whose body holds
+     * the key. A row that is not live holds nothing (a rolled-back take-over leaves the old one). A
+     * completed row with this body may still roll back, so it is no replay: ask again, which answers
+     * from committed data.
+     */
+    static Optional<String> holderOf(Optional<IdempotencyRecord> newest, NewRow row, Instant now) {
+        if (newest.isEmpty() || !Statements.isLive(newest.get(), now)) {
+            return Optional.empty();
+        }
+        IdempotencyRecord record = newest.get();
+        if (record.isCompleted() && record.fingerprint().equals(row.fingerprint())) {
+            return Optional.empty();
+        }
+        return Optional.of(record.fingerprint());
+    }
 
     /** The database rolled the whole transaction back (deadlock, serialization failure): start over. */
     boolean mustStartOver(SQLException e) {
@@ -124,6 +161,19 @@ abstract class AtomicSession {
         }
 
         /**
+         * The uncommitted row cannot be read at any isolation level; the advisory locks its
+         * reservation took can ({@link PostgresInFlightLocks}): one round trip.
+         */
+        @Override
+        Optional<String> holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
+            return switch (sql.inFlightHolder(c, row)) {
+                case SAME_BODY -> Optional.of(row.fingerprint());
+                case OTHER_BODY -> Optional.of(ANOTHER_BODY);
+                case NONE -> Optional.empty();
+            };
+        }
+
+        /**
          * {@code 0} would mean "wait forever", and a timeout of a millisecond or two also gives up
          * on incidental waits that have nothing to do with a duplicate (the relation-extension lock
          * while many transactions insert at once), turning fresh keys into 409s: "no wait" is
@@ -141,7 +191,7 @@ abstract class AtomicSession {
      * by statements of its own around the reservation statement.
      */
     abstract static class SessionLockWait extends AtomicSession {
-        private final Statements sql;
+        final Statements sql;
 
         SessionLockWait(Statements sql) {
             this.sql = sql;
@@ -182,6 +232,11 @@ abstract class AtomicSession {
         void end(Connection c) throws SQLException {
             restoreLockWait(c);
             super.end(c);
+        }
+
+        /** The key's row by primary key, at whatever isolation the caller arranged. */
+        final Optional<IdempotencyRecord> readRow(Connection c, NewRow row) throws SQLException {
+            return sql.queryRecord(c, sql.readBack, IdempotencyTable.keyValues(row.key()), row.key());
         }
     }
 
@@ -233,6 +288,35 @@ abstract class AtomicSession {
         @Override
         boolean isLockTimeout(SQLException e) {
             return e.getErrorCode() == LOCK_WAIT_TIMEOUT;
+        }
+
+        /**
+         * A dirty read: InnoDB's non-locking read at READ UNCOMMITTED returns the newest version of
+         * the row, uncommitted or not, without waiting. {@code SET TRANSACTION ISOLATION LEVEL}
+         * without {@code SESSION} applies to the next transaction only — here the one primary-key
+         * read — so nothing is left to undo: two round trips. A statement that fails before it
+         * starts that transaction leaves the level pending; {@code ROLLBACK} drops it.
+         */
+        @Override
+        Optional<String> holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED");
+            }
+            Optional<IdempotencyRecord> newest;
+            try {
+                newest = readRow(c, row);
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+            } catch (SQLException | RuntimeException e) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("ROLLBACK");
+                } catch (SQLException rollback) {
+                    e.addSuppressed(rollback);
+                }
+                throw e;
+            }
+            return holderOf(newest, row, now);
         }
 
         private long seconds(Duration wait) {
@@ -296,6 +380,27 @@ abstract class AtomicSession {
         @Override
         boolean isLockTimeout(SQLException e) {
             return e.getErrorCode() == LOCK_TIMEOUT;
+        }
+
+        /**
+         * A dirty read: H2 2.x (MVStore) at READ UNCOMMITTED returns other sessions' uncommitted
+         * rows without waiting. The level is set through JDBC and put back (in-process, no round
+         * trip).
+         */
+        @Override
+        Optional<String> holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
+            int level = c.getTransactionIsolation();
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED);
+            Optional<IdempotencyRecord> newest;
+            try {
+                newest = readRow(c, row);
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+            } finally {
+                c.setTransactionIsolation(level);
+            }
+            return holderOf(newest, row, now);
         }
 
         private static void setLockTimeout(Connection c, long millis) throws SQLException {

@@ -60,8 +60,9 @@ import org.slf4j.LoggerFactory;
  *       {@code set_config(setting, tenant, true)}.</li>
  *   <li>The engine's atomic mode: {@link #reserveInTransaction} takes a pooled connection, opens a
  *       READ COMMITTED transaction and reserves inside it; the handler writes in the same
- *       transaction ({@link AtomicTransaction}) and the stored response commits with it. See the
- *       module's README, "Atomic mode".</li>
+ *       transaction ({@link AtomicTransaction}) and the stored response commits with it. A duplicate
+ *       of a request still inside its transaction is answered 409 for the same body and 422 for a
+ *       different one. See the module's README, "Atomic mode".</li>
  * </ul>
  * Thread-safe; holds no connection between calls, except an atomic reservation, which holds its
  * transaction's connection until it is finished.
@@ -206,7 +207,19 @@ public final class JdbcStore implements TransactionalStore {
      * the acquired reservation keeps open for the handler (its {@code unwrap} gives an
      * {@link AtomicTransaction}, a {@link Connection} or a jOOQ {@link DSLContext}). A key held by
      * another, still uncommitted transaction is waited for, at most {@code wait}, and then
-     * answered as in flight.
+     * answered as in flight with the holder's fingerprint as far as the dialect can tell it without
+     * waiting — so the engine answers 409 for the same body and 422 for a different one:
+     * <ul>
+     *   <li>PostgreSQL: a won reservation also takes three shared transaction-scoped advisory locks
+     *       (two-{@code int4} form, classids 1229212488 "IDKH" and 1229212492 "IDKL": 64 bits of the
+     *       key; 1229210180 "IDBD": 32 bits of the key and body) in the statement it sends anyway;
+     *       the duplicate reads {@code pg_locks} once. A 32-bit collision of the key-and-body lock
+     *       can only turn a 422 into a 409 — never a replay, never a 422 for the same body.</li>
+     *   <li>MariaDB/MySQL: the duplicate reads the row at READ UNCOMMITTED (for that one read; two
+     *       round trips).</li>
+     *   <li>H2 (2.x): the same dirty read, the level set through JDBC and put back.</li>
+     * </ul>
+     * The winner's path costs nothing more; nothing uncommitted is ever replayed.
      */
     @Override
     public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,

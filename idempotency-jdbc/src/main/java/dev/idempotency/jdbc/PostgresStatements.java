@@ -1,10 +1,12 @@
 package dev.idempotency.jdbc;
 
 import static org.jooq.impl.DSL.excluded;
+import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.function;
 import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.notExists;
+import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.selectOne;
@@ -25,6 +27,7 @@ import org.jooq.InsertOnConflictConditionStep;
 import org.jooq.Record;
 import org.jooq.SQLDialect;
 import org.jooq.SelectField;
+import org.jooq.impl.SQLDataType;
 
 /**
  * PostgreSQL: every primitive is one statement.
@@ -51,6 +54,8 @@ final class PostgresStatements extends Statements {
 
     private final SqlStatement reserve;
     private final SqlStatement reserveAsynchronousCommit;
+    private final SqlStatement atomicReserve;
+    private final PostgresInFlightLocks inFlightLocks;
     private final SqlStatement atomicBegin;
     private final SqlStatement atomicBeginWithTenant;
     private final SqlStatement atomicAgain;
@@ -87,6 +92,20 @@ final class PostgresStatements extends Statements {
                 .select(wonAsync).from(ins)
                 .unionAll(select(lostAsync).from(cur).where(t.isLive(cur))));
 
+        // The atomic mode's reservation: the same, and when it wins (the won branch yields a row
+        // exactly then) it also takes the three shared advisory locks that tell a duplicate which
+        // body holds the uncommitted row (PostgresInFlightLocks). They never wait (nobody takes them
+        // exclusively) and end with the transaction.
+        inFlightLocks = new PostgresInFlightLocks(String.join(".", t.tableName.getName()));
+        List<SelectField<?>> wonLocking = new ArrayList<>(won);
+        List<SelectField<?>> lostLocking = new ArrayList<>(lost);
+        addAdvisoryLock(wonLocking, lostLocking, PostgresInFlightLocks.KEY_HIGH_CLASS, "key_lock_high");
+        addAdvisoryLock(wonLocking, lostLocking, PostgresInFlightLocks.KEY_LOW_CLASS, "key_lock_low");
+        addAdvisoryLock(wonLocking, lostLocking, PostgresInFlightLocks.BODY_CLASS, "body_lock");
+        atomicReserve = compile(ctx.with(cur).with(ins)
+                .select(wonLocking).from(ins)
+                .unionAll(select(lostLocking).from(cur).where(t.isLive(cur))));
+
         // The atomic mode's first attempt: open the READ COMMITTED transaction, save the session's
         // lock_timeout, bound the wait for an uncommitted duplicate, bound the idle time (and set the
         // tenant), reserve, and give the handler its usual lock wait back: one round trip.
@@ -94,11 +113,11 @@ final class PostgresStatements extends Statements {
                 + "SELECT set_config('" + SAVED_LOCK_TIMEOUT + "', current_setting('lock_timeout'), true),"
                 + " set_config('lock_timeout', :lock_timeout, true),"
                 + " set_config('idle_in_transaction_session_timeout', :idle_timeout, true)";
-        atomicBegin = reserve.between(begin, RESTORE_LOCK_TIMEOUT);
-        atomicBeginWithTenant = reserve.between(begin + ", set_config(:tenant_setting, :tenant, true)",
+        atomicBegin = atomicReserve.between(begin, RESTORE_LOCK_TIMEOUT);
+        atomicBeginWithTenant = atomicReserve.between(begin + ", set_config(:tenant_setting, :tenant, true)",
                 RESTORE_LOCK_TIMEOUT);
         // A later attempt in the same transaction (a lost race the statement could not describe).
-        atomicAgain = reserve.between("SELECT set_config('lock_timeout', :lock_timeout, true)",
+        atomicAgain = atomicReserve.between("SELECT set_config('lock_timeout', :lock_timeout, true)",
                 RESTORE_LOCK_TIMEOUT);
 
         insertCompleted = compile(conditionalInsert(
@@ -113,6 +132,17 @@ final class PostgresStatements extends Statements {
                                 .limit(t.limit)
                                 .forUpdate()
                                 .skipLocked())));
+    }
+
+    /**
+     * {@code pg_advisory_xact_lock_shared(<classId>, :<name>) AS <name>} for the won branch, and a
+     * {@code void} null of the same name for the lost one.
+     */
+    private static void addAdvisoryLock(List<SelectField<?>> won, List<SelectField<?>> lost, int classId,
+                                        String name) {
+        won.add(field("pg_advisory_xact_lock_shared({0}, {1})", inline(classId), param(name, SQLDataType.INTEGER))
+                .as(name));
+        lost.add(field("cast(null as void)").as(name));
     }
 
     @Override
@@ -146,7 +176,7 @@ final class PostgresStatements extends Statements {
      */
     Attempt reserveInNewTransaction(Connection c, NewRow row, Instant now, String lockTimeout, String idleTimeout,
                                     String tenantSetting, String tenant) throws SQLException {
-        Map<String, Object> values = IdempotencyTable.rowValues(row, now);
+        Map<String, Object> values = atomicValues(row, now);
         values.put("lock_timeout", lockTimeout);
         values.put("idle_timeout", idleTimeout);
         boolean withTenant = tenantSetting != null && tenant != null;
@@ -159,9 +189,33 @@ final class PostgresStatements extends Statements {
 
     /** A later attempt in the same transaction: the lock wait, the reservation and the restore, one round trip. */
     Attempt reserveAgainInTransaction(Connection c, NewRow row, Instant now, String lockTimeout) throws SQLException {
-        Map<String, Object> values = IdempotencyTable.rowValues(row, now);
+        Map<String, Object> values = atomicValues(row, now);
         values.put("lock_timeout", lockTimeout);
         return runComposite(c, atomicAgain, values, row, now);
+    }
+
+    /** The row's values and those of the three advisory locks a won atomic reservation takes. */
+    private Map<String, Object> atomicValues(NewRow row, Instant now) {
+        Map<String, Object> values = IdempotencyTable.rowValues(row, now);
+        PostgresInFlightLocks.Values locks = inFlightLocks.of(row.key(), row.fingerprint());
+        values.put("key_lock_high", locks.keyHigh());
+        values.put("key_lock_low", locks.keyLow());
+        values.put("body_lock", locks.body());
+        return values;
+    }
+
+    /**
+     * After a lock timeout of the atomic reservation, with its transaction rolled back: whether the
+     * uncommitted holder of the key has this row's body ({@link PostgresInFlightLocks#probe}, one
+     * round trip).
+     */
+    PostgresInFlightLocks.Holder inFlightHolder(Connection c, NewRow row) throws SQLException {
+        return inFlightLocks.probe(c, row.key(), row.fingerprint());
+    }
+
+    /** The atomic mode's reservation statement, which takes the in-flight locks when it wins; for documentation. */
+    SqlStatement atomicReserveStatement() {
+        return atomicReserve;
     }
 
     /** The composites of the atomic mode, for documentation. */

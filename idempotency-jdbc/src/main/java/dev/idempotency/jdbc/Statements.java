@@ -250,8 +250,11 @@ abstract class Statements {
 
     /** The record a row describes when it is live; else a retry. */
     static Attempt lostTo(IdempotencyRecord record, Instant now) {
-        boolean live = record.expiresAt().isAfter(now)
-                && (record.isCompleted() || record.leaseUntil().isAfter(now));
-        return live ? new Attempt.Lost(record) : RETRY;
+        return isLive(record, now) ? new Attempt.Lost(record) : RETRY;
+    }
+
+    /** {@link IdempotencyTable#isLive()}, on a record already read. */
+    static boolean isLive(IdempotencyRecord record, Instant now) {
+        return record.expiresAt().isAfter(now) && (record.isCompleted() || record.leaseUntil().isAfter(now));
     }
 }

@@ -30,6 +30,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,12 +44,14 @@ import org.junit.jupiter.api.TestInstance;
  * The atomic mode through the engine: the handler's business write (a row in a table of the
  * test's own) and the idempotency record commit together, roll back together, or — for a
  * response that is not stored — the write commits without a record. Duplicates wait for the
- * first transaction or get 409 at once, as configured, and never hang.
+ * first transaction or are answered at once, as configured, and never hang: 409 for the same body
+ * and 422 for a different one, also while the first is still inside its transaction.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractAtomicModeTest {
 
     static final String ORDER = "{\"sku\":1}";
+    static final String OTHER_ORDER = "{\"sku\":2}";
 
     TestDatabase db;
     HikariDataSource pool;
@@ -92,7 +98,12 @@ abstract class AbstractAtomicModeTest {
 
     /** Business rows for {@code key}, as any other connection sees them (committed only). */
     long orders(String key) throws SQLException {
-        try (Connection c = pool.getConnection();
+        return orders(pool, key);
+    }
+
+    /** Business rows for {@code key}, as a connection of {@code from} sees them. */
+    static long orders(DataSource from, String key) throws SQLException {
+        try (Connection c = from.getConnection();
              PreparedStatement count = c.prepareStatement("SELECT count(*) FROM business_orders WHERE order_key = ?")) {
             count.setString(1, key);
             try (ResultSet rs = count.executeQuery()) {
@@ -114,6 +125,47 @@ abstract class AbstractAtomicModeTest {
     static Decision.Respond respond(Decision decision) {
         assertThat(decision).isInstanceOf(Decision.Respond.class);
         return (Decision.Respond) decision;
+    }
+
+    /** {@code "<status> <problem code>"} of a problem answer, {@code "replay"} for a replay. */
+    static String answer(Decision.Respond respond) {
+        if (respond.isReplay()) {
+            return "replay";
+        }
+        Matcher code = PROBLEM_CODE.matcher(new String(respond.reply().body(), StandardCharsets.UTF_8));
+        return respond.reply().status() + (code.find() ? " " + code.group(1) : "");
+    }
+
+    static final String IN_PROGRESS = "409 idempotency_request_in_progress";
+    static final String CONFLICT = "422 idempotency_key_conflict";
+    private static final Pattern PROBLEM_CODE = Pattern.compile("\"code\"\\s*:\\s*\"([a-z_]+)\"");
+
+    @FunctionalInterface
+    interface InHandler {
+        void run() throws Exception;
+    }
+
+    /**
+     * One request through the engine as an adapter runs it: when it proceeds, the handler counts
+     * itself, writes its order in the request's transaction, runs {@code inHandler} (still inside
+     * the transaction) and answers 201 with a stored response; otherwise the answer.
+     */
+    static String handle(IdempotencyEngine engine, String key, String body, AtomicInteger executions,
+                         InHandler inHandler) throws Exception {
+        Decision decision = engine.before(Requests.post("/orders", key, body));
+        if (decision instanceof Decision.Proceed proceed) {
+            executions.incrementAndGet();
+            try {
+                writeOrder(proceed.execution(), key);
+                inHandler.run();
+            } catch (Exception | AssertionError e) {
+                proceed.execution().fail(e);
+                throw e;
+            }
+            proceed.execution().finish(Requests.created("{\"order\":1}"));
+            return "201";
+        }
+        return answer((Decision.Respond) decision);
     }
 
     @Test
@@ -175,7 +227,7 @@ abstract class AbstractAtomicModeTest {
     }
 
     @Test
-    void withoutWaitingADuplicateGets409AtOnceAndADifferentBody422OnlyOnceCommitted() throws Exception {
+    void withoutWaitingADuplicateGets409AtOnceAndADifferentBody422() throws Exception {
         try (IdempotencyEngine engine = engine(Duration.ZERO)) {
             String key = newKey();
             Execution first = proceed(engine.before(Requests.post("/orders", key, ORDER)));
@@ -188,8 +240,8 @@ abstract class AbstractAtomicModeTest {
 
             assertThat(duplicate.reply().status()).isEqualTo(409);
             assertThat(millis).as("answered without waiting for the first transaction").isLessThan(1000);
-            assertThat(otherBody.reply().status()).as("the first's body is unreadable while uncommitted")
-                    .isEqualTo(409);
+            assertThat(otherBody.reply().status()).as("a different body, while the first is uncommitted")
+                    .isEqualTo(422);
             long[] more = new long[20];
             for (int i = 0; i < more.length; i++) {
                 long t = System.nanoTime();
@@ -209,6 +261,127 @@ abstract class AbstractAtomicModeTest {
     }
 
     @Test
+    void whileTheFirstIsStillInItsTransactionADifferentBodyGets422AndTheSameBody409() throws Exception {
+        try (IdempotencyEngine engine = engine(Duration.ZERO)) {
+            String key = newKey();
+            AtomicInteger executions = new AtomicInteger();
+            CountDownLatch inside = new CountDownLatch(1);
+            CountDownLatch letGo = new CountDownLatch(1);
+            Future<String> first = threads.submit(() -> handle(engine, key, ORDER, executions, () -> {
+                inside.countDown();
+                assertThat(letGo.await(30, TimeUnit.SECONDS)).isTrue();
+            }));
+            assertThat(inside.await(10, TimeUnit.SECONDS)).as("the first handler is inside its transaction").isTrue();
+            try {
+                assertThat(handle(engine, key, OTHER_ORDER, executions, () -> { }))
+                        .as("a different body while the first is uncommitted").isEqualTo(CONFLICT);
+                assertThat(handle(engine, key, ORDER, executions, () -> { }))
+                        .as("the same body while the first is uncommitted").isEqualTo(IN_PROGRESS);
+                assertThat(handle(engine, key, OTHER_ORDER, executions, () -> { })).as("asked again").isEqualTo(CONFLICT);
+                assertThat(executions).as("only the first handler ran").hasValue(1);
+                assertThat(orders(key)).as("the first is still uncommitted").isZero();
+            } finally {
+                letGo.countDown();
+            }
+
+            assertThat(first.get(10, TimeUnit.SECONDS)).as("the first still commits").isEqualTo("201");
+            assertThat(orders(key)).isEqualTo(1);
+            Decision.Respond replay = respond(engine.before(Requests.post("/orders", key, ORDER)));
+            assertThat(replay.isReplay()).isTrue();
+            assertThat(new String(replay.reply().body(), StandardCharsets.UTF_8)).isEqualTo("{\"order\":1}");
+            assertThat(handle(engine, key, OTHER_ORDER, executions, () -> { })).isEqualTo(CONFLICT);
+            assertThat(executions).hasValue(1);
+        }
+    }
+
+    @Test
+    void ofManyConcurrentRequestsWithMixedBodiesOneRunsAndEveryOtherIsAnsweredForItsBody() throws Exception {
+        int losers = 9;
+        int beforeTheCommit = 5; // the winner commits once this many losers have their answer
+        try (IdempotencyEngine engine = engine(Duration.ZERO)) {
+            String key = newKey();
+            AtomicInteger executions = new AtomicInteger();
+            CountDownLatch start = new CountDownLatch(1);
+            CountDownLatch answered = new CountDownLatch(beforeTheCommit);
+            AtomicInteger order = new AtomicInteger();
+            List<String> bodies = new ArrayList<>();
+            List<Future<String>> results = new ArrayList<>();
+            AtomicIntegerArray answeredAs = new AtomicIntegerArray(losers + 1);
+            for (int i = 0; i <= losers; i++) {
+                String body = i % 2 == 0 ? ORDER : OTHER_ORDER;
+                int request = i;
+                bodies.add(body);
+                results.add(threads.submit(() -> {
+                    start.await();
+                    String result = handle(engine, key, body, executions,
+                            () -> assertThat(answered.await(30, TimeUnit.SECONDS)).isTrue());
+                    if (!result.equals("201")) {
+                        answeredAs.set(request, order.incrementAndGet());
+                        answered.countDown();
+                    }
+                    return result;
+                }));
+            }
+            start.countDown();
+            List<String> answers = new ArrayList<>();
+            for (Future<String> result : results) {
+                answers.add(result.get(60, TimeUnit.SECONDS));
+            }
+
+            assertThat(executions).as("the handler ran once").hasValue(1);
+            assertThat(orders(key)).isEqualTo(1);
+            assertThat(answers).filteredOn("201"::equals).hasSize(1);
+            String winnersBody = bodies.get(answers.indexOf("201"));
+            for (int i = 0; i <= losers; i++) {
+                if (answers.get(i).equals("201")) {
+                    continue;
+                }
+                if (!bodies.get(i).equals(winnersBody)) {
+                    assertThat(answers.get(i)).as("request %d, a different body", i).isEqualTo(CONFLICT);
+                } else if (answeredAs.get(i) <= beforeTheCommit) {
+                    assertThat(answers.get(i)).as("request %d, the same body, answered before the commit", i)
+                            .isEqualTo(IN_PROGRESS);
+                } else {
+                    assertThat(answers.get(i)).as("request %d, the same body, racing the commit", i)
+                            .isIn(IN_PROGRESS, "replay");
+                }
+            }
+            System.out.println("[atomic] " + db.kind + ": mixed-body race, winner " + winnersBody + ": " + answers);
+
+            assertThat(handle(engine, key, winnersBody, executions, () -> { })).isEqualTo("replay");
+            assertThat(handle(engine, key, winnersBody.equals(ORDER) ? OTHER_ORDER : ORDER, executions, () -> { }))
+                    .isEqualTo(CONFLICT);
+        }
+    }
+
+    @Test
+    void aKeyHeldByATransactionThatIsNoAtomicReservationIsAnswered409AfterOneMoreAttempt() throws Exception {
+        String key = newKey();
+        RecordKey recordKey = new RecordKey("default", "POST", "/orders", key);
+        Instant longAgo = IdempotencyTable.micros(Instant.now().minus(Duration.ofDays(2)));
+        // An uncommitted row that is not live (it expired long ago), written by a plain transaction:
+        // no advisory locks on PostgreSQL, nothing live to read on MariaDB and H2 — nobody to tell.
+        NewRow expired = new NewRow(recordKey, "c".repeat(64), IdempotencyTable.IN_FLIGHT, "not-atomic",
+                longAgo.plusSeconds(30), null, longAgo.plus(Duration.ofDays(1)), longAgo);
+        Statements sql = Statements.forDialect(store.dialect(),
+                new IdempotencyTable(org.jooq.impl.DSL.name(JdbcStore.DEFAULT_TABLE), store.dialect()));
+        try (IdempotencyEngine engine = engine(Duration.ZERO); Connection plain = pool.getConnection()) {
+            plain.setAutoCommit(false);
+            try {
+                assertThat(sql.reserve(plain, expired, longAgo)).isInstanceOf(Statements.Attempt.Won.class);
+                assertThat(answer(respond(engine.before(Requests.post("/orders", key, OTHER_ORDER)))))
+                        .as("nobody's body to tell, twice: in flight").isEqualTo(IN_PROGRESS);
+            } finally {
+                plain.rollback();
+                plain.setAutoCommit(true);
+            }
+            Execution free = proceed(engine.before(Requests.post("/orders", key, OTHER_ORDER)));
+            free.finish(Requests.created("{\"order\":1}"));
+            assertThat(respond(engine.before(Requests.post("/orders", key, OTHER_ORDER))).isReplay()).isTrue();
+        }
+    }
+
+    @Test
     void aWaitingDuplicateIsAnsweredWithTheReplayOnceTheFirstCommits() throws Exception {
         try (IdempotencyEngine engine = engine(Duration.ofSeconds(5))) {
             String key = newKey();
@@ -217,10 +390,12 @@ abstract class AbstractAtomicModeTest {
 
             long started = System.nanoTime();
             Future<Decision> duplicate = threads.submit(() -> engine.before(Requests.post("/orders", key, ORDER)));
+            Future<Decision> otherBody = threads.submit(() -> engine.before(Requests.post("/orders", key, OTHER_ORDER)));
             Thread.sleep(400);
             assertThat(duplicate).as("waits on the first transaction").isNotDone();
             first.finish(Requests.created("{\"order\":1}"));
 
+            assertThat(answer(respond(otherBody.get(5, TimeUnit.SECONDS)))).isEqualTo(CONFLICT);
             Decision.Respond answer = respond(duplicate.get(5, TimeUnit.SECONDS));
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             assertThat(answer.isReplay()).isTrue();
@@ -249,7 +424,7 @@ abstract class AbstractAtomicModeTest {
     }
 
     @Test
-    void aWaitShorterThanTheFirstRequestEndsIn409NotAHang() throws Exception {
+    void aWaitShorterThanTheFirstRequestEndsIn409OrForADifferentBody422NotAHang() throws Exception {
         try (IdempotencyEngine engine = engine(Duration.ofMillis(1500))) {
             String key = newKey();
             Execution first = proceed(engine.before(Requests.post("/orders", key, ORDER)));
@@ -257,11 +432,14 @@ abstract class AbstractAtomicModeTest {
             try {
                 long started = System.nanoTime();
                 Future<Decision> duplicate = threads.submit(() -> engine.before(Requests.post("/orders", key, ORDER)));
+                Future<Decision> otherBody = threads.submit(() -> engine.before(Requests.post("/orders", key, OTHER_ORDER)));
 
                 Decision.Respond answer = respond(duplicate.get(10, TimeUnit.SECONDS));
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
 
-                assertThat(answer.reply().status()).isEqualTo(409);
+                assertThat(answer(answer)).isEqualTo(IN_PROGRESS);
+                assertThat(answer(respond(otherBody.get(10, TimeUnit.SECONDS)))).as("a different body, after the same wait")
+                        .isEqualTo(CONFLICT);
                 // MariaDB counts its lock wait in whole seconds: 1.5 s waits 2 s there.
                 assertThat(millis).as("waited about the configured 1.5 s").isBetween(1000L, 6000L);
                 System.out.println("[atomic] " + db.kind + ": bounded wait of 1.5 s ended in 409 after " + millis + " ms");
@@ -363,6 +541,21 @@ abstract class AbstractAtomicModeTest {
             Execution released = proceed(engine.before(Requests.post("/orders", newKey(), ORDER)));
             released.finish(CapturedResponse.of(500, Map.of(), new byte[0]));
             assertThat(sessionState(single)).as("after a release").isEqualTo(before);
+        }
+        try (IdempotencyEngine engine = new IdempotencyEngine(singleStore,
+                IdempotencyConfig.builder().mode(Mode.ATOMIC).inFlightWait(Duration.ZERO).build());
+             IdempotencyEngine holders = engine(Duration.ZERO)) {
+            String key = newKey();
+            Execution holder = proceed(holders.before(Requests.post("/orders", key, ORDER))); // on the other pool
+            writeOrder(holder, key);
+            try {
+                assertThat(answer(respond(engine.before(Requests.post("/orders", key, OTHER_ORDER))))).isEqualTo(CONFLICT);
+                assertThat(answer(respond(engine.before(Requests.post("/orders", key, ORDER))))).isEqualTo(IN_PROGRESS);
+                assertThat(sessionState(single)).as("after lock timeouts and their probes").isEqualTo(before);
+                assertThat(orders(single, key)).as("no dirty read left pending for the next borrower").isZero();
+            } finally {
+                holder.finish(Requests.created("{\"order\":1}"));
+            }
         }
         assertThat(single.getHikariPoolMXBean().getActiveConnections()).isZero();
     }

@@ -31,7 +31,10 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Round trips of the atomic mode on PostgreSQL, counted on the wire ({@link RoundTripCountingProxy}):
  * the transaction's set-up, the reservation and the restored lock wait are one round trip, so an
- * executed request costs four — reserve, the handler's statement, complete, commit.
+ * executed request costs four — reserve, the handler's statement, complete, commit — also now that
+ * the won reservation takes the in-flight advisory locks. A duplicate of an uncommitted request costs
+ * three: the reservation that runs out of lock wait, the rollback, and the probe of {@code pg_locks}
+ * that tells 409 from 422.
  *
  * <p>The store runs on one connection that is never closed in between (no pool), so nothing but
  * the store's and the handler's own statements crosses the proxy.
@@ -112,6 +115,39 @@ class PostgresAtomicRoundTripTest {
             released.finish(CapturedResponse.of(500, Map.of(), new byte[0]));
             assertThat(proxy.roundTrips() - before).as("set-up + reservation, the releasing DELETE, COMMIT")
                     .isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aDuplicateOfAnUncommittedRequestCostsThreeRoundTripsWhateverItsBody() throws Exception {
+        JdbcStore store = JdbcStore.builder(single).dialect(SQLDialect.POSTGRES).build();
+        JdbcStore holderStore = JdbcStore.create(db.pool("round-trips-holder", 1)); // not through the proxy
+        try (IdempotencyEngine engine = engine(store); IdempotencyEngine holderEngine = engine(holderStore)) {
+            for (int i = 0; i < 6; i++) {
+                executedRequest(engine, "warm-" + UUID.randomUUID());
+            }
+            String key = "rt-" + UUID.randomUUID();
+            Execution first = ((Decision.Proceed) holderEngine.before(Requests.post("/orders", key, ORDER))).execution();
+            try {
+                for (int i = 0; i < 6; i++) { // past prepareThreshold for the probe too
+                    long before = proxy.roundTrips();
+                    Decision.Respond otherBody = (Decision.Respond) engine.before(
+                            Requests.post("/orders", key, AbstractAtomicModeTest.OTHER_ORDER));
+                    assertThat(AbstractAtomicModeTest.answer(otherBody)).isEqualTo(AbstractAtomicModeTest.CONFLICT);
+                    assertThat(proxy.roundTrips() - before)
+                            .as("set-up + reservation (lock timeout), ROLLBACK, the pg_locks probe").isEqualTo(3);
+
+                    before = proxy.roundTrips();
+                    Decision.Respond sameBody = (Decision.Respond) engine.before(Requests.post("/orders", key, ORDER));
+                    assertThat(AbstractAtomicModeTest.answer(sameBody)).isEqualTo(AbstractAtomicModeTest.IN_PROGRESS);
+                    assertThat(proxy.roundTrips() - before).isEqualTo(3);
+                }
+            } finally {
+                first.finish(Requests.created("{\"order\":1}"));
+            }
+            long before = proxy.roundTrips();
+            assertThat(((Decision.Respond) engine.before(Requests.post("/orders", key, ORDER))).isReplay()).isTrue();
+            assertThat(proxy.roundTrips() - before).as("once committed: a replay as usual").isEqualTo(2);
         }
     }
 

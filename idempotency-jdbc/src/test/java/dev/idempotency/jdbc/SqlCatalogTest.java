@@ -79,20 +79,42 @@ class SqlCatalogTest {
                 }
                 out.append("```\n\n");
             }
+            Statements sql = SqlSamples.statements(dialect, true);
             if (dialect == SQLDialect.POSTGRES) {
-                Statements sql = SqlSamples.statements(dialect, true);
-                String reserve = sql.reserveStatements().get(0).namedSql;
+                PostgresStatements postgres = (PostgresStatements) sql;
+                String reserve = postgres.atomicReserveStatement().namedSql;
+                out.append("### atomic mode: reserve — 1 statement\n\n")
+                        .append("The reservation above; when it wins it also takes three shared transaction-scoped advisory ")
+                        .append("locks (classids ").append(PostgresInFlightLocks.KEY_HIGH_CLASS).append(" and ")
+                        .append(PostgresInFlightLocks.KEY_LOW_CLASS).append(": 64 bits of the key; ")
+                        .append(PostgresInFlightLocks.BODY_CLASS).append(": 32 bits of the key with its body), which ")
+                        .append("tell a duplicate that gave up waiting whether the same body is in flight.\n\n```sql\n")
+                        .append(reserve).append(";\n```\n\n");
                 out.append("### atomic mode: set-up, reserve and restored lock wait — one round trip each\n\n")
                         .append("The first attempt, the same with the tenant for row-level security, and a later attempt in ")
                         .append("the same transaction; pgJDBC sends each string as one message.\n\n```sql\n");
-                for (SqlStatement statement : ((PostgresStatements) sql).atomicStatements()) {
-                    out.append(statement.namedSql.replace(reserve, "<the reserve statement above>")).append(";\n\n");
+                for (SqlStatement statement : postgres.atomicStatements()) {
+                    out.append(statement.namedSql.replace(reserve, "<the atomic reserve statement above>"))
+                            .append(";\n\n");
                 }
                 out.append("```\n\n");
+                out.append("### atomic mode: a duplicate whose lock wait ran out — 1 statement\n\n")
+                        .append("After its rollback: which body holds the key, from one snapshot of the lock table.\n\n")
+                        .append("```sql\n").append(PostgresInFlightLocks.PROBE).append(";\n```\n\n");
                 out.append("### reserve with `asynchronousReservationCommit(true)` (reserve mode) — 1 statement\n\n")
                         .append("The reservation above with one more column: when it writes the row it turns ")
                         .append("`synchronous_commit` off for its own transaction.\n\n```sql\n")
                         .append(((PostgresStatements) sql).reserveAsynchronousCommitStatement().namedSql).append(";\n```\n\n");
+            } else {
+                out.append("### atomic mode: a duplicate whose lock wait ran out — ")
+                        .append(dialect == SQLDialect.H2 ? "1 statement" : "2 statements").append("\n\n")
+                        .append("After its rollback: the row as it stands, committed or not (a dirty read), for its ")
+                        .append("fingerprint.").append(dialect == SQLDialect.H2
+                                ? " The isolation level is set to READ UNCOMMITTED through JDBC and put back."
+                                : " The level applies to the next transaction only: this read.")
+                        .append("\n\n```sql\n")
+                        .append(dialect == SQLDialect.H2 ? "" : "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;\n")
+                        .append(sql.readBack.namedSql).append(";\n```\n\n");
             }
         }
         Path generated = Path.of("target", "sql-catalog.md");

@@ -1,0 +1,59 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.RecordState;
+import dev.idempotency.core.store.StoredResponse;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** What a dirty read of the key's row may be used for: a fingerprint, never a replay. */
+class AtomicSessionTest {
+
+    private static final Instant NOW = Instant.parse("2030-01-01T00:00:00Z");
+    private static final RecordKey KEY = new RecordKey("t", "POST", "/orders", "k");
+    private static final String MINE = "a".repeat(64);
+    private static final String OTHER = "b".repeat(64);
+    private static final NewRow ROW = new NewRow(KEY, MINE, IdempotencyTable.IN_FLIGHT, "token", NOW.plusSeconds(30),
+            null, NOW.plusSeconds(3600), NOW);
+
+    private static Optional<IdempotencyRecord> inFlight(String fingerprint, Instant leaseUntil) {
+        return Optional.of(new IdempotencyRecord(KEY, fingerprint, RecordState.IN_FLIGHT, null, NOW.plusSeconds(3600),
+                leaseUntil));
+    }
+
+    private static Optional<IdempotencyRecord> completed(String fingerprint) {
+        return Optional.of(new IdempotencyRecord(KEY, fingerprint, RecordState.COMPLETED,
+                new StoredResponse(201, null, Map.of("X", List.of("1")), new byte[0]), NOW.plusSeconds(3600), null));
+    }
+
+    @Test
+    void anInFlightRowTellsItsBody() {
+        assertThat(AtomicSession.holderOf(inFlight(MINE, NOW.plusSeconds(30)), ROW, NOW)).contains(MINE);
+        assertThat(AtomicSession.holderOf(inFlight(OTHER, NOW.plusSeconds(30)), ROW, NOW)).contains(OTHER);
+    }
+
+    @Test
+    void aCompletionThatMayNotBeCommittedIsNoReplayButAnotherBodyStillConflicts() {
+        assertThat(AtomicSession.holderOf(completed(MINE), ROW, NOW)).as("ask again, from committed data").isEmpty();
+        assertThat(AtomicSession.holderOf(completed(OTHER), ROW, NOW)).contains(OTHER);
+    }
+
+    @Test
+    void noRowOrARowThatIsNotLiveHoldsNothing() {
+        assertThat(AtomicSession.holderOf(Optional.empty(), ROW, NOW)).isEmpty();
+        assertThat(AtomicSession.holderOf(inFlight(OTHER, NOW.minusSeconds(1)), ROW, NOW)).as("lease lapsed").isEmpty();
+        assertThat(AtomicSession.holderOf(Optional.of(new IdempotencyRecord(KEY, OTHER, RecordState.IN_FLIGHT, null,
+                NOW.minusSeconds(1), NOW.plusSeconds(30))), ROW, NOW)).as("expired").isEmpty();
+    }
+
+    @Test
+    void theFingerprintForAnotherUnreadableBodyEqualsNoRequestsFingerprint() {
+        assertThat(AtomicSession.ANOTHER_BODY).doesNotMatch("[0-9a-f]{64}");
+    }
+}
