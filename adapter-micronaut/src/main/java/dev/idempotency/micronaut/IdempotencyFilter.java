@@ -60,26 +60,36 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
 
     /**
      * Only requests in scope pay for the body copy and the executor hop. The patterns are matched
-     * against the path the record would be filed under ({@link RequestPaths#normalize} of the
-     * path the router matches), so every spelling the router sends to a covered controller —
-     * {@code /orders/}, {@code //orders} — is covered too. A path that names no record (a
-     * fragment, a malformed escape) is handed to the engine, which refuses it under a key.
+     * against the path the record is filed under ({@link RequestPaths#normalize} of the path the
+     * router matches), so {@code POST /orders/} — which Micronaut routes to {@code /orders} — is
+     * covered wherever {@code /orders} is. A path that names no record ({@code /orders/.}, a
+     * fragment, a malformed escape) is matched as it came, up to any fragment or query, and, when
+     * covered, handed to the engine, which refuses it under a key.
      */
     @Override
     public boolean isEnabled(HttpRequest<?> request) {
         if (!engine.config().covers(request.getMethodName())) {
             return false;
         }
-        Optional<String> path = RequestPaths.normalize(MicronautRequestView.routedPath(request));
-        if (path.isEmpty() || request.getUri().getRawFragment() != null) {
-            return true;
-        }
+        String routed = MicronautRequestView.routedPath(request);
+        String path = RequestPaths.normalize(routed).orElseGet(() -> upToQueryOrFragment(routed));
         for (String pattern : paths) {
-            if (PathMatcher.ANT.matches(pattern, path.get())) {
+            if (PathMatcher.ANT.matches(pattern, path)) {
                 return true;
             }
         }
         return false;
+    }
+
+    private static String upToQueryOrFragment(String path) {
+        int end = path.length();
+        for (int i = 0; i < path.length(); i++) {
+            if (path.charAt(i) == '?' || path.charAt(i) == '#') {
+                end = i;
+                break;
+            }
+        }
+        return path.substring(0, end);
     }
 
     @Override

@@ -25,9 +25,7 @@ final class RoutingContextView implements RequestView {
         this.method = method;
         // The router matches routes on normalizedPath() (dot segments removed, unreserved escapes
         // decoded), not on the raw request().path(): the record is filed under what it matched.
-        String normalized = ctx.normalizedPath();
-        String raw = ctx.request().path();
-        this.path = normalized != null ? normalized : raw == null ? "/" : raw;
+        this.path = routedPath(ctx);
         this.target = ctx.request().uri();
         this.headers = ctx.request().headers();
     }
@@ -50,6 +48,23 @@ final class RoutingContextView implements RequestView {
     @Override
     public String requestTarget() {
         return target == null ? path : target;
+    }
+
+    /**
+     * {@code normalizedPath()}, or the raw path where Vert.x cannot normalize it (it throws on a
+     * malformed escape such as {@code %zz}), which the engine then refuses.
+     */
+    private static String routedPath(RoutingContext ctx) {
+        try {
+            String normalized = ctx.normalizedPath();
+            if (normalized != null) {
+                return normalized;
+            }
+        } catch (IllegalArgumentException malformed) {
+            // fall through to the raw path
+        }
+        String raw = ctx.request().path();
+        return raw == null ? "/" : raw;
     }
 
     @Override

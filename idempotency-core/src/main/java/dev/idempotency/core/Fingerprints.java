@@ -8,7 +8,8 @@ import java.util.Locale;
 
 /**
  * The request fingerprint: the hex SHA-256 of the request's media type and its canonical body, so
- * that a {@code text/plain} body byte-identical to a stored JSON body is another request.
+ * that a {@code text/plain} body byte-identical to a stored JSON body is another request, and so is
+ * the same {@code text/plain} bytes in another charset.
  */
 final class Fingerprints {
 
@@ -25,8 +26,10 @@ final class Fingerprints {
 
     /**
      * {@code SHA-256(mediaType 0x00 canonicalBody)}, hex. The media type is the {@code type/subtype}
-     * of {@code contentType}, lower-cased, without parameters such as {@code charset} (empty when
-     * there is none); a media type never contains a NUL, so the separator is unambiguous.
+     * of {@code contentType}, lower-cased (empty when there is none), and — for a type that is not
+     * JSON — its {@code charset}, lower-cased: the same bytes are other text in another charset.
+     * JSON is UTF-8 whatever a parameter says (RFC 8259), so its parameters are left out. A media
+     * type never contains a NUL, so the separator is unambiguous.
      */
     static String of(String contentType, byte[] canonicalBody) {
         MessageDigest digest = sha256();
@@ -35,13 +38,27 @@ final class Fingerprints {
         return HEX.formatHex(digest.digest(canonicalBody));
     }
 
-    /** {@code type/subtype}, lower-cased and trimmed; empty for an absent header. */
+    /** {@code type/subtype}, plus {@code ;charset=…} for a type that is not JSON; empty for an absent header. */
     static String mediaType(String contentType) {
         if (contentType == null) {
             return "";
         }
-        int semicolon = contentType.indexOf(';');
-        return (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).strip().toLowerCase(Locale.ROOT);
+        String[] parts = contentType.split(";");
+        String type = parts[0].strip().toLowerCase(Locale.ROOT);
+        if (BodyCanonicalizer.looksLikeJson(type)) {
+            return type;
+        }
+        for (int i = 1; i < parts.length; i++) {
+            String parameter = parts[i].strip();
+            if (parameter.regionMatches(true, 0, "charset=", 0, 8)) {
+                String charset = parameter.substring(8).strip();
+                if (charset.length() >= 2 && charset.startsWith("\"") && charset.endsWith("\"")) {
+                    charset = charset.substring(1, charset.length() - 1);
+                }
+                return type + ";charset=" + charset.toLowerCase(Locale.ROOT);
+            }
+        }
+        return type;
     }
 
     private static MessageDigest sha256() {

@@ -90,9 +90,10 @@ public final class IdempotencyEngine implements AutoCloseable {
         String key = ((IdempotencyKeys.Parsed.Valid) parsed).key();
         String keyPreview = RecordKey.preview(key);
         Optional<String> normalized = RequestPaths.normalize(request.path());
-        if (normalized.isEmpty() || request.requestTarget().indexOf('#') >= 0) {
-            return reject(ProblemCode.IDEMPOTENCY_PATH_INVALID, null, method, abbreviated(request.path()), null,
-                    keyPreview);
+        String target = request.requestTarget();
+        if (normalized.isEmpty() || target != null && target.indexOf('#') >= 0) {
+            return reject(ProblemCode.IDEMPOTENCY_PATH_INVALID, null, method, abbreviated(withoutQuery(request.path())),
+                    null, keyPreview);
         }
         String path = normalized.get();
         if (path.length() > RecordKey.MAX_PATH_LENGTH) {
@@ -136,6 +137,11 @@ public final class IdempotencyEngine implements AutoCloseable {
     public Decision.Respond reject(RequestView request, ProblemCode code, String detail) {
         String method = request.method().toUpperCase(java.util.Locale.ROOT);
         return (Decision.Respond) reject(code, detail, method, abbreviated(RequestPaths.normalize(request.path()).orElse(request.path())), null, null);
+    }
+
+    private static String withoutQuery(String path) {
+        int query = path.indexOf('?');
+        return query < 0 ? path : path.substring(0, query);
     }
 
     /** A path short enough for logs and events, not cut inside a surrogate pair. */

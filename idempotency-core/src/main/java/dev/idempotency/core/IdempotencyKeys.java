@@ -21,6 +21,9 @@ final class IdempotencyKeys {
 
     static final int MAX_LENGTH = 255;
 
+    /** The visible ASCII characters that are neither tchar nor one of ':', '/', '='. */
+    private static final String BARE_DELIMITERS = "\"(),;<>?@[\\]{}";
+
     /** The result of reading the header: a key, nothing, or why it is invalid. */
     sealed interface Parsed {
         record Valid(String key) implements Parsed {
@@ -100,9 +103,6 @@ final class IdempotencyKeys {
         }
         return true;
     }
-
-    /** The visible ASCII characters that are neither tchar nor one of ':', '/', '='. */
-    private static final String BARE_DELIMITERS = "\"(),;<>?@[\\]{}";
 
     /** 1..max characters, each 0x21–0x7E. */
     static boolean isVisibleAscii(String value, int max) {

@@ -4,25 +4,25 @@ import java.util.Optional;
 
 /**
  * The path part of a record's namespace, from the path a framework's router dispatched a request
- * on. Every spelling that names the same resource under RFC 3986 §6.2.2 gets one path, so
- * adapters agree even where a router normalizes less than another:
+ * on.
  *
- * <ul>
- *   <li>the query string is dropped;</li>
- *   <li>percent-encoded unreserved characters ({@code ALPHA DIGIT - . _ ~}) are decoded and the hex
- *       digits of every other escape upper-cased: {@code /%6frders} is {@code /orders}, {@code %2f}
- *       is {@code %2F} — which stays distinct from {@code /}, as it does for routers;</li>
- *   <li>dot segments are removed (RFC 3986 §5.2.4, after that decoding, so {@code %2E%2E} is
- *       {@code ..}): {@code /x/../orders} and {@code /./orders} are {@code /orders};</li>
- *   <li>runs of slashes are collapsed and a trailing slash is removed: {@code //orders/} is
- *       {@code /orders}.</li>
- * </ul>
+ * <p>Only what every router treats alike is folded: the query string is dropped, the hex digits of
+ * percent-escapes are upper-cased ({@code %2f} is {@code %2F}, which stays distinct from
+ * {@code /}), and one trailing slash is removed ({@code /orders/} is {@code /orders}, which is
+ * where Javalin, Micronaut and Vert.x Web route it).
  *
- * <p>Letter case is kept ({@code /Orders} is another path, as it is to routers by default).
+ * <p>What RFC 3986 §6.2.2 would resolve further — a dot segment ({@code .}, {@code ..}, in any
+ * {@code %2E} spelling), a percent-escape of an unreserved character ({@code %6F}), an empty
+ * segment ({@code //}) — names no record and is refused, because routers disagree on it: Vert.x
+ * Web resolves it before routing (its {@code normalizedPath()} never carries one, so nothing is
+ * refused there), while Javalin and Micronaut route the raw path, where {@code /items/.} or
+ * {@code /items/b%75lk} reach an {@code /items/{id}} handler with the id {@code .} or
+ * {@code bulk}. Resolving them here would file that handler's request under the record of
+ * {@code /items} or {@code /items/bulk}, and replay another handler's response.
  *
- * <p>A path that carries a fragment ({@code #}) or a malformed escape ({@code %zz}, a lone
- * {@code %}) names no record: a request line never carries a fragment, and routers disagree on
- * what such a path means — the engine answers {@code 400 idempotency_path_invalid}.
+ * <p>A fragment ({@code #}) and a malformed escape ({@code %zz}, a lone {@code %}) name no record
+ * either: a request line never carries a fragment, and routers disagree on what such a path means.
+ * The engine answers a refused path {@code 400 idempotency_path_invalid}. Letter case is kept.
  */
 public final class RequestPaths {
 
@@ -30,10 +30,9 @@ public final class RequestPaths {
     }
 
     /**
-     * The path a record for {@code path} is filed under, or empty when it names none (a fragment
-     * or a malformed percent-escape). Adapters that decide coverage themselves match their
-     * patterns against this result, so that the covered-or-not decision and the record come from
-     * the same string.
+     * The path a record for {@code path} is filed under, or empty when it names none (see the
+     * class description). Adapters that decide coverage themselves match their patterns against
+     * this result, so that the covered-or-not decision and the record come from the same string.
      *
      * @param path the path the router dispatched on, with or without its query string
      */
@@ -42,74 +41,54 @@ public final class RequestPaths {
         if (end < 0) {
             end = path.length();
         }
-        StringBuilder decoded = new StringBuilder(end + 1);
-        for (int i = 0; i < end; i++) {
+        if (end > 1 && path.charAt(end - 1) == '/') {
+            end--; // the one trailing slash every router ignores
+        }
+        if (end == 0 || end == 1 && path.charAt(0) == '/') {
+            return Optional.of("/");
+        }
+        StringBuilder out = new StringBuilder(end + 1);
+        int from = path.charAt(0) == '/' ? 1 : 0;
+        while (true) {
+            int to = from;
+            while (to < end && path.charAt(to) != '/') {
+                to++;
+            }
+            if (!appendSegment(out.append('/'), path, from, to)) {
+                return Optional.empty();
+            }
+            if (to == end) {
+                return Optional.of(out.toString());
+            }
+            from = to + 1;
+        }
+    }
+
+    /** Appends {@code path[from, to)} with its escapes' hex digits upper-cased; false when it names no record. */
+    private static boolean appendSegment(StringBuilder out, String path, int from, int to) {
+        int length = to - from;
+        if (length == 0 || path.charAt(from) == '.' && (length == 1 || length == 2 && path.charAt(from + 1) == '.')) {
+            return false; // an empty or a dot segment
+        }
+        for (int i = from; i < to; i++) {
             char c = path.charAt(i);
             if (c == '#') {
-                return Optional.empty();
+                return false;
             }
             if (c != '%') {
-                decoded.append(c);
+                out.append(c);
                 continue;
             }
-            if (i + 2 >= end || hex(path.charAt(i + 1)) < 0 || hex(path.charAt(i + 2)) < 0) {
-                return Optional.empty();
+            int high = i + 2 < to ? hex(path.charAt(i + 1)) : -1;
+            int low = i + 2 < to ? hex(path.charAt(i + 2)) : -1;
+            if (high < 0 || low < 0 || isUnreserved((char) (high << 4 | low))) {
+                return false; // malformed, or an escape routers disagree on (%2E included)
             }
-            char octet = (char) (hex(path.charAt(i + 1)) << 4 | hex(path.charAt(i + 2)));
-            if (isUnreserved(octet)) {
-                decoded.append(octet);
-            } else {
-                decoded.append('%').append(upper(path.charAt(i + 1))).append(upper(path.charAt(i + 2)));
-            }
+            out.append('%').append(Character.toUpperCase(path.charAt(i + 1)))
+                    .append(Character.toUpperCase(path.charAt(i + 2)));
             i += 2;
         }
-        return Optional.of(collapseSlashes(removeDotSegments(decoded)));
-    }
-
-    /** RFC 3986 §5.2.4 on an absolute path (a relative one is taken as starting at the root). */
-    private static String removeDotSegments(CharSequence input) {
-        StringBuilder out = new StringBuilder(input.length() + 1);
-        int i = 0;
-        int n = input.length();
-        while (i < n) {
-            // The segment starting at i (after its slash, if any) runs to the next slash.
-            int start = input.charAt(i) == '/' ? i + 1 : i;
-            int next = start;
-            while (next < n && input.charAt(next) != '/') {
-                next++;
-            }
-            int length = next - start;
-            boolean dot = length == 1 && input.charAt(start) == '.';
-            boolean dotDot = length == 2 && input.charAt(start) == '.' && input.charAt(start + 1) == '.';
-            if (dotDot) {
-                int cut = out.lastIndexOf("/");
-                out.setLength(Math.max(cut, 0));
-            }
-            if (dot || dotDot) {
-                if (next == n) {
-                    out.append('/'); // a final dot segment leaves its directory's slash
-                }
-            } else {
-                out.append('/').append(input, start, next);
-            }
-            i = next;
-        }
-        return out.toString();
-    }
-
-    private static String collapseSlashes(String path) {
-        StringBuilder out = new StringBuilder(path.length() + 1);
-        out.append('/');
-        for (int i = 0; i < path.length(); i++) {
-            char c = path.charAt(i);
-            if (c != '/' || out.charAt(out.length() - 1) != '/') {
-                out.append(c);
-            }
-        }
-        if (out.length() > 1 && out.charAt(out.length() - 1) == '/') {
-            out.setLength(out.length() - 1);
-        }
-        return out.toString();
+        return true;
     }
 
     private static boolean isUnreserved(char c) {
@@ -122,9 +101,5 @@ public final class RequestPaths {
                 : c >= 'a' && c <= 'f' ? c - 'a' + 10
                 : c >= 'A' && c <= 'F' ? c - 'A' + 10
                 : -1;
-    }
-
-    private static char upper(char hexDigit) {
-        return Character.toUpperCase(hexDigit);
     }
 }

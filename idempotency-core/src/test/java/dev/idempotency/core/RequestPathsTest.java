@@ -13,49 +13,47 @@ class RequestPathsTest {
         "/orders, /orders",
         "/orders?debug=true, /orders",
         "/orders/?a=1&b=2, /orders",
-        "/orders?next=/x/../y, /orders",
-        "//orders///7, /orders/7",
+        "/orders?next=/x/../y#z, /orders",
+        "/orders/, /orders",
+        "/orders/7, /orders/7",
         "'', /",
         "/, /",
+        "//, /",
         "/?x, /",
         "orders, /orders",
-        // RFC 3986 §6.2.2.1-2: unreserved escapes decoded, the others' hex digits upper-cased
-        "/%6frders, /orders",
-        "/%6Frders, /orders",
-        "/%41%7a%30%2d%2e%5f%7e, /Az0-._~",
+        // escapes: hex digits upper-cased; an encoded slash or space is not a separator or a space
         "/a%2Fb, /a%2Fb",
         "/a%2fb, /a%2Fb",
         "/caf%c3%a9, /caf%C3%A9",
         "/a%20b, /a%20b",
-        // §6.2.2.3 / §5.2.4: dot segments
-        "/x/../orders, /orders",
-        "/./orders, /orders",
-        "/orders/., /orders",
-        "/orders/.., /",
-        "/orders/../payments, /payments",
-        "/../../orders, /orders",
-        "/a/./b/../c, /a/c",
-        "/a//../b, /a/b",
-        "/%2E%2E/orders, /orders",
-        "/x/%2e%2e/orders, /orders",
-        "/.orders/..x, /.orders/..x",
-        // kept: case, path parameters, characters the router sees as they are
+        // kept: case, path parameters, dots that are not dot segments
         "/ORDERS, /ORDERS",
         "/orders;x, /orders;x",
-        "/a%2F..%2Fb, /a%2F..%2Fb",
+        "/.well-known/x, /.well-known/x",
+        "/a/..., /a/...",
+        "/a/.b/c.., /a/.b/c..",
+        "/caf\u00e9, /caf\u00e9",
     })
     void normalize(String raw, String expected) {
         assertThat(RequestPaths.normalize(raw)).hasValue(expected);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/orders#frag", "/orders#/../payments", "#", "/%", "/%4", "/%zz", "/a%g1", "/a%1"})
-    void aFragmentOrAMalformedEscapeNamesNoRecord(String raw) {
+    @ValueSource(strings = {
+        // a fragment and malformed escapes
+        "/orders#frag", "/orders#/../payments", "#", "/%", "/%4", "/%zz", "/a%g1", "/a%1", "/a%1/b",
+        // what RFC 3986 would resolve but Javalin and Micronaut route as it is: dot segments,
+        "/x/../orders", "/./orders", "/orders/.", "/orders/..", "/../orders", "/a/./b",
+        // escapes of unreserved characters (%2E included), and empty segments
+        "/%6frders", "/%6Frders", "/items/b%75lk", "/%41", "/a%7Eb", "/%2E/orders", "/orders/%2e", "/x/%2E%2E",
+        "//orders", "/orders//7", "/orders//",
+    })
+    void aPathRoutersDisagreeOnNamesNoRecord(String raw) {
         assertThat(RequestPaths.normalize(raw)).isEmpty();
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/orders", "/a/b/c", "/a%2Fb", "/caf%C3%A9", "/ORDERS"})
+    @ValueSource(strings = {"/orders", "/a/b/c", "/a%2Fb", "/caf%C3%A9", "/ORDERS", "/"})
     void aNormalizedPathIsItsOwnNormalForm(String path) {
         assertThat(RequestPaths.normalize(path)).hasValue(path);
     }
