@@ -8,7 +8,7 @@ import java.util.Objects;
  * reservation.
  *
  * @param key         the namespace and client key
- * @param fingerprint hex SHA-256 of the canonical request body of the request that reserved it
+ * @param fingerprint hex SHA-256 of the media type and canonical body of the request that reserved it
  * @param state       in flight or completed
  * @param response    the stored response; non-null exactly when {@code state} is completed
  * @param expiresAt   after this instant the record counts as absent

@@ -41,7 +41,7 @@ public interface Store {
      * with a lapsed lease), atomically.
      *
      * @param key         the namespace and client key
-     * @param fingerprint hex SHA-256 of the canonical request body
+     * @param fingerprint hex SHA-256 of the request's media type and canonical body (64 characters)
      * @param now         the current time
      * @param lease       how long the reservation is guaranteed to its owner without renewal
      * @param ttl         how long the record lives, from {@code now}: a won reservation, fresh or
