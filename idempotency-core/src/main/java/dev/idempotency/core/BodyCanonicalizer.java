@@ -34,7 +34,7 @@ public interface BodyCanonicalizer {
      * plain Jackson {@code readTree} of the same bytes.
      */
     static BodyCanonicalizer sortedJson() {
-        return JcsCanonicalizer.LAST_DUPLICATE_WINS;
+        return JsonCanonicalizer.SORTED_JSON;
     }
 
     /**
@@ -43,7 +43,7 @@ public interface BodyCanonicalizer {
      * the limits of {@link #sortedJson()}, or carry duplicate member names are hashed as raw bytes.
      */
     static BodyCanonicalizer jcs() {
-        return JcsCanonicalizer.INSTANCE;
+        return JsonCanonicalizer.JCS;
     }
 
     /** No canonicalization: the fingerprint is the SHA-256 of the raw bytes. */
