@@ -40,17 +40,16 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
 
     /**
      * Jackson's default stream limits, pinned: nesting depth, digits per number, UTF-16 units per
-     * member name and per string. Pinned rather than taken from {@code StreamReadConstraints.defaults()},
-     * which an application may override globally, and which a Jackson release may change — either
-     * would change which bodies are canonicalized, and so their fingerprints.
+     * member name and per string (document length and token count stay unlimited, the builder's
+     * own defaults). Pinned rather than taken from {@code StreamReadConstraints.defaults()}, which
+     * an application may override globally, and which a Jackson release may change — either would
+     * change which bodies are canonicalized, and so their fingerprints.
      */
     static final StreamReadConstraints LIMITS = StreamReadConstraints.builder()
             .maxNestingDepth(1_000)
             .maxNumberLength(1_000)
             .maxNameLength(50_000)
             .maxStringLength(20_000_000)
-            .maxDocumentLength(-1)
-            .maxTokenCount(-1)
             .build();
 
     /**
