@@ -33,14 +33,27 @@ final class CanonicalWriter {
 
     /** The members of all open objects, innermost last: name, start (its opening quote), end. */
     private String[] names = new String[16];
+    private long[] prefixes = new long[16];
     private int[] starts = new int[16];
     private int[] ends = new int[16];
     private int members;
+    /** How many entries of {@link #names} this body has filled, to be cleared after it. */
+    private int namesUsed;
 
     /** Where an unordered object's members are copied while they are put back in order. */
     private byte[] scratch;
     private int[] order = new int[16];
     private char[] nameChars = new char[64];
+
+    /**
+     * The encoded {@code "name":} of recently written names, by hash: most bodies repeat a few
+     * names many times (every element of an array of objects), and so do successive bodies.
+     */
+    private static final int NAME_CACHE_SIZE = 64;
+    private static final int MAX_CACHED_NAME_LENGTH = 32;
+    private final String[] cachedNames = new String[NAME_CACHE_SIZE];
+    private final byte[][] cachedEncodings = new byte[NAME_CACHE_SIZE][];
+    private final long[] cachedPrefixes = new long[NAME_CACHE_SIZE];
 
     /** Empties the writer and makes room for {@code expectedLength} bytes. */
     void start(int expectedLength) {
@@ -52,7 +65,7 @@ final class CanonicalWriter {
         }
     }
 
-    /** Lets go of what was grown for a large body; names of the last body are not kept either. */
+    /** Lets go of what was grown for a large body, and of the body's names but the few in the name cache. */
     void finish() {
         if (bytes.length > RETAINED_BYTES) {
             bytes = new byte[256];
@@ -62,12 +75,14 @@ final class CanonicalWriter {
         }
         if (names.length > RETAINED_BYTES / Integer.BYTES) {
             names = new String[16];
+            prefixes = new long[16];
             starts = new int[16];
             ends = new int[16];
             order = new int[16];
         } else {
-            Arrays.fill(names, 0, members, null);
+            Arrays.fill(names, 0, namesUsed, null); // the body's names are not kept
         }
+        namesUsed = 0;
         if (nameChars.length > RETAINED_BYTES) {
             nameChars = new char[64];
         }
@@ -133,7 +148,6 @@ final class CanonicalWriter {
         if (count > 1 && !sortMembers(first, count, rejectDuplicates)) {
             return false;
         }
-        Arrays.fill(names, first, members, null);
         members = first;
         put((byte) '}');
         return true;
@@ -153,22 +167,58 @@ final class CanonicalWriter {
         hasValues[top] = true;
         if (members == names.length) {
             names = Arrays.copyOf(names, members * 2);
+            prefixes = Arrays.copyOf(prefixes, members * 2);
             starts = Arrays.copyOf(starts, members * 2);
             ends = Arrays.copyOf(ends, members * 2);
         }
         names[members] = name;
         starts[members] = length;
+        int hash = name.hashCode();
+        int slot = (hash ^ hash >>> 16) & (NAME_CACHE_SIZE - 1);
+        if (name.equals(cachedNames[slot])) {
+            // the usual case: a name seen before (Jackson hands out one String per name)
+            byte[] encoded = cachedEncodings[slot];
+            put(encoded, encoded.length);
+            prefixes[members] = cachedPrefixes[slot];
+        } else {
+            int n = name.length();
+            if (nameChars.length < n) {
+                nameChars = new char[Math.max(n, nameChars.length * 2)];
+            }
+            name.getChars(0, n, nameChars, 0);
+            if (!putString(nameChars, 0, n)) {
+                return false;
+            }
+            put((byte) ':');
+            prefixes[members] = prefix(name);
+            if (n <= MAX_CACHED_NAME_LENGTH) {
+                cachedNames[slot] = name;
+                cachedEncodings[slot] = Arrays.copyOfRange(bytes, starts[members], length);
+                cachedPrefixes[slot] = prefixes[members];
+            }
+        }
         members++;
-        int n = name.length();
-        if (nameChars.length < n) {
-            nameChars = new char[Math.max(n, nameChars.length * 2)];
-        }
-        name.getChars(0, n, nameChars, 0);
-        if (!putString(nameChars, 0, n)) {
-            return false;
-        }
-        put((byte) ':');
+        namesUsed = Math.max(namesUsed, members);
         return true;
+    }
+
+    /**
+     * The first four UTF-16 units of a name, packed big-endian, zeros after a shorter name: where
+     * two prefixes differ, their unsigned order is the names' order; where they are equal, only
+     * the names themselves can tell.
+     */
+    private static long prefix(String name) {
+        long prefix = 0;
+        for (int i = 0; i < 4; i++) {
+            prefix = prefix << 16 | (i < name.length() ? name.charAt(i) : 0);
+        }
+        return prefix;
+    }
+
+    /** Members {@code a} and {@code b} by name, UTF-16 code units. */
+    private int compare(int a, int b) {
+        int byPrefix = Long.compareUnsigned(prefixes[a], prefixes[b]);
+        return byPrefix != 0 ? byPrefix : names[a].compareTo(names[b]);
     }
 
     // --- member order ---------------------------------------------------------------------------
@@ -176,7 +226,7 @@ final class CanonicalWriter {
     private boolean sortMembers(int first, int count, boolean rejectDuplicates) {
         boolean inOrder = true;
         for (int m = first + 1; m < first + count; m++) {
-            int byName = names[m - 1].compareTo(names[m]);
+            int byName = compare(m - 1, m);
             if (byName == 0 && rejectDuplicates) {
                 return false;
             }
@@ -191,7 +241,7 @@ final class CanonicalWriter {
         sort(first, count);
         if (rejectDuplicates) {
             for (int k = 1; k < count; k++) {
-                if (names[order[k - 1]].equals(names[order[k]])) {
+                if (compare(order[k - 1], order[k]) == 0) {
                     return false;
                 }
             }
@@ -224,9 +274,8 @@ final class CanonicalWriter {
         if (count <= 32) {
             for (int k = 1; k < count; k++) {
                 int member = order[k];
-                String name = names[member];
                 int j = k - 1;
-                while (j >= 0 && names[order[j]].compareTo(name) > 0) {
+                while (j >= 0 && compare(order[j], member) > 0) {
                     order[j + 1] = order[j];
                     j--;
                 }
@@ -238,7 +287,7 @@ final class CanonicalWriter {
         for (int k = 0; k < count; k++) {
             boxed[k] = first + k;
         }
-        Arrays.sort(boxed, (a, b) -> names[a].compareTo(names[b])); // a stable merge sort
+        Arrays.sort(boxed, this::compare); // a stable merge sort
         for (int k = 0; k < count; k++) {
             order[k] = boxed[k];
         }

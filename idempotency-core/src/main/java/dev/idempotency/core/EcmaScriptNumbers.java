@@ -42,6 +42,11 @@ final class EcmaScriptNumbers {
         }
         // Schubfach's form: [-]digits.digits[E[-]exponent], e.g. 1.0E21, 0.001, 1.2345678901234568E29
         String schubfach = NumberOutput.toString(d, true);
+        if (schubfach.indexOf('E') < 0) {
+            // from 10^-3 to 10^7 both write a plain decimal; the integers among those (".0") were
+            // taken above, so the rest need no trailing zero dropped: the same text
+            return schubfach;
+        }
         StringBuilder digits = new StringBuilder(20);
         int pointAfter = -1;
         int exponent = 0;

@@ -5,6 +5,10 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,13 +57,16 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
             .build();
 
     /**
-     * Names are not canonicalized (pooled in a symbol table): the table is shared by all parsers of
-     * a factory, seeded at random and refuses a body whose names collide too often, so whether a
-     * body parses would depend on what came before it. Nor interned: they are untrusted input.
+     * Jackson's defaults but two. Member names are not interned: they are untrusted input. And a
+     * body whose names collide too often in Jackson's symbol table is not refused: the table is
+     * shared by all parsers of the factory and seeded at random, so whether a body collides depends
+     * on what came before it — refusing it would make its canonical form depend on that too. Past
+     * the threshold the table just stops pooling names (bounded, as Jackson's own safety measure).
      */
     private static final JsonFactory JSON = JsonFactory.builder()
-            .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
             .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
+            .disable(JsonFactory.Feature.FAIL_ON_SYMBOL_HASH_OVERFLOW)
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.USE_FAST_DOUBLE_PARSER)
             .streamReadConstraints(LIMITS)
             .build();
 
@@ -67,7 +74,7 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
     private static final byte[] FALSE = "false".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
 
-    private static final ThreadLocal<CanonicalWriter> WRITERS = ThreadLocal.withInitial(CanonicalWriter::new);
+    private static final ThreadLocal<Workspace> WORKSPACES = ThreadLocal.withInitial(Workspace::new);
     private static final Logger log = LoggerFactory.getLogger(JsonCanonicalizer.class);
 
     /** RFC 8785 numbers and no duplicate names, or numbers as written and duplicates kept. */
@@ -82,12 +89,16 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
         if (body == null || body.length == 0 || !BodyCanonicalizer.looksLikeJson(contentType)) {
             return body;
         }
-        if (!isPlainUtf8(body)) {
-            return body;
+        if (body.length >= 3 && body[0] == (byte) 0xEF && body[1] == (byte) 0xBB && body[2] == (byte) 0xBF) {
+            return body; // a UTF-8 byte order mark, which a byte-source parser would skip
         }
-        CanonicalWriter out = WRITERS.get();
+        Workspace workspace = WORKSPACES.get();
         try {
-            byte[] canonical = canonicalize(body, out);
+            int length = workspace.decode(body);
+            if (length < 0) {
+                return body; // not well-formed UTF-8
+            }
+            byte[] canonical = canonicalize(workspace.text, length, body.length, workspace.out);
             return canonical == null ? body : canonical;
         } catch (IOException notJson) {
             return body; // malformed, or beyond the limits
@@ -98,32 +109,53 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
             log.warn("Canonicalizer failed on a {}-byte body; fingerprinting it raw", body.length, defect);
             return body;
         } finally {
-            out.finish();
+            workspace.finish();
         }
     }
 
     /**
-     * Jackson detects the encoding of a byte source: it reads UTF-16 and UTF-32 (recognized by a
-     * byte order mark or by zero bytes among the first four) and skips a UTF-8 byte order mark.
-     * Only UTF-8 without a mark is canonicalized, so that differently encoded bodies never meet in
-     * one canonical form; a JSON text in UTF-8 has no zero byte outside strings, and none raw in
-     * them.
+     * A thread's buffers, reused from body to body: the decoded text, the decoder, the writer.
+     *
+     * <p>The body is decoded here, strictly, rather than by Jackson: given bytes, Jackson detects
+     * their encoding — it reads UTF-16 and UTF-32 (recognized by a byte order mark or by zero bytes
+     * among the first four) and skips a UTF-8 byte order mark — and its own UTF-8 reading lets
+     * overlong forms, encoded surrogates and code points above U+10FFFF through. Java's decoder,
+     * set to report errors, rejects all of those (RFC 3629), and Jackson's parser over the decoded
+     * chars detects nothing: a UTF-16 or UTF-32 body is malformed UTF-8 or a text with NUL
+     * characters, and a leading U+FEFF is not whitespace, so each is raw.
      */
-    private static boolean isPlainUtf8(byte[] body) {
-        for (int i = 0; i < Math.min(4, body.length); i++) {
-            if (body[i] == 0) {
-                return false;
+    private static final class Workspace {
+        final CanonicalWriter out = new CanonicalWriter();
+        final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        char[] text = new char[1024];
+
+        /** @return the number of chars decoded into {@link #text}, or -1 if the body is not UTF-8 */
+        int decode(byte[] body) {
+            if (text.length < body.length) {
+                text = new char[body.length]; // UTF-8 never decodes to more chars than bytes
+            }
+            CharBuffer chars = CharBuffer.wrap(text);
+            decoder.reset();
+            if (decoder.decode(ByteBuffer.wrap(body), chars, true).isError() || decoder.flush(chars).isError()) {
+                return -1;
+            }
+            return chars.position();
+        }
+
+        void finish() {
+            out.finish();
+            if (text.length > CanonicalWriter.RETAINED_BYTES / Character.BYTES) {
+                text = new char[1024];
             }
         }
-        boolean byteOrderMark = body.length >= 3 && body[0] == (byte) 0xEF && body[1] == (byte) 0xBB
-                && body[2] == (byte) 0xBF;
-        return !byteOrderMark && StrictUtf8.isWellFormed(body);
     }
 
-    /** @return the canonical form, or {@code null} if the body is not canonicalizable */
-    private byte[] canonicalize(byte[] body, CanonicalWriter out) throws IOException {
-        out.start(body.length + 16);
-        try (JsonParser parser = JSON.createParser(body)) {
+    /** @return the canonical form, or {@code null} if the text is not canonicalizable */
+    private byte[] canonicalize(char[] text, int length, int bodyLength, CanonicalWriter out) throws IOException {
+        out.start(bodyLength + 16);
+        try (JsonParser parser = JSON.createParser(text, 0, length)) {
             JsonToken token = parser.nextToken();
             if (token == null) {
                 return null; // whitespace only
@@ -155,7 +187,11 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
                         }
                         break;
                     case VALUE_STRING:
-                        if (!out.string(parser.getTextCharacters(), parser.getTextOffset(), parser.getTextLength())) {
+                        // Jackson checks a string's length when it builds the String (getText), not
+                        // when it hands out a string that lies whole in its input buffer
+                        int stringLength = parser.getTextLength();
+                        if (stringLength > LIMITS.getMaxStringLength()
+                                || !out.string(parser.getTextCharacters(), parser.getTextOffset(), stringLength)) {
                             return null;
                         }
                         break;

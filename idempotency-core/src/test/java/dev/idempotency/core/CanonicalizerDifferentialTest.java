@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.idempotency.core.reference.ReferenceJcsCanonicalizer;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -375,6 +376,33 @@ class CanonicalizerDifferentialTest {
             subnormals.append(bits == 1 ? "" : ",").append(Double.longBitsToDouble(bits));
         }
         assertSameAsReference(subnormals.append(']').toString());
+    }
+
+    /**
+     * The hardest literals to read as a double: exactly halfway between two neighbours (ties go to
+     * the even one), and a hair either side. jcs() reads numbers with Jackson's fast double parser,
+     * the reference with {@code Double.parseDouble}.
+     */
+    @Test
+    void literalsHalfwayBetweenTwoDoubles() {
+        SplittableRandom random = new SplittableRandom(2);
+        StringBuilder batch = new StringBuilder("[");
+        for (int i = 0; i < 3_000; i++) {
+            double d = Math.abs(Double.longBitsToDouble(random.nextLong()));
+            if (!Double.isFinite(d) || !Double.isFinite(Math.nextUp(d))) {
+                continue;
+            }
+            BigDecimal halfway = new BigDecimal(d).add(new BigDecimal(Math.nextUp(d))).divide(BigDecimal.valueOf(2));
+            BigDecimal hair = BigDecimal.ONE.movePointLeft(halfway.scale() + 3);
+            for (BigDecimal literal : new BigDecimal[] {halfway, halfway.add(hair), halfway.subtract(hair)}) {
+                batch.append(batch.length() == 1 ? "" : ",").append(literal.toString());
+            }
+            if (batch.length() > 200_000) {
+                assertSameAsReference(batch.append(']').toString());
+                batch.setLength(1);
+            }
+        }
+        assertSameAsReference(batch.append(']').toString());
     }
 
     /** Number literals of every shape JSON allows, biased towards the edges of the short form. */
