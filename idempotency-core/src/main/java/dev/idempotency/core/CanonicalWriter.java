@@ -9,8 +9,9 @@ import java.util.Arrays;
  *
  * <p>Members are written in document order and each one's span and name recorded. When the object
  * closes, one comparison per member tells whether they are already in order (then nothing moves);
- * otherwise the member indexes are sorted stably by name — {@link String#compareTo}, which is
- * exactly RFC 8785's order of UTF-16 code units — and the members copied back once in that order.
+ * otherwise the member indexes are sorted stably by name — by a packed prefix of four UTF-16 units,
+ * then {@link String#compareTo}, which is exactly RFC 8785's order of UTF-16 code units — and the
+ * members copied back once in that order.
  * Nested objects are finished, and of their final length, before their parent's members are
  * moved, so one pass bottom-up suffices. Nesting lives in arrays, not on the call stack.
  *
@@ -31,7 +32,7 @@ final class CanonicalWriter {
     private boolean[] hasValues = new boolean[16];
     private int depth;
 
-    /** The members of all open objects, innermost last: name, start (its opening quote), end. */
+    /** The members of all open objects, innermost last: name, its {@link #prefix}, start (the opening quote), end. */
     private String[] names = new String[16];
     private long[] prefixes = new long[16];
     private int[] starts = new int[16];
