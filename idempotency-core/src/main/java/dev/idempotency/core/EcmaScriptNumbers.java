@@ -1,71 +1,25 @@
 package dev.idempotency.core;
 
-import java.math.BigInteger;
+import com.fasterxml.jackson.core.io.NumberOutput;
+import java.math.BigDecimal;
 
 /**
- * Formats doubles exactly as ECMAScript's {@code Number.prototype.toString()} does, which is the
- * number serialization RFC 8785 requires.
+ * Writes numbers as ECMAScript's {@code Number.prototype.toString()} does, the number
+ * serialization of RFC 8785.
  *
  * <p>The digits are the shortest decimal that reads back as the same double; among equally short
- * candidates the one closest to the exact binary value wins, and an exact tie goes to the even
- * digit. Java 17's {@code Double.toString} does not guarantee the shortest digits, hence this
- * class. The digit search follows the Schubfach idea (R. Giulietti, "The Schubfach way to render
- * doubles"): scale the rounding interval of the double by a power of ten so that it spans between
- * 1 and 10 units, then only a handful of integer candidates have to be checked, and those checks
- * are made exact by computing the scaled bounds rounded to odd.
+ * candidates the one closest to the exact binary value, an exact tie going to the even digit.
+ * Java 17's {@code Double.toString} does not always give the shortest digits; jackson-core's
+ * Schubfach implementation ({@code NumberOutput.toString(d, true)}, R. Giulietti's algorithm, as in
+ * JDK 19+) does, with one documented exception this class corrects: when a single digit would do,
+ * it may give two (the closer decimal of length two: {@code 4.9E-324} for the smallest subnormal,
+ * where ECMAScript writes {@code 5e-324}). The digits are then laid out the ECMAScript way.
  *
  * <p>Stateless and thread-safe.
  */
 final class EcmaScriptNumbers {
 
-    /** Binary exponent of the unit of the subnormals (and of the smallest normal binade). */
-    private static final int Q_MIN = -1074;
-    /** The significand of a power of two; its lower neighbour is closer than its upper one. */
-    private static final long C_MIN = 1L << 52;
     private static final double TWO_POW_53 = 9007199254740992.0;
-
-    private static final double LOG10_2 = 0.30102999566398119521;
-    private static final double LOG10_3_4 = -0.12493873660829995313;
-
-    /** Range of the decimal scale k over all finite doubles. */
-    private static final int K_MIN = -324;
-    private static final int K_MAX = 292;
-
-    /**
-     * For each k: g = floor(10^-k * 2^(125 - f)) + 1 with f = floor(log2(10^-k)), a 126-bit upper
-     * approximation of 10^-k, split into its high and low 63 bits.
-     */
-    private static final long[] G_HIGH = new long[K_MAX - K_MIN + 1];
-    private static final long[] G_LOW = new long[K_MAX - K_MIN + 1];
-    private static final int[] FLOOR_LOG2_POW10_NEG_K = new int[K_MAX - K_MIN + 1];
-
-    private static final long LOW_63_BITS = Long.MAX_VALUE;
-
-    static {
-        BigInteger mask63 = BigInteger.valueOf(LOW_63_BITS);
-        for (int k = K_MIN; k <= K_MAX; k++) {
-            int i = k - K_MIN;
-            BigInteger g;
-            int f;
-            if (k <= 0) {
-                BigInteger pow = BigInteger.TEN.pow(-k);
-                f = pow.bitLength() - 1;
-                int e = 125 - f;
-                g = (e >= 0 ? pow.shiftLeft(e) : pow.shiftRight(-e)).add(BigInteger.ONE);
-            } else {
-                // 10^k is not a power of two, so log2(10^-k) lies strictly between two integers
-                BigInteger pow = BigInteger.TEN.pow(k);
-                f = -pow.bitLength();
-                g = BigInteger.ONE.shiftLeft(125 - f).divide(pow).add(BigInteger.ONE);
-            }
-            if (g.bitLength() != 126) {
-                throw new AssertionError("power of ten table out of range at k=" + k);
-            }
-            G_HIGH[i] = g.shiftRight(63).longValueExact();
-            G_LOW[i] = g.and(mask63).longValueExact();
-            FLOOR_LOG2_POW10_NEG_K[i] = f;
-        }
-    }
 
     private EcmaScriptNumbers() {
     }
@@ -86,19 +40,108 @@ final class EcmaScriptNumbers {
         if (!Double.isFinite(d)) {
             return Double.isNaN(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
         }
-        long bits = Double.doubleToRawLongBits(d);
-        int biasedExponent = (int) (bits >>> 52) & 0x7ff;
-        long fraction = bits & (C_MIN - 1);
-        long c;
-        int q;
-        if (biasedExponent == 0) {
-            c = fraction;
-            q = Q_MIN;
-        } else {
-            c = fraction | C_MIN;
-            q = biasedExponent - 1075;
+        // Schubfach's form: [-]digits.digits[E[-]exponent], e.g. 1.0E21, 0.001, 1.2345678901234568E29
+        String schubfach = NumberOutput.toString(d, true);
+        if (schubfach.indexOf('E') < 0) {
+            // from 10^-3 to 10^7 both write a plain decimal; the integers among those (".0") were
+            // taken above, so the rest need no trailing zero dropped: the same text
+            return schubfach;
         }
-        return shortest(bits < 0, c, q);
+        StringBuilder digits = new StringBuilder(20);
+        int pointAfter = -1;
+        int exponent = 0;
+        for (int i = d < 0 ? 1 : 0; i < schubfach.length(); i++) {
+            char c = schubfach.charAt(i);
+            if (c == '.') {
+                pointAfter = digits.length();
+            } else if (c == 'E') {
+                exponent = Integer.parseInt(schubfach, i + 1, schubfach.length(), 10);
+                break;
+            } else {
+                digits.append(c);
+            }
+        }
+        // value = 0.<digits> * 10^n, with digits stripped of leading and trailing zeros
+        int n = (pointAfter < 0 ? digits.length() : pointAfter) + exponent;
+        int leadingZeros = 0;
+        while (digits.charAt(leadingZeros) == '0') {
+            leadingZeros++;
+        }
+        digits.delete(0, leadingZeros);
+        n -= leadingZeros;
+        int length = digits.length();
+        while (digits.charAt(length - 1) == '0') {
+            length--;
+        }
+        digits.setLength(length);
+        if (length == 2) {
+            n = oneDigitIfEnough(d, digits, n);
+        }
+        return layOut(d < 0, digits, n);
+    }
+
+    /**
+     * Schubfach gives two digits where one would read back too when those two are closer to the
+     * value; ECMAScript wants the shortest. The one-digit candidates are the two digits rounded
+     * down and up (the value lies strictly between them); of those that read back as {@code d},
+     * the closer wins, on a tie the even one.
+     *
+     * @param digits two digits, replaced by the chosen one if one will do
+     * @return the decimal exponent n of the digits now in {@code digits}
+     */
+    private static int oneDigitIfEnough(double d, StringBuilder digits, int n) {
+        int first = digits.charAt(0) - '0';
+        double magnitude = Math.abs(d);
+        boolean down = Double.parseDouble(first + "E" + (n - 1)) == magnitude;
+        boolean up = Double.parseDouble((first + 1) + "E" + (n - 1)) == magnitude;
+        if (!down && !up) {
+            return n;
+        }
+        if (down && up) {
+            BigDecimal exact = new BigDecimal(magnitude);
+            int byDistance = exact.subtract(new BigDecimal(first + "E" + (n - 1)))
+                    .compareTo(new BigDecimal((first + 1) + "E" + (n - 1)).subtract(exact));
+            down = byDistance < 0 || byDistance == 0 && first % 2 == 0;
+        }
+        digits.setLength(0);
+        if (down) {
+            digits.append((char) ('0' + first));
+            return n;
+        }
+        if (first == 9) {
+            digits.append('1'); // 9.x rounds up to 10: one digit, one place further left
+            return n + 1;
+        }
+        digits.append((char) ('0' + first + 1));
+        return n;
+    }
+
+    /**
+     * ECMAScript's Number::toString layout of 0.{@code digits} × 10^{@code n} (k digits, the first
+     * and last not zero): an integer with trailing zeros up to 21 digits, a plain decimal down to
+     * 10^-6, otherwise one digit, the rest after a point, and {@code e+n} / {@code e-n}.
+     */
+    private static String layOut(boolean negative, CharSequence digits, int n) {
+        int k = digits.length();
+        StringBuilder out = new StringBuilder(k + 26);
+        if (negative) {
+            out.append('-');
+        }
+        if (k <= n && n <= 21) {
+            out.append(digits).append("0".repeat(n - k));
+        } else if (0 < n && n <= 21) {
+            out.append(digits, 0, n).append('.').append(digits, n, k);
+        } else if (-6 < n && n <= 0) {
+            out.append("0.").append("0".repeat(-n)).append(digits);
+        } else {
+            out.append(digits.charAt(0));
+            if (k > 1) {
+                out.append('.').append(digits, 1, k);
+            }
+            int e = n - 1;
+            out.append('e').append(e < 0 ? '-' : '+').append(Math.abs(e));
+        }
+        return out.toString();
     }
 
     /** Integers and decimals of at most this many significant digits survive a trip through a double. */
@@ -107,29 +150,37 @@ final class EcmaScriptNumbers {
     private static final int MAX_LEADING_FRACTION_ZEROS = 5;
 
     /**
-     * Writes the ECMAScript form of a JSON number literal without exponent straight from its text,
-     * when that is possible without arithmetic: an integer part of at most 15 digits, at most 15
-     * significant digits, and for a value below one at most five zeros between the point and the
-     * first significant digit. Such a decimal is the only one of at most 15 significant digits that
-     * reads as its double (doubles resolve 15 decimal digits), so it is also the shortest, and
-     * {@link #format} would print exactly its digits, without exponent in that range: the literal less
-     * trailing fraction zeros (and the point if nothing is left after it), or {@code 0} for any zero.
-     * Prices, quantities and ids all qualify; {@code EcmaScriptNumbersTest} checks the rule against
-     * {@code format} on the published number table and on random literals.
+     * Writes the ECMAScript form of a JSON number literal straight from its text when that needs
+     * no arithmetic: no exponent, an integer part of at most 15 digits, at most 15 significant
+     * digits, and for a value below one at most five zeros between the point and the first
+     * significant digit. Such a decimal is the only one of at most 15 significant digits that reads
+     * as its double (doubles resolve 15 decimal digits), so it is also the shortest, and
+     * {@link #format} would print exactly its digits, without exponent in that range: the literal
+     * less trailing fraction zeros (and the point if nothing is left after it), or {@code 0} for
+     * any zero. Prices, quantities and ids all qualify; {@code EcmaScriptNumbersTest} checks the
+     * rule against {@code format} on the published number table and on random literals.
      *
-     * @param text           the literal, already checked against the JSON number grammar
-     * @param start          where it starts (its minus sign, if any)
-     * @param intStart       the first digit of the integer part
-     * @param intEnd         the end of the integer part
-     * @param fractionStart  the first digit after the point, or {@code intEnd} without fraction
-     * @param fractionEnd    the end of the fraction digits, or {@code intEnd} without fraction
+     * @param text  a literal already checked against the JSON number grammar (by the parser)
      * @return whether it was written; if not, it needs {@link #format} of its double
      */
-    static boolean appendCanonical(byte[] text, int start, int intStart, int intEnd, int fractionStart,
-                                   int fractionEnd, CanonicalOutput out) {
-        int intDigits = intEnd - intStart;
-        if (intDigits > SHORT_DIGITS) {
-            return false;
+    static boolean appendCanonical(char[] text, int start, int end, CanonicalWriter out) {
+        int intStart = text[start] == '-' ? start + 1 : start;
+        int p = intStart;
+        while (p < end && isDigit(text[p])) {
+            p++;
+        }
+        int intEnd = p;
+        int fractionStart = intEnd;
+        int fractionEnd = intEnd;
+        if (p < end && text[p] == '.') {
+            fractionStart = ++p;
+            while (p < end && isDigit(text[p])) {
+                p++;
+            }
+            fractionEnd = p;
+        }
+        if (p != end || intEnd - intStart > SHORT_DIGITS) {
+            return false; // an exponent, or too many digits
         }
         int literalEnd = fractionEnd;
         while (fractionEnd > fractionStart && text[fractionEnd - 1] == '0') {
@@ -142,7 +193,7 @@ final class EcmaScriptNumbers {
                 firstNonZero++;
             }
             if (firstNonZero == fractionEnd) {
-                out.put((byte) '0'); // 0, -0, 0.000
+                out.putAscii('0'); // 0, -0, 0.000
                 return true;
             }
             if (firstNonZero - fractionStart > MAX_LEADING_FRACTION_ZEROS) {
@@ -150,128 +201,24 @@ final class EcmaScriptNumbers {
             }
             significant = fractionEnd - firstNonZero;
         } else {
-            significant = intDigits + fractionEnd - fractionStart;
+            significant = intEnd - intStart + fractionEnd - fractionStart;
         }
         if (significant > SHORT_DIGITS) {
             return false;
         }
         if (fractionEnd == literalEnd) {
-            out.put(text, start, literalEnd - start); // nothing to drop: the literal as it is
+            out.putAscii(text, start, literalEnd - start); // nothing to drop: the literal as it is
             return true;
         }
-        out.put(text, start, intEnd - start);
+        out.putAscii(text, start, intEnd - start);
         if (fractionEnd > fractionStart) {
-            out.put((byte) '.');
-            out.put(text, fractionStart, fractionEnd - fractionStart);
+            out.putAscii('.');
+            out.putAscii(text, fractionStart, fractionEnd - fractionStart);
         }
         return true;
     }
 
-    /** Finds the shortest decimal in the rounding interval of c * 2^q and renders it. */
-    private static String shortest(boolean negative, long c, int q) {
-        // Bounds of the rounding interval, in units of 2^(q-2): the interval is closed when c is
-        // even because round-half-even parsing then maps the bounds back to c.
-        int open = (int) (c & 1);
-        long cb = c << 2;
-        long cbRight = cb + 2;
-        long cbLeft;
-        int k;
-        if (c != C_MIN || q == Q_MIN) {
-            cbLeft = cb - 2;
-            k = floorLog10Pow2(q);
-        } else {
-            // a power of two: the next double down is only half as far away
-            cbLeft = cb - 1;
-            k = floorLog10ThreeQuartersPow2(q);
-        }
-        // k makes the scaled interval between 1 and 10 units wide: it holds at least one integer
-        // and at most one multiple of ten.
-        int i = k - K_MIN;
-        long g1 = G_HIGH[i];
-        long g0 = G_LOW[i];
-        int h = q + FLOOR_LOG2_POW10_NEG_K[i] + 2;
-        // four times v, the left bound and the right bound, scaled by 10^-k and rounded to odd
-        long vb = scaleRoundToOdd(g1, g0, cb << h);
-        long vbLeft = scaleRoundToOdd(g1, g0, cbLeft << h);
-        long vbRight = scaleRoundToOdd(g1, g0, cbRight << h);
-
-        long s = vb >> 2;
-        // a multiple of ten in the interval has fewer digits than any other candidate
-        long down10 = s / 10 * 10;
-        long up10 = down10 + 10;
-        if (vbLeft + open <= down10 << 2) {
-            return render(negative, down10, k);
-        }
-        if ((up10 << 2) + open <= vbRight) {
-            return render(negative, up10, k);
-        }
-        long t = s + 1;
-        boolean sInside = vbLeft + open <= s << 2;
-        boolean tInside = (t << 2) + open <= vbRight;
-        if (sInside != tInside) {
-            return render(negative, sInside ? s : t, k);
-        }
-        // both are as short: take the closer to v, the even one on a tie
-        long midpoint = (s << 2) + 2;
-        boolean pickS = vb < midpoint || vb == midpoint && (s & 1) == 0;
-        return render(negative, pickS ? s : t, k);
-    }
-
-    /**
-     * Returns floor(g * cp / 2^127) with its lowest bit set when the quotient is not an integer
-     * ("round to odd"). Rounding to odd keeps comparisons against even integers exact, which is
-     * all the candidate checks need.
-     */
-    private static long scaleRoundToOdd(long g1, long g0, long cp) {
-        // g * cp / 2^127 = (g1 * cp * 2^63 + g0 * cp) / 2^127; cp is even, so g1 * cp loses no
-        // bit to the halving below
-        long x1 = Math.multiplyHigh(g0, cp);
-        long y0 = g1 * cp;
-        long y1 = Math.multiplyHigh(g1, cp);
-        long z = (y0 >>> 1) + x1;
-        long integral = y1 + (z >>> 63);
-        long inexact = (z & LOW_63_BITS) == 0 ? 0 : 1;
-        return integral | inexact;
-    }
-
-    /** floor(log10(2^q)); the product is never within 10^-4 of an integer over the double range. */
-    static int floorLog10Pow2(int q) {
-        return (int) Math.floor(q * LOG10_2);
-    }
-
-    /** floor(log10(3/4 * 2^q)); exact over the double range, like {@link #floorLog10Pow2}. */
-    static int floorLog10ThreeQuartersPow2(int q) {
-        return (int) Math.floor(q * LOG10_2 + LOG10_3_4);
-    }
-
-    /** Renders digits * 10^exponent the way ECMAScript's Number::toString lays it out. */
-    private static String render(boolean negative, long digits, int exponent) {
-        while (digits % 10 == 0) {
-            digits /= 10;
-            exponent++;
-        }
-        String s = Long.toString(digits);
-        int k = s.length();
-        int n = exponent + k; // the decimal point sits after the n-th digit
-        StringBuilder out = new StringBuilder(k + 26);
-        if (negative) {
-            out.append('-');
-        }
-        if (k <= n && n <= 21) {
-            out.append(s);
-            out.append("0".repeat(n - k));
-        } else if (0 < n && n <= 21) {
-            out.append(s, 0, n).append('.').append(s, n, k);
-        } else if (-6 < n && n <= 0) {
-            out.append("0.").append("0".repeat(-n)).append(s);
-        } else {
-            out.append(s.charAt(0));
-            if (k > 1) {
-                out.append('.').append(s, 1, k);
-            }
-            int e = n - 1;
-            out.append('e').append(e < 0 ? '-' : '+').append(Math.abs(e));
-        }
-        return out.toString();
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
     }
 }

@@ -3,42 +3,135 @@ package dev.idempotency.core;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.idempotency.core.reference.ReferenceJcsCanonicalizer;
+import java.io.IOException;
+import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * Holds both shipped canonicalizers to the bytes of the reference implementation
- * ({@link ReferenceJcsCanonicalizer}, the implementation they replaced): on fixed edge cases, on
- * random documents, on random corruptions of those documents (so that every way of being invalid
- * is also compared) and on random number literals. Seeded, so a failure reproduces.
+ * Holds the shipped canonicalizers to the bytes of the reference implementation
+ * ({@link ReferenceJcsCanonicalizer}, the implementation they replaced) wherever their meaning did
+ * not change: {@code jcs()} on every input; {@code sortedJson()} on every input without duplicate
+ * member names whose number literals are already in their ECMAScript form — and, on all others, to
+ * the reference after it ({@link #assertRefinesReference}). Inputs: fixed edge cases, random
+ * documents, random corruptions of those documents (so that every way of being invalid is also
+ * compared) and random number literals. Seeded, so a failure reproduces.
  */
 class CanonicalizerDifferentialTest {
 
     private static final String[] CONTENT_TYPES = {"application/json", null, "text/plain"};
+    private static final BodyCanonicalizer REFERENCE_SORTED = ReferenceJcsCanonicalizer.LAST_DUPLICATE_WINS;
+    private static final BodyCanonicalizer REFERENCE_JCS = ReferenceJcsCanonicalizer.INSTANCE;
+    private static final JsonFactory JSON = new JsonFactory();
 
-    /** Compares both modes; an unchanged body must come back as the same array, as the reference does. */
+    /** How many bodies {@code sortedJson()} was compared on byte for byte; a test can check it did. */
+    private static int sortedComparisons;
+
     private static void assertSameAsReference(byte[] body) {
-        for (String type : CONTENT_TYPES) {
-            assertSame(JcsCanonicalizer.LAST_DUPLICATE_WINS, ReferenceJcsCanonicalizer.LAST_DUPLICATE_WINS, body, type);
-            assertSame(JcsCanonicalizer.INSTANCE, ReferenceJcsCanonicalizer.INSTANCE, body, type);
+        boolean meaningUnchanged = meaningUnchanged(body);
+        // the megabyte bodies of the limits tests: one JSON type is enough, the others cost seconds
+        for (String type : body.length > 1_000_000 ? new String[] {"application/json"} : CONTENT_TYPES) {
+            assertSame(JsonCanonicalizer.JCS, REFERENCE_JCS, body, type, "jcs");
+            if (meaningUnchanged) {
+                assertSame(JsonCanonicalizer.SORTED_JSON, REFERENCE_SORTED, body, type, "sortedJson");
+                sortedComparisons++;
+            } else {
+                assertRefinesReference(body, type);
+            }
         }
     }
 
-    private static void assertSame(BodyCanonicalizer actual, BodyCanonicalizer reference, byte[] body, String type) {
+    /** An unchanged body must come back as the same array, as the reference returns it. */
+    private static void assertSame(BodyCanonicalizer actual, BodyCanonicalizer reference, byte[] body, String type,
+                                   String name) {
         byte[] expected = reference.canonicalize(body, type);
         byte[] result = actual.canonicalize(body, type);
-        String description = describe(body) + " as " + type + (reference == ReferenceJcsCanonicalizer.INSTANCE
-                ? " (jcs)" : " (sortedJson)");
+        String description = describe(body) + " as " + type + " (" + name + ")";
         if (expected == body) {
             assertThat(result).as("returned unchanged: %s", description).isSameAs(body);
         } else {
             assertThat(new String(result, UTF_8)).as(description).isEqualTo(new String(expected, UTF_8));
             assertThat(result).as(description).isEqualTo(expected);
         }
+    }
+
+    /**
+     * What holds for every body, whatever its numbers and names: {@code sortedJson()} refuses
+     * (returns raw) only what the reference refuses; the reference refuses more only for a number
+     * beyond the range of doubles; where both take a body, {@code sortedJson()}'s form only
+     * reorders and respells it — the reference reads it as it reads the body itself (the last of
+     * duplicate names still last) — and is its own canonical form.
+     */
+    private static void assertRefinesReference(byte[] body, String type) {
+        byte[] sorted = JsonCanonicalizer.SORTED_JSON.canonicalize(body, type);
+        byte[] reference = REFERENCE_SORTED.canonicalize(body, type);
+        String description = describe(body) + " as " + type + " (sortedJson, refining the reference)";
+        if (sorted == body) {
+            assertThat(reference).as("refused by the reference too: %s", description).isSameAs(body);
+            return;
+        }
+        if (reference == body) {
+            assertThat(hasNumberBeyondDoubles(body)).as("only a huge number lets sortedJson take %s", description)
+                    .isTrue();
+            return;
+        }
+        assertThat(new String(REFERENCE_SORTED.canonicalize(sorted, type), UTF_8)).as(description)
+                .isEqualTo(new String(reference, UTF_8));
+        assertThat(JsonCanonicalizer.SORTED_JSON.canonicalize(sorted, type)).as("idempotent: %s", description)
+                .isEqualTo(sorted);
+    }
+
+    /**
+     * Whether {@code sortedJson()} must still give the reference's bytes: no duplicate member
+     * names (the strict reference takes the body where the lenient one does) and every number
+     * literal already in its ECMAScript form — or a body neither takes.
+     */
+    static boolean meaningUnchanged(byte[] body) {
+        if (REFERENCE_SORTED.canonicalize(body, null) == body) {
+            return !hasNumberBeyondDoubles(body); // refused by the reference: must be refused as well
+        }
+        if (REFERENCE_JCS.canonicalize(body, null) == body) {
+            return false; // duplicate names
+        }
+        // the reference's own parser: Jackson's char parser, over the (well-formed) text
+        try (JsonParser parser = JSON.createParser(new String(body, UTF_8))) {
+            for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+                if (token.isNumeric() && !isEcmaScriptForm(parser.getText())) {
+                    return false;
+                }
+            }
+        } catch (IOException cannotHappen) {
+            throw new AssertionError("the reference took it", cannotHappen);
+        }
+        return true;
+    }
+
+    private static boolean isEcmaScriptForm(String literal) {
+        byte[] array = ("[" + literal + "]").getBytes(UTF_8);
+        byte[] canonical = REFERENCE_JCS.canonicalize(array, null);
+        return canonical != array && Arrays.equals(canonical, array);
+    }
+
+    /** Whether a number in the body (as far as it parses) is infinite as a double: 1e400. */
+    private static boolean hasNumberBeyondDoubles(byte[] body) {
+        try (JsonParser parser = JSON.createParser(new String(body, UTF_8))) {
+            for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+                if (token.isNumeric() && !Double.isFinite(parser.getDoubleValue())) {
+                    return true;
+                }
+            }
+        } catch (IOException | RuntimeException invalid) {
+            return false;
+        }
+        return false;
     }
 
     private static String describe(byte[] body) {
@@ -179,8 +272,20 @@ class CanonicalizerDifferentialTest {
     void randomDocuments() {
         SplittableRandom random = new SplittableRandom(8785);
         for (int i = 0; i < 600; i++) {
-            assertSameAsReference(new RandomJson(random).document());
+            assertSameAsReference(new RandomJson(random, false).document());
         }
+    }
+
+    @Test
+    void randomDocumentsWhoseMeaningDidNotChange() {
+        SplittableRandom random = new SplittableRandom(8259);
+        int before = sortedComparisons;
+        for (int i = 0; i < 600; i++) {
+            String document = new RandomJson(random, true).document();
+            assertThat(meaningUnchanged(document.getBytes(UTF_8))).as(document).isTrue();
+            assertSameAsReference(document);
+        }
+        assertThat(sortedComparisons - before).as("sortedJson compared byte for byte").isEqualTo(600 * CONTENT_TYPES.length);
     }
 
     @Test
@@ -190,7 +295,7 @@ class CanonicalizerDifferentialTest {
             '1', 'e', 'E', 'u', 't', 'n', 'a', '/', (byte) 0x7F, (byte) 0x80, (byte) 0xBF, (byte) 0xC3, (byte) 0xE2,
             (byte) 0xED, (byte) 0xF0, (byte) 0xF4, (byte) 0xFF};
         for (int i = 0; i < 600; i++) {
-            byte[] document = new RandomJson(random).document().getBytes(UTF_8);
+            byte[] document = new RandomJson(random, i % 2 == 0).document().getBytes(UTF_8);
             for (int m = 0; m < 8; m++) {
                 byte[] mutated = document.clone();
                 int edits = 1 + random.nextInt(3);
@@ -253,6 +358,53 @@ class CanonicalizerDifferentialTest {
         assertSameAsReference(batch.append(']').toString());
     }
 
+    /**
+     * Where the shortest digits are one or two, at every decimal exponent, and the smallest
+     * subnormals — whose rounding intervals are wide enough for several one-digit candidates.
+     */
+    @Test
+    void oneAndTwoDigitNumbersAndTheSmallestSubnormals() {
+        for (int exponent = -325; exponent <= 308; exponent++) {
+            StringBuilder batch = new StringBuilder("[");
+            for (int digits = 1; digits < 100; digits++) {
+                batch.append(digits == 1 ? "" : ",").append(digits).append('e').append(exponent);
+            }
+            assertSameAsReference(batch.append(']').toString());
+        }
+        StringBuilder subnormals = new StringBuilder("[");
+        for (long bits = 1; bits <= 5_000; bits++) {
+            subnormals.append(bits == 1 ? "" : ",").append(Double.longBitsToDouble(bits));
+        }
+        assertSameAsReference(subnormals.append(']').toString());
+    }
+
+    /**
+     * The hardest literals to read as a double: exactly halfway between two neighbours (ties go to
+     * the even one), and a hair either side. jcs() reads numbers with Jackson's fast double parser,
+     * the reference with {@code Double.parseDouble}.
+     */
+    @Test
+    void literalsHalfwayBetweenTwoDoubles() {
+        SplittableRandom random = new SplittableRandom(2);
+        StringBuilder batch = new StringBuilder("[");
+        for (int i = 0; i < 3_000; i++) {
+            double d = Math.abs(Double.longBitsToDouble(random.nextLong()));
+            if (!Double.isFinite(d) || !Double.isFinite(Math.nextUp(d))) {
+                continue;
+            }
+            BigDecimal halfway = new BigDecimal(d).add(new BigDecimal(Math.nextUp(d))).divide(BigDecimal.valueOf(2));
+            BigDecimal hair = BigDecimal.ONE.movePointLeft(halfway.scale() + 3);
+            for (BigDecimal literal : new BigDecimal[] {halfway, halfway.add(hair), halfway.subtract(hair)}) {
+                batch.append(batch.length() == 1 ? "" : ",").append(literal.toString());
+            }
+            if (batch.length() > 200_000) {
+                assertSameAsReference(batch.append(']').toString());
+                batch.setLength(1);
+            }
+        }
+        assertSameAsReference(batch.append(']').toString());
+    }
+
     /** Number literals of every shape JSON allows, biased towards the edges of the short form. */
     static String randomNumber(SplittableRandom r) {
         StringBuilder s = new StringBuilder(r.nextInt(4) == 0 ? "-" : "");
@@ -302,13 +454,29 @@ class CanonicalizerDifferentialTest {
             "\\u0041", "\\u00FF"};
         private static final String[] SPACES = {"", "", "", " ", "\n", "\t", "\r\n  "};
         private final SplittableRandom r;
+        /** Numbers only in their ECMAScript form, no duplicate names: documents sortedJson reads as before. */
+        private final boolean meaningUnchanged;
 
-        RandomJson(SplittableRandom r) {
+        RandomJson(SplittableRandom r, boolean meaningUnchanged) {
             this.r = r;
+            this.meaningUnchanged = meaningUnchanged;
         }
 
         String document() {
             return space() + value(0) + space();
+        }
+
+        private String number() {
+            if (!meaningUnchanged) {
+                return randomNumber(r);
+            }
+            while (true) {
+                byte[] literal = ("[" + randomNumber(r) + "]").getBytes(UTF_8);
+                byte[] canonical = REFERENCE_JCS.canonicalize(literal, null);
+                if (canonical != literal) {
+                    return new String(canonical, 1, canonical.length - 2, UTF_8);
+                }
+            }
         }
 
         private String space() {
@@ -318,7 +486,7 @@ class CanonicalizerDifferentialTest {
         private String value(int depth) {
             int kind = depth > 4 ? r.nextInt(4) : r.nextInt(7);
             return switch (kind) {
-                case 0 -> randomNumber(r);
+                case 0 -> number();
                 case 1 -> string(STRING_PARTS, 10);
                 case 2 -> new String[] {"true", "false", "null"}[r.nextInt(3)];
                 case 3 -> Long.toString(r.nextInt(1000));
@@ -349,8 +517,13 @@ class CanonicalizerDifferentialTest {
             List<String> names = new ArrayList<>();
             for (int i = 0; i < members; i++) {
                 // repeat an earlier name now and then: duplicates, for both modes
-                String name = !names.isEmpty() && r.nextInt(8) == 0 ? names.get(r.nextInt(names.size()))
+                String name = !meaningUnchanged && !names.isEmpty() && r.nextInt(8) == 0
+                        ? names.get(r.nextInt(names.size()))
                         : string(NAME_PARTS, 4);
+                if (meaningUnchanged) {
+                    // distinct, however the parts are spelled: no part holds a '~'
+                    name = name.substring(0, name.length() - 1) + "~" + i + "\"";
+                }
                 names.add(name);
                 o.append(name).append(space()).append(':').append(space()).append(value(depth + 1)).append(space())
                         .append(i < members - 1 ? "," + space() : "");

@@ -30,14 +30,10 @@ class EcmaScriptNumbersTest {
 
     /** What the short way writes for a plain literal, or {@code null} when it declines. */
     private static String shortWay(String literal) {
-        byte[] text = literal.getBytes(US_ASCII);
-        int intStart = literal.startsWith("-") ? 1 : 0;
-        int point = literal.indexOf('.');
-        int intEnd = point < 0 ? text.length : point;
-        int fractionStart = point < 0 ? intEnd : point + 1;
-        CanonicalOutput out = new CanonicalOutput();
+        char[] text = ("  " + literal + " ").toCharArray(); // not at the start of the array
+        CanonicalWriter out = new CanonicalWriter();
         out.start(8);
-        if (!EcmaScriptNumbers.appendCanonical(text, 0, intStart, intEnd, fractionStart, text.length, out)) {
+        if (!EcmaScriptNumbers.appendCanonical(text, 2, text.length - 1, out)) {
             return null;
         }
         return new String(out.toByteArray(), US_ASCII);

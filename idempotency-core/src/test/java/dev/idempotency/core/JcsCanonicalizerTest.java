@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +24,7 @@ class JcsCanonicalizerTest {
     /** The shared test data beside the project root; tests run with the module as working dir. */
     private static final Path SHARED = Path.of("../../shared/testdata/rfc8785");
 
-    private static final BodyCanonicalizer JCS = JcsCanonicalizer.INSTANCE;
+    private static final BodyCanonicalizer JCS = JsonCanonicalizer.JCS;
 
     private static String canonical(String json) {
         return new String(JCS.canonicalize(json.getBytes(UTF_8), "application/json"), UTF_8);
@@ -150,31 +149,6 @@ class JcsCanonicalizerTest {
         assertThat(EcmaScriptNumbers.format(Double.NEGATIVE_INFINITY)).isEqualTo("-Infinity");
     }
 
-    @Test
-    void decimalScaleHelpersAreExactOverTheWholeExponentRange() {
-        BigInteger three = BigInteger.valueOf(3);
-        for (int q = -1074; q <= 971; q++) {
-            int k = EcmaScriptNumbers.floorLog10Pow2(q);
-            assertThat(tenToTheAtMost(k, BigInteger.ONE, q) && !tenToTheAtMost(k + 1, BigInteger.ONE, q))
-                    .as("floor(log10(2^%d)) = %d", q, k).isTrue();
-            int k34 = EcmaScriptNumbers.floorLog10ThreeQuartersPow2(q);
-            assertThat(tenToTheAtMost(k34, three, q - 2) && !tenToTheAtMost(k34 + 1, three, q - 2))
-                    .as("floor(log10(3/4 * 2^%d)) = %d", q, k34).isTrue();
-        }
-    }
-
-    /** Whether 10^k <= m * 2^q, in exact arithmetic. */
-    private static boolean tenToTheAtMost(int k, BigInteger m, int q) {
-        BigInteger left = k >= 0 ? BigInteger.TEN.pow(k) : BigInteger.ONE;
-        BigInteger right = k >= 0 ? m : m.multiply(BigInteger.TEN.pow(-k));
-        if (q >= 0) {
-            right = right.shiftLeft(q);
-        } else {
-            left = left.shiftLeft(-q);
-        }
-        return left.compareTo(right) <= 0;
-    }
-
     // --- canonicalizer behaviour ------------------------------------------------------------
 
     @Test
@@ -210,6 +184,29 @@ class JcsCanonicalizerTest {
                 + " 123456789012345678901234567890, 9007199254740993, -5e-324]"))
                 .isEqualTo("[1,0,0,100,0.1,1e+21,1e-7,4.5,0.002,0.000001,"
                         + "1.2345678901234568e+29,9007199254740992,-5e-324]");
+    }
+
+    @Test
+    void equatesTheBodiesItsJavadocNames() {
+        // what a user of jcs() accepts: a number is its double, whatever the spelling
+        assertThat(canonical("[1]")).isEqualTo(canonical("[1.0]")).isEqualTo(canonical("[1e0]"))
+                .isEqualTo(canonical("[10E-1]")).isEqualTo("[1]");
+        assertThat(canonical("{\"ref\":12345678901234567890}")).isEqualTo(canonical("{\"ref\":12345678901234567891}"));
+        assertThat(canonical("[9007199254740993]")).isEqualTo(canonical("[9007199254740992]"));
+        assertThat(canonical("[0.1]")).isEqualTo(canonical("[0.10000000000000000001]"));
+        assertThat(canonical("[-0]")).isEqualTo(canonical("[0]"));
+        assertThat(canonical("[\"\\u0041\"]")).isEqualTo(canonical("[\"A\"]"));
+    }
+
+    @Test
+    void theShortestDigitsEvenWhereSchubfachGivesTwo() {
+        // Schubfach (as Java 19+'s Double.toString) gives 4.9E-324, ECMAScript 5e-324
+        assertThat(EcmaScriptNumbers.format(Double.MIN_VALUE)).isEqualTo("5e-324");
+        assertThat(EcmaScriptNumbers.format(-2 * Double.MIN_VALUE)).isEqualTo("-1e-323");
+        assertThat(EcmaScriptNumbers.format(3 * Double.MIN_VALUE)).isEqualTo("1.5e-323");
+        assertThat(EcmaScriptNumbers.format(Double.longBitsToDouble(0x13))).isEqualTo("9.4e-323");
+        assertThat(EcmaScriptNumbers.format(9.5e-323)).isEqualTo("9.4e-323");
+        assertThat(EcmaScriptNumbers.format(1e-322)).isEqualTo("1e-322");
     }
 
     @Test
