@@ -21,6 +21,8 @@ class JavalinConformanceTest extends HttpConformanceTest {
                         .cookie("session", id).json(order);
             });
             cfg.routes.post("/payments", ctx -> ctx.json(app.createPayment(ctx.bodyAsBytes())));
+            cfg.routes.post("/orders/bulk", ctx -> ctx.json(app.createBulk(ctx.bodyAsBytes())));
+            cfg.routes.post("/orders/{id}", ctx -> ctx.json(app.updateOrder(ctx.pathParam("id"), ctx.bodyAsBytes())));
             cfg.routes.post("/reject", ctx -> ctx.status(400).json(app.reject()));
             cfg.routes.post("/fail", ctx -> app.fail());
             cfg.routes.post("/text", ctx -> ctx.contentType("text/plain; charset=utf-8").result(app.text()));

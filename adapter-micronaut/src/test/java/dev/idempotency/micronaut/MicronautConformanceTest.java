@@ -23,7 +23,7 @@ class MicronautConformanceTest extends HttpConformanceTest {
                         "micronaut.server.port", -1,
                         "micronaut.server.host", "127.0.0.1",
                         "idempotency.enabled", true,
-                        "idempotency.paths", List.of("/orders", "/payments", "/reject", "/fail", "/text"),
+                        "idempotency.paths", List.of("/orders", "/orders/*", "/payments", "/reject", "/fail", "/text"),
                         "test.routes", "conformance"))
                 .singletons(engine, app)
                 .start();
