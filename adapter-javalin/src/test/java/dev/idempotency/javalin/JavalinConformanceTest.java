@@ -3,12 +3,23 @@ package dev.idempotency.javalin;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.testkit.ConformanceApp;
 import dev.idempotency.testkit.HttpConformanceTest;
+import dev.idempotency.testkit.PathSpelling;
 import io.javalin.Javalin;
 import java.net.URI;
 import java.util.Map;
+import java.util.Optional;
 
 /** The shared HTTP suite against the plugin, with the routes written the usual Javalin way. */
 class JavalinConformanceTest extends HttpConformanceTest {
+
+    /**
+     * Jetty hands Javalin the path as sent: dot segments and escapes reach its router, and a
+     * template route takes such a segment as its id.
+     */
+    @Override
+    protected Optional<PathSpelling.Routing> routing() {
+        return Optional.of(PathSpelling.Routing.AS_SENT);
+    }
 
     @Override
     protected RunningServer startServer(IdempotencyEngine engine, ConformanceApp app) {

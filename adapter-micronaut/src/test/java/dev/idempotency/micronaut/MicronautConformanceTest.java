@@ -3,11 +3,13 @@ package dev.idempotency.micronaut;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.testkit.ConformanceApp;
 import dev.idempotency.testkit.HttpConformanceTest;
+import dev.idempotency.testkit.PathSpelling;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The shared HTTP suite against a real embedded Netty server with the filter installed, covering
@@ -15,6 +17,15 @@ import java.util.Map;
  * default: the path spellings must be covered however the client spells them.
  */
 class MicronautConformanceTest extends HttpConformanceTest {
+
+    /**
+     * Micronaut routes the path as sent: dot segments and escapes reach its router, and a
+     * template route takes such a segment as its id.
+     */
+    @Override
+    protected Optional<PathSpelling.Routing> routing() {
+        return Optional.of(PathSpelling.Routing.AS_SENT);
+    }
 
     @Override
     protected RunningServer startServer(IdempotencyEngine engine, ConformanceApp app) {
