@@ -86,7 +86,11 @@ public final class PathSpellingChecks {
 
     /** The service under test. */
     public interface Service {
-        /** Sends {@code POST target} (verbatim on the request line) with {@link #BODY} and the key (none when null). */
+        /**
+         * Sends {@code POST target} (verbatim on the request line) with {@link #BODY} and the key;
+         * without one when {@code key} is null, which the engine must let through (the default:
+         * a key is not required), so that the router alone decides where the request goes.
+         */
         RawHttp.Response post(String target, String key) throws Exception;
 
         /** How often the endpoint's handler has had its effect so far (ran, or created a resource). */
@@ -195,13 +199,17 @@ public final class PathSpellingChecks {
         t.throwIfViolated(null);
     }
 
+    /** A service that declares its routing must serve the routes the spellings expect for it. */
     private void requireServed(List<PathSpelling> matrix) {
+        Optional<Routing> routing = service.routing();
+        if (routing.isEmpty()) {
+            return;
+        }
         for (PathSpelling spelling : matrix) {
-            for (Route expected : new Route[] {spelling.asSent(), spelling.resolved()}) {
-                if (expected != null && !expected.nowhere() && !endpoints.contains(expected.endpoint())) {
-                    throw new IllegalArgumentException(spelling + " needs " + expected.endpoint()
-                            + ", which the service does not serve");
-                }
+            Route expected = spelling.expected(routing.get());
+            if (expected != null && !expected.nowhere() && !endpoints.contains(expected.endpoint())) {
+                throw new IllegalArgumentException(spelling + " expects " + expected + " on a " + routing.get()
+                        + " router, which the service does not serve");
             }
         }
     }
@@ -332,6 +340,11 @@ public final class PathSpellingChecks {
 
         /** A probe without a key: where the router sends the spelling, against what the spelling expects. */
         private void judgeRoute(Step probe) {
+            String code = problemCode(probe.response());
+            if (code != null && code.startsWith("idempotency_")) {
+                violation("no key: POST " + probe.target() + " was answered by the engine (" + code + "): a"
+                        + " spelling's route is found with a request without a key, which the engine must let through");
+            }
             if (probe.response().successful() && probe.ran().isEmpty()) {
                 violation("no key: POST " + probe.target() + " was answered " + probe.response().status()
                         + " without a replay, yet no handler ran");
