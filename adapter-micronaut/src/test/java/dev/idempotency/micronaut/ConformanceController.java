@@ -45,6 +45,16 @@ class ConformanceController {
         return app.createPayment(body);
     }
 
+    @Post("/orders/bulk")
+    Map<String, Object> createBulk(@Body byte[] body) {
+        return app.createBulk(body);
+    }
+
+    @Post("/orders/{id}")
+    Map<String, Object> updateOrder(String id, @Body byte[] body) {
+        return app.updateOrder(id, body);
+    }
+
     @Post("/reject")
     HttpResponse<Map<String, Object>> reject() {
         return HttpResponse.badRequest(app.reject());

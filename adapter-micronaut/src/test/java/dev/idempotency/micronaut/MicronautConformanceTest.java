@@ -3,11 +3,13 @@ package dev.idempotency.micronaut;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.testkit.ConformanceApp;
 import dev.idempotency.testkit.HttpConformanceTest;
+import dev.idempotency.testkit.PathSpelling;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The shared HTTP suite against a real embedded Netty server with the filter installed, covering
@@ -16,6 +18,15 @@ import java.util.Map;
  */
 class MicronautConformanceTest extends HttpConformanceTest {
 
+    /**
+     * Micronaut routes the path as sent: dot segments and escapes reach its router, and a
+     * template route takes such a segment as its id.
+     */
+    @Override
+    protected Optional<PathSpelling.Routing> routing() {
+        return Optional.of(PathSpelling.Routing.AS_SENT);
+    }
+
     @Override
     protected RunningServer startServer(IdempotencyEngine engine, ConformanceApp app) {
         ApplicationContext context = ApplicationContext.builder()
@@ -23,7 +34,7 @@ class MicronautConformanceTest extends HttpConformanceTest {
                         "micronaut.server.port", -1,
                         "micronaut.server.host", "127.0.0.1",
                         "idempotency.enabled", true,
-                        "idempotency.paths", List.of("/orders", "/payments", "/reject", "/fail", "/text"),
+                        "idempotency.paths", List.of("/orders", "/orders/*", "/payments", "/reject", "/fail", "/text"),
                         "test.routes", "conformance"))
                 .singletons(engine, app)
                 .start();

@@ -34,6 +34,9 @@ final class ConformanceRoutes {
             ctx.json(order);
         }, false);
         router.post("/payments").blockingHandler(ctx -> ctx.json(app.createPayment(body(ctx))), false);
+        router.post("/orders/bulk").blockingHandler(ctx -> ctx.json(app.createBulk(body(ctx))), false);
+        router.post("/orders/:id").blockingHandler(
+                ctx -> ctx.json(app.updateOrder(ctx.pathParam("id"), body(ctx))), false);
         router.post("/reject").blockingHandler(ctx -> {
             ctx.response().setStatusCode(400);
             ctx.json(app.reject());

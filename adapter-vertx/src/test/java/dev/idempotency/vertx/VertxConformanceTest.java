@@ -8,6 +8,7 @@ import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.testkit.ConformanceApp;
 import dev.idempotency.testkit.HttpConformanceTest;
+import dev.idempotency.testkit.PathSpelling;
 import dev.idempotency.testkit.InterceptingStore;
 import io.vertx.core.Context;
 import io.vertx.core.http.HttpServer;
@@ -18,6 +19,7 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -74,6 +76,15 @@ class VertxConformanceTest extends HttpConformanceTest {
     protected Store createStore() {
         return new InterceptingStore(new InMemoryStore(), operation -> storeCalls.add(
                 new Call(operation, Thread.currentThread().getName(), Context.isOnEventLoopThread())));
+    }
+
+    /**
+     * Vert.x Web routes on {@code normalizedPath()}: dot segments, unreserved escapes and
+     * {@code //} are resolved before routing.
+     */
+    @Override
+    protected Optional<PathSpelling.Routing> routing() {
+        return Optional.of(PathSpelling.Routing.RESOLVED);
     }
 
     @Override

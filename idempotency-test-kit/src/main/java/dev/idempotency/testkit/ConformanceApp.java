@@ -23,6 +23,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       <td>201, JSON of the returned map, headers {@code Location: /orders/<id>},
  *       {@code X-Order-Seq: <id>} and {@code Set-Cookie: session=<id>}</td></tr>
  *   <tr><td>{@code POST /payments}</td><td>{@link #createPayment(byte[])}</td><td>200, JSON of the map</td></tr>
+ *   <tr><td>{@code POST /orders/bulk} (a literal route)</td><td>{@link #createBulk(byte[])}</td>
+ *       <td>200, JSON of the map</td></tr>
+ *   <tr><td>{@code POST /orders/{id}} (a template route: Vert.x {@code /orders/:id})</td>
+ *       <td>{@link #updateOrder(String, byte[])} with the {@code id} path parameter as the
+ *       framework hands it to the handler (decoded)</td><td>200, JSON of the map</td></tr>
  *   <tr><td>{@code POST /reject}</td><td>{@link #reject()}</td><td>400, JSON of the map</td></tr>
  *   <tr><td>{@code POST /fail}</td><td>{@link #fail()} (throws)</td><td>whatever the framework maps an
  *       uncaught exception to (500)</td></tr>
@@ -37,7 +42,10 @@ public final class ConformanceApp {
     private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
     private final AtomicInteger ids = new AtomicInteger();
 
-    /** How often the handler of {@code route} ("orders", "payments", "reject", "fail", "text", "list") ran. */
+    /**
+     * How often the handler of {@code route} ("orders", "payments", "bulk", "order-item", "reject",
+     * "fail", "text", "list") ran.
+     */
     public int executions(String route) {
         return executions.computeIfAbsent(route, r -> new AtomicInteger()).get();
     }
@@ -70,6 +78,34 @@ public final class ConformanceApp {
         payment.put("amount", json.path("amount").asInt());
         payment.put("status", json.path("outcome").asText("succeeded"));
         return payment;
+    }
+
+    /**
+     * The literal route {@code POST /orders/bulk}: answers {@code {"id": <n>, "handler": "bulk"}},
+     * so a replay shows whose answer it carries.
+     */
+    public Map<String, Object> createBulk(byte[] body) {
+        ran("bulk");
+        parse(body);
+        Map<String, Object> bulk = new LinkedHashMap<>();
+        bulk.put("id", ids.incrementAndGet());
+        bulk.put("handler", "bulk");
+        return bulk;
+    }
+
+    /**
+     * The template route {@code POST /orders/{id}}: answers
+     * {@code {"id": <n>, "handler": "order-item", "orderId": <the id it received>}}, so a replay
+     * shows whose answer it carries and for which id.
+     */
+    public Map<String, Object> updateOrder(String orderId, byte[] body) {
+        ran("order-item");
+        parse(body);
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put("id", ids.incrementAndGet());
+        item.put("handler", "order-item");
+        item.put("orderId", orderId);
+        return item;
     }
 
     public Map<String, Object> reject() {

@@ -20,8 +20,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -66,6 +69,15 @@ public abstract class HttpConformanceTest {
      */
     protected OptionalInt serverRefusesFragmentsWith() {
         return OptionalInt.empty();
+    }
+
+    /**
+     * How the adapter's server routes a path ({@link PathSpelling.Routing}): declared, each
+     * spelling of the matrices must reach the route it expects for that kind of router; empty
+     * (the default), only the invariants of {@link PathSpellingChecks} are checked.
+     */
+    protected Optional<PathSpelling.Routing> routing() {
+        return Optional.empty();
     }
 
     /** The store behind the engine; in memory unless a subclass tests another. */
@@ -454,8 +466,9 @@ public abstract class HttpConformanceTest {
 
     /**
      * Every spelling of {@link PathSpelling#matrix()}, over a raw socket (HttpClient drops a
-     * fragment and may resolve dot segments): one record per endpoint and key however the path
-     * is spelled, never another endpoint's answer, a raw {@code #} refused. One server for all.
+     * fragment and may resolve dot segments), judged by {@link PathSpellingChecks}: a handler runs
+     * at most once per key however the path is spelled, an answer is never another route's, a
+     * raw {@code #} is refused, no spelling costs a 5xx. One server for all.
      */
     @TestFactory
     Stream<DynamicTest> eachPathSpellingRunsAHandlerAtMostOncePerKeyAndAnswersOnlyForItsOwnEndpoint() throws Exception {
@@ -470,6 +483,27 @@ public abstract class HttpConformanceTest {
         new PathSpellingChecks(spellingService()).checkOneKey();
     }
 
+    /**
+     * Every spelling of {@link PathSpelling#itemMatrix()}: next to the literal
+     * {@code POST /orders/bulk} and {@code POST /orders}, the template {@code POST /orders/{id}}
+     * takes a segment a router does not resolve as its id ({@code /orders/b%75lk}: "bulk",
+     * {@code /orders/.}: "."), so a record filed under the resolved path would answer one
+     * handler's request with another's response. No spelling may, and {@code %zz} is a 400.
+     */
+    @TestFactory
+    Stream<DynamicTest> eachSpellingNextToATemplateRouteIsAnsweredOnlyByTheHandlerTheRouterSendsItTo() throws Exception {
+        start();
+        PathSpellingChecks checks = new PathSpellingChecks(spellingService());
+        return PathSpelling.itemMatrix().stream()
+                .map(spelling -> dynamicTest(spelling.toString(), () -> checks.check(spelling)));
+    }
+
+    @Test
+    void oneKeyAcrossEverySpellingNextToATemplateRouteRunsEachRouteAtMostOnce() throws Exception {
+        start();
+        new PathSpellingChecks(spellingService()).checkOneKey(PathSpelling.itemMatrix());
+    }
+
     private PathSpellingChecks.Service spellingService() {
         return new PathSpellingChecks.Service() {
             @Override
@@ -479,7 +513,22 @@ public abstract class HttpConformanceTest {
 
             @Override
             public int runs(PathSpelling.Endpoint endpoint) {
-                return app.executions(endpoint == PathSpelling.Endpoint.ORDERS ? "orders" : "payments");
+                return app.executions(switch (endpoint) {
+                    case ORDERS -> "orders";
+                    case PAYMENTS -> "payments";
+                    case BULK -> "bulk";
+                    case ORDER_ITEM -> "order-item";
+                });
+            }
+
+            @Override
+            public Set<PathSpelling.Endpoint> endpoints() {
+                return EnumSet.allOf(PathSpelling.Endpoint.class);
+            }
+
+            @Override
+            public Optional<PathSpelling.Routing> routing() {
+                return HttpConformanceTest.this.routing();
             }
 
             @Override
