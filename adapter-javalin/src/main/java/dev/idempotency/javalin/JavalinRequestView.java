@@ -23,8 +23,9 @@ final class JavalinRequestView implements RequestView {
     }
 
     /**
-     * {@code ctx.path()}: the raw request URI Javalin's router matched (Jetty has refused dot
-     * segments and ambiguous escapes before it gets here); the engine normalizes it.
+     * {@code ctx.path()}: the raw request URI Javalin's router matched. Jetty passes dot segments
+     * and escapes through ({@code /items/.} reaches {@code /items/{id}} with the id {@code .}), so
+     * the engine refuses those under a key rather than resolving them.
      */
     @Override
     public String path() {
