@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.IntStream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -105,7 +106,7 @@ class BadInputPropertiesTest {
     @Provide
     Arbitrary<String> validKeys() {
         // token characters, ':', '/' and '=': visible ASCII without the other delimiters
-        char[] bareChars = java.util.stream.IntStream.rangeClosed('!', '~')
+        char[] bareChars = IntStream.rangeClosed('!', '~')
                 .filter(c -> "\"(),;<>?@[\\]{}".indexOf(c) < 0)
                 .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
                 .toString().toCharArray();

@@ -15,7 +15,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.stream.IntStream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -275,9 +277,9 @@ class BadInputFuzzTest {
     /** What the fingerprint covers (README): the media type without parameters, and the canonical body. */
     private static byte[] canonical(Body body) {
         String type = body.contentType() == null ? "" : body.contentType().split(";", 2)[0].strip()
-                .toLowerCase(java.util.Locale.ROOT);
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        out.writeBytes((type + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                .toLowerCase(Locale.ROOT);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes((type + "\0").getBytes(StandardCharsets.UTF_8));
         out.writeBytes(BodyCanonicalizer.sortedJson().canonicalize(body.bytes(), body.contentType()));
         return out.toByteArray();
     }
@@ -314,7 +316,7 @@ class BadInputFuzzTest {
     @Provide
     Arbitrary<KeyHeader> keyHeaders() {
         Arbitrary<String> visible = Arbitraries.strings().withCharRange('!', '~').ofMinLength(1).ofMaxLength(255);
-        char[] tokenChars = java.util.stream.IntStream.rangeClosed('!', '~')
+        char[] tokenChars = IntStream.rangeClosed('!', '~')
                 .filter(c -> "\"(),;<>?@[\\]{}".indexOf(c) < 0)
                 .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
                 .toString().toCharArray();
