@@ -46,6 +46,14 @@ public final class IdempotencyConfig {
     public static final Set<String> CREDENTIAL_HEADERS = caseInsensitive(List.of("Set-Cookie", "Set-Cookie2",
             "Cookie", "Authorization", "Proxy-Authorization", "WWW-Authenticate", "Proxy-Authenticate"));
 
+    /**
+     * Hop-by-hop and framing headers (RFC 9110 §7.6.1, §6.4, §8.6; RFC 9112 §6.1), which the
+     * server writes for each message: a replayed copy would contradict the message it rides on, so
+     * they cannot be allow-listed for replay. {@code Content-Type} is stored and replayed on its own.
+     */
+    public static final Set<String> FRAMING_HEADERS = caseInsensitive(List.of("Connection", "Keep-Alive",
+            "Proxy-Connection", "Transfer-Encoding", "TE", "Trailer", "Upgrade", "Content-Length", "Content-Type"));
+
     private final String headerName;
     private final Set<String> methods;
     private final boolean keyRequired;
@@ -92,6 +100,10 @@ public final class IdempotencyConfig {
         for (String header : replayedHeaders) {
             if (CREDENTIAL_HEADERS.contains(header)) {
                 throw new IllegalArgumentException(header + " carries credentials and is never replayed");
+            }
+            if (FRAMING_HEADERS.contains(header)) {
+                throw new IllegalArgumentException(header + " belongs to the message it is sent with (hop-by-hop or "
+                        + "framing) and cannot be replayed from a stored copy");
             }
         }
     }

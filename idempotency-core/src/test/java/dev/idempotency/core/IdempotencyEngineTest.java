@@ -403,6 +403,15 @@ class IdempotencyEngineTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("set-cookie");
     }
 
+    @Test
+    void hopByHopAndFramingHeadersCannotBeAllowListed() {
+        for (String header : List.of("Transfer-Encoding", "content-length", "Connection", "Keep-Alive", "Upgrade",
+                "TE", "Trailer", "Proxy-Connection", "Content-Type")) {
+            assertThatThrownBy(() -> IdempotencyConfig.builder().replayedHeaders(java.util.Set.of("Location", header))
+                    .build()).as(header).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(header);
+        }
+    }
+
     // 6. Mismatch
     @Test
     void aDifferentBodyIsAConflictWhetherCompletedOrRunning() throws Exception {
