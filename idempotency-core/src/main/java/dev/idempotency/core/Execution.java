@@ -2,11 +2,18 @@ package dev.idempotency.core;
 
 import dev.idempotency.core.store.RecordKey;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One idempotent request that the engine let through to its handler. The adapter finishes it
- * exactly once: {@link #finish} with the captured response, or {@link #fail} when the handler
- * threw. Until then the key stays reserved (in flight) and its lease is renewed in the background.
+ * with {@link #finish} (the captured response) or {@link #fail} (the handler threw). Until then the
+ * key stays reserved (in flight) and, in the reserve mode, its lease is renewed in the background.
+ *
+ * <p>Finishing is safe to repeat: the first {@code finish} or {@code fail} decides; later calls
+ * are no-ops — a later {@code finish} returns what the first one returned (after a {@code fail},
+ * empty). Every method here is also offered with a {@link CompletionStage} for event-loop
+ * adapters; the blocking forms wait for it. None of them throws or completes exceptionally because
+ * of storage.
  */
 public interface Execution {
 
@@ -15,9 +22,8 @@ public interface Execution {
 
     /**
      * Stores the response when the replay policy allows it, otherwise releases the key so a retry
-     * runs again. Never throws because of storage: a failure to persist is logged (with only the
-     * key's first eight characters) and, outside the atomic mode, the response still goes out
-     * unchanged.
+     * runs again. A failure to persist is logged (with only the key's first eight characters) and,
+     * outside the atomic mode, the response still goes out unchanged.
      *
      * @return a reply to send <em>instead</em> of the captured response; empty means "send what
      *         the handler produced". Two cases: in the optimistic mode, when the handler answered
@@ -25,13 +31,23 @@ public interface Execution {
      *         atomic mode, when the final commit failed and the handler's writes were therefore not
      *         applied, a 503 problem so the client retries
      */
-    Optional<HttpReply> finish(CapturedResponse response);
+    CompletionStage<Optional<HttpReply>> finishAsync(CapturedResponse response);
 
     /**
      * The handler failed: nothing is stored and the key is released (in the atomic mode the
-     * transaction, with the handler's writes, rolls back). Never throws.
+     * transaction, with the handler's writes, rolls back).
      */
-    void fail(Throwable cause);
+    CompletionStage<Void> failAsync(Throwable cause);
+
+    /** {@link #finishAsync}, waiting for it. */
+    default Optional<HttpReply> finish(CapturedResponse response) {
+        return finishAsync(response).toCompletableFuture().join();
+    }
+
+    /** {@link #failAsync}, waiting for it. */
+    default void fail(Throwable cause) {
+        failAsync(cause).toCompletableFuture().join();
+    }
 
     /**
      * Something the store keeps for the handler, such as the atomic mode's transaction (see the

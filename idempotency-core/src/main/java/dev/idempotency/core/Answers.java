@@ -1,0 +1,157 @@
+package dev.idempotency.core;
+
+import dev.idempotency.core.IdempotencyEvent.Outcome;
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.core.store.StoredResponse;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The decision rules, as pure code every mode and both faces share: what a record in the way
+ * means (replay, 422, 409), which responses are stored and how, what a replay and a problem look
+ * like — and telling the listener about each.
+ */
+final class Answers {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+
+    private final IdempotencyConfig config;
+
+    Answers(IdempotencyConfig config) {
+        this.config = config;
+    }
+
+    /** A live record is in the way: a different request (422), its replay, or still in progress (409). */
+    Decision existing(RecordKey key, String fingerprint, IdempotencyRecord record) {
+        if (!record.fingerprint().equals(fingerprint)) {
+            return reject(key, ProblemCode.IDEMPOTENCY_KEY_CONFLICT, null);
+        }
+        if (record.isCompleted()) {
+            return replay(key, record.response());
+        }
+        return reject(key, ProblemCode.IDEMPOTENCY_REQUEST_IN_PROGRESS, null);
+    }
+
+    /** Whether a duplicate of an in-flight request may wait for it to finish rather than get 409. */
+    static boolean isWorthWaitingFor(IdempotencyRecord record, String fingerprint) {
+        return record.fingerprint().equals(fingerprint) && !record.isCompleted();
+    }
+
+    Decision.Respond replay(RecordKey key, StoredResponse stored) {
+        emit(Outcome.REPLAYED, key);
+        return new Decision.Respond(replayOf(stored), Decision.Respond.Outcome.REPLAYED);
+    }
+
+    /** Why not: uncapturable, too large, or the replay policy says no. */
+    boolean isStorable(CapturedResponse response) {
+        return response.isCaptured() && response.body().length <= config.maxStoredBodyBytes()
+                && config.replayPolicy().isStorable(response);
+    }
+
+    /** The parts of a captured response that are stored: allow-listed headers only. */
+    StoredResponse toStored(CapturedResponse response) {
+        Map<String, List<String>> kept = new LinkedHashMap<>();
+        response.headers().forEach((name, values) -> {
+            if (config.replayedHeaders().contains(name) && !name.startsWith(":")
+                    && !IdempotencyConfig.CREDENTIAL_HEADERS.contains(name)) {
+                kept.computeIfAbsent(name, n -> new ArrayList<>()).addAll(values);
+            }
+        });
+        return new StoredResponse(response.status(), response.contentType(), kept, response.body());
+    }
+
+    /** The storage failed while deciding: 503, never the handler without a reservation. */
+    Decision storageFailed(RecordKey key, Throwable failure) {
+        Throwable cause = unwrap(failure);
+        if (cause instanceof StorageUnavailableException unavailable) {
+            log.warn("Idempotency storage unavailable ({}) for key_preview={}: {}", unavailable.reason(),
+                    key.keyPreview(), unavailable.getMessage());
+            return reject(key, ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, storageDetail(unavailable.reason()));
+        }
+        log.error("Idempotency storage failed for key_preview={}", key.keyPreview(), cause);
+        return reject(key, ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, null);
+    }
+
+    /**
+     * The atomic mode's answer when the final commit failed: it took the handler's writes with it,
+     * so the handler's success response would be a lie; the client's retry runs the request again.
+     */
+    Optional<HttpReply> notApplied() {
+        return Optional.of(problem(ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE,
+                "The request could not be committed and was not applied; retry with the same key")
+                .toReply(config.retryAfter()));
+    }
+
+    Decision passThrough(String method, String path) {
+        notify(new IdempotencyEvent(Outcome.PASSED_THROUGH, method, path, null, null, null));
+        return Decision.PassThrough.INSTANCE;
+    }
+
+    Decision reject(RecordKey key, ProblemCode code, String detail) {
+        return reject(code, detail, key.method(), key.path(), key.tenant(), key.keyPreview());
+    }
+
+    Decision.Respond reject(ProblemCode code, String detail, String method, String path, String tenant,
+                            String keyPreview) {
+        notify(new IdempotencyEvent(Outcome.REJECTED, method, path, tenant, keyPreview, code.code()));
+        boolean retryable = code == ProblemCode.IDEMPOTENCY_REQUEST_IN_PROGRESS
+                || code == ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE;
+        HttpReply reply = problem(code, detail).toReply(retryable ? config.retryAfter() : null);
+        return new Decision.Respond(reply, Decision.Respond.Outcome.REJECTED);
+    }
+
+    Problem problem(ProblemCode code, String detail) {
+        return new Problem(config.problemTypeBase() + code.code(), code.title(), code.status(),
+                detail == null ? code.defaultDetail() : detail, code.code());
+    }
+
+    void emit(Outcome outcome, RecordKey key) {
+        notify(new IdempotencyEvent(outcome, key.method(), key.path(), key.tenant(), key.keyPreview(), null));
+    }
+
+    private void notify(IdempotencyEvent event) {
+        try {
+            config.listener().onEvent(event);
+        } catch (RuntimeException e) {
+            log.warn("Idempotency listener failed on {}", event.outcome(), e);
+        }
+    }
+
+    private HttpReply replayOf(StoredResponse stored) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        if (stored.contentType() != null) {
+            headers.put("Content-Type", List.of(stored.contentType()));
+        }
+        headers.putAll(stored.headers());
+        headers.put("Cache-Control", List.of("private, no-store"));
+        headers.put("X-Content-Type-Options", List.of("nosniff"));
+        headers.put("Vary", List.of("Origin"));
+        headers.put("Idempotent-Replayed", List.of("true"));
+        return new HttpReply(stored.status(), headers, stored.body());
+    }
+
+    private static String storageDetail(StorageUnavailableException.Reason reason) {
+        return reason == StorageUnavailableException.Reason.NOT_PROVISIONED
+                ? "Idempotency storage is not provisioned"
+                : "Idempotency storage is unreachable";
+    }
+
+    /** The failure itself, without the wrappers a {@code CompletableFuture} puts around it. */
+    static Throwable unwrap(Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+}

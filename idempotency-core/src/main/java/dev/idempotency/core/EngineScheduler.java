@@ -1,0 +1,52 @@
+package dev.idempotency.core;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The engine's one daemon timer thread, started on first use: lease renewals and the
+ * asynchronous face's waits for an in-flight duplicate. Its tasks only start store calls and
+ * complete stages; they never sleep.
+ */
+final class EngineScheduler implements AutoCloseable {
+
+    private ScheduledExecutorService executor;
+
+    /** A stage completed after {@code delay}, on the timer thread. */
+    CompletionStage<Void> after(Duration delay) {
+        CompletableFuture<Void> elapsed = new CompletableFuture<>();
+        executor().schedule(() -> elapsed.complete(null), delay.toNanos(), TimeUnit.NANOSECONDS);
+        return elapsed;
+    }
+
+    ScheduledFuture<?> every(Duration period, Runnable task) {
+        long millis = Math.max(1, period.toMillis());
+        return executor().scheduleAtFixedRate(task, millis, millis, TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized ScheduledExecutorService executor() {
+        if (executor == null) {
+            ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "idempotency-scheduler");
+                t.setDaemon(true);
+                return t;
+            });
+            // Most handlers finish long before their first renewal: drop cancelled tasks at once.
+            pool.setRemoveOnCancelPolicy(true);
+            executor = pool;
+        }
+        return executor;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package dev.idempotency.core;
+
+import static dev.idempotency.core.ReservedExecution.attempt;
+
+import dev.idempotency.core.IdempotencyEvent.Outcome;
+import dev.idempotency.core.store.AsyncStore;
+import dev.idempotency.core.store.RecordKey;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The optimistic mode: nothing reserved; insert-if-absent after the handler. */
+final class OptimisticExecution extends OnceExecution {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+
+    private final RecordKey key;
+    private final String fingerprint;
+    private final AsyncStore store;
+    private final Answers answers;
+    private final IdempotencyConfig config;
+
+    OptimisticExecution(RecordKey key, String fingerprint, AsyncStore store, Answers answers,
+                        IdempotencyConfig config) {
+        this.key = key;
+        this.fingerprint = fingerprint;
+        this.store = store;
+        this.answers = answers;
+        this.config = config;
+    }
+
+    @Override
+    public RecordKey key() {
+        return key;
+    }
+
+    @Override
+    protected CompletionStage<Optional<HttpReply>> onFinish(CapturedResponse response) {
+        Clock clock = config.clock();
+        CompletionStage<Optional<HttpReply>> finished;
+        if (answers.isStorable(response)) {
+            finished = attempt(() -> store.insertCompleted(key, fingerprint, answers.toStored(response),
+                    clock.instant(), config.ttl())).thenApply(inserted -> {
+                        answers.emit(inserted ? Outcome.EXECUTED_STORED : Outcome.EXECUTED_NOT_STORED, key);
+                        return Optional.empty();
+                    });
+        } else if (response.status() == 409) {
+            // A concurrent twin may have finished first; look once more, as the reference design does.
+            finished = attempt(() -> store.find(key, clock.instant())).thenApply(raced -> {
+                if (raced.isPresent() && raced.get().isCompleted() && raced.get().fingerprint().equals(fingerprint)) {
+                    return Optional.of(answers.replay(key, raced.get().response()).reply());
+                }
+                answers.emit(Outcome.EXECUTED_NOT_STORED, key);
+                return Optional.empty();
+            });
+        } else {
+            answers.emit(Outcome.EXECUTED_NOT_STORED, key);
+            finished = CompletableFuture.completedFuture(Optional.empty());
+        }
+        return finished.exceptionally(failure -> {
+            log.warn("idempotency.persist_failed key_preview={}: {}", key.keyPreview(),
+                    Answers.unwrap(failure).toString());
+            answers.emit(Outcome.PERSIST_FAILED, key);
+            return Optional.empty();
+        });
+    }
+
+    @Override
+    protected CompletionStage<Void> onFail(Throwable cause) {
+        answers.emit(Outcome.EXECUTION_FAILED, key);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        return Optional.empty();
+    }
+}

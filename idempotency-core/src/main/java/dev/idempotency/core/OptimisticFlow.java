@@ -1,0 +1,27 @@
+package dev.idempotency.core;
+
+import dev.idempotency.core.store.AsyncStore;
+import java.util.concurrent.CompletionStage;
+
+/** Look up; if nothing is there, run the handler and insert the record after it. */
+final class OptimisticFlow implements Flow {
+
+    private final AsyncStore store;
+    private final Answers answers;
+    private final IdempotencyConfig config;
+
+    OptimisticFlow(AsyncStore store, Answers answers, IdempotencyConfig config) {
+        this.store = store;
+        this.answers = answers;
+        this.config = config;
+    }
+
+    @Override
+    public CompletionStage<Decision> decide(Admission.Admitted request) {
+        return ReservedExecution.attempt(() -> store.find(request.key(), config.clock().instant()))
+                .thenApply(record -> record.isPresent()
+                        ? answers.existing(request.key(), request.fingerprint(), record.get())
+                        : new Decision.Proceed(new OptimisticExecution(request.key(), request.fingerprint(), store,
+                                answers, config)));
+    }
+}

@@ -1,0 +1,101 @@
+package dev.idempotency.core;
+
+import dev.idempotency.core.store.AsyncReservation;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StoredResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A reservation that keeps its own lease alive while its handler runs: every {@code lease / 3} it
+ * renews the lease, until it is finished, its ownership is lost, or the handler has outlived the
+ * record's time to live (a lost or hung handler: its key then frees itself once the lease lapses).
+ * A renewal still running when the next is due is not doubled.
+ */
+final class RenewingReservation implements AsyncReservation {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+
+    private final AsyncReservation reservation;
+    private final Clock clock;
+    private final Duration lease;
+    private final Instant giveUpAt;
+    private final AtomicBoolean renewing = new AtomicBoolean();
+    private final ScheduledFuture<?> renewal;
+
+    RenewingReservation(AsyncReservation reservation, EngineScheduler scheduler, IdempotencyConfig config) {
+        this.reservation = reservation;
+        this.clock = config.clock();
+        this.lease = config.lease();
+        this.giveUpAt = clock.instant().plus(config.ttl());
+        this.renewal = scheduler.every(lease.dividedBy(3), this::renewOnce);
+    }
+
+    private void renewOnce() {
+        Instant now = clock.instant();
+        if (!now.isBefore(giveUpAt)) {
+            log.warn("Handler for key_preview={} still running after the ttl; no longer renewing its lease",
+                    key().keyPreview());
+            renewal.cancel(false);
+            return;
+        }
+        if (!renewing.compareAndSet(false, true)) {
+            return;
+        }
+        ReservedExecution.attempt(() -> reservation.renew(now, lease)).whenComplete((renewed, failure) -> {
+            renewing.set(false);
+            if (failure != null) {
+                log.warn("Lease renewal failed for key_preview={}: {}", key().keyPreview(),
+                        Answers.unwrap(failure).toString());
+            } else if (!renewed) {
+                log.warn("Lease lost for key_preview={}; another request may run it again", key().keyPreview());
+                renewal.cancel(false);
+            }
+        });
+    }
+
+    @Override
+    public RecordKey key() {
+        return reservation.key();
+    }
+
+    @Override
+    public String ownerToken() {
+        return reservation.ownerToken();
+    }
+
+    @Override
+    public CompletionStage<Boolean> complete(StoredResponse response) {
+        renewal.cancel(false);
+        return reservation.complete(response);
+    }
+
+    @Override
+    public CompletionStage<Boolean> release() {
+        renewal.cancel(false);
+        return reservation.release();
+    }
+
+    @Override
+    public CompletionStage<Void> abort() {
+        renewal.cancel(false);
+        return reservation.abort();
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(Instant now, Duration lease) {
+        return reservation.renew(now, lease);
+    }
+
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        return reservation.unwrap(type);
+    }
+}

@@ -1,0 +1,136 @@
+package dev.idempotency.core;
+
+import dev.idempotency.core.store.AsyncReservation;
+import dev.idempotency.core.store.AsyncReserveResult;
+import dev.idempotency.core.store.AsyncStore;
+import dev.idempotency.core.store.IdempotencyRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Reserve the key, run the handler under the reservation (its lease renewed while it runs), then
+ * complete or release it. A duplicate of a request still in flight looks again every
+ * {@code inFlightPollInterval} until {@code inFlightWait} is spent, then gets 409.
+ */
+final class ReserveFlow implements Flow {
+
+    private final AsyncStore store;
+    private final Answers answers;
+    private final IdempotencyConfig config;
+    private final EngineScheduler scheduler;
+    private final Pause pause;
+
+    ReserveFlow(AsyncStore store, Answers answers, IdempotencyConfig config, EngineScheduler scheduler,
+                Pause pause) {
+        this.store = store;
+        this.answers = answers;
+        this.config = config;
+        this.scheduler = scheduler;
+        this.pause = pause;
+    }
+
+    @Override
+    public CompletionStage<Decision> decide(Admission.Admitted request) {
+        CompletableFuture<Decision> decision = new CompletableFuture<>();
+        new Attempts(request, config.clock().instant().plus(config.inFlightWait()), decision).run();
+        return decision;
+    }
+
+    private Decision proceed(AsyncReservation reservation) {
+        AsyncReservation held = config.renewLease() ? new RenewingReservation(reservation, scheduler, config) : reservation;
+        return new Decision.Proceed(new ReservedExecution(held, answers, Optional::empty));
+    }
+
+    /**
+     * The reservation attempts of one request. Attempts that complete at once (a blocking store, a
+     * sleeping pause) loop here rather than nest, so a long wait does not grow the stack.
+     */
+    private final class Attempts {
+        private final Admission.Admitted request;
+        private final Instant deadline;
+        private final CompletableFuture<Decision> decision;
+
+        Attempts(Admission.Admitted request, Instant deadline, CompletableFuture<Decision> decision) {
+            this.request = request;
+            this.deadline = deadline;
+            this.decision = decision;
+        }
+
+        void run() {
+            while (true) {
+                Instant now = config.clock().instant();
+                CompletableFuture<Duration> waitFor = ReservedExecution.attempt(() -> store.reserve(request.key(),
+                                request.fingerprint(), now, config.lease(), config.ttl()))
+                        .thenApply(result -> judge(result, now))
+                        .toCompletableFuture();
+                if (!waitFor.isDone()) {
+                    waitFor.whenComplete((wait, failure) -> afterAttempt(wait, failure, true));
+                    return;
+                }
+                if (!afterAttempt(waitFor.getNow(null), failureOf(waitFor), false)) {
+                    return;
+                }
+            }
+        }
+
+        /** The decision, or (when the duplicate may wait for the request in flight) how long to wait. */
+        private Duration judge(AsyncReserveResult result, Instant now) {
+            if (result instanceof AsyncReserveResult.Acquired acquired) {
+                decision.complete(proceed(acquired.reservation()));
+                return null;
+            }
+            IdempotencyRecord record = ((AsyncReserveResult.Existing) result).record();
+            if (Answers.isWorthWaitingFor(record, request.fingerprint()) && now.isBefore(deadline)) {
+                return min(config.inFlightPollInterval(), Duration.between(now, deadline));
+            }
+            decision.complete(answers.existing(request.key(), request.fingerprint(), record));
+            return null;
+        }
+
+        /** @return whether the caller's loop should attempt again at once */
+        private boolean afterAttempt(Duration wait, Throwable failure, boolean resumed) {
+            if (failure != null) {
+                decision.completeExceptionally(failure);
+                return false;
+            }
+            if (wait == null) {
+                return false;
+            }
+            CompletableFuture<Boolean> waited = pause.after(wait).toCompletableFuture();
+            if (waited.isDone() && !resumed) {
+                return goOn(waited.join());
+            }
+            waited.whenComplete((elapsed, interrupted) -> {
+                if (goOn(interrupted == null && elapsed)) {
+                    run();
+                }
+            });
+            return false;
+        }
+
+        /** After a wait: attempt again, or (cut short) answer with what is there now. */
+        private boolean goOn(boolean elapsed) {
+            if (elapsed) {
+                return true;
+            }
+            decision.complete(answers.reject(request.key(), ProblemCode.IDEMPOTENCY_REQUEST_IN_PROGRESS, null));
+            return false;
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private static Throwable failureOf(CompletableFuture<?> done) {
+        try {
+            done.join();
+            return null;
+        } catch (RuntimeException e) {
+            return e;
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.idempotency.core;
+
+import dev.idempotency.core.IdempotencyEvent.Outcome;
+import dev.idempotency.core.store.AsyncReservation;
+import dev.idempotency.core.store.RecordKey;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The reserve and atomic modes: the handler runs under a won reservation, completed or released after it. */
+final class ReservedExecution extends OnceExecution {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+
+    private final AsyncReservation reservation;
+    private final Answers answers;
+    private final Supplier<Optional<HttpReply>> whenNotApplied;
+
+    /**
+     * @param whenNotApplied what the client gets when the reservation could not be finished: the
+     *                       reserve mode sends the handler's response (its effects stand), the
+     *                       atomic mode a 503 (the failed commit took the handler's writes with it)
+     */
+    ReservedExecution(AsyncReservation reservation, Answers answers, Supplier<Optional<HttpReply>> whenNotApplied) {
+        this.reservation = reservation;
+        this.answers = answers;
+        this.whenNotApplied = whenNotApplied;
+    }
+
+    @Override
+    public RecordKey key() {
+        return reservation.key();
+    }
+
+    @Override
+    protected CompletionStage<Optional<HttpReply>> onFinish(CapturedResponse response) {
+        if (!answers.isStorable(response)) {
+            if (!response.isCaptured()) {
+                log.debug("Response for key_preview={} was not captured; releasing", key().keyPreview());
+            }
+            answers.emit(Outcome.EXECUTED_NOT_STORED, key());
+            return attempt(reservation::release).handle((released, failure) -> {
+                if (failure == null) {
+                    return Optional.empty();
+                }
+                // The lease still expires, so the key frees itself. In the atomic mode, though, the
+                // release's commit carried the handler's writes: they were not applied.
+                log.warn("Could not release reservation for key_preview={}: {}", key().keyPreview(),
+                        Answers.unwrap(failure).toString());
+                return whenNotApplied.get();
+            });
+        }
+        return attempt(() -> reservation.complete(answers.toStored(response))).handle((completed, failure) -> {
+            if (failure == null && completed) {
+                answers.emit(Outcome.EXECUTED_STORED, key());
+                return Optional.empty();
+            }
+            if (failure == null) {
+                log.warn("idempotency.persist_failed key_preview={}: the reservation was lost (lease expired "
+                        + "and taken over); the response was not stored", key().keyPreview());
+            } else {
+                log.warn("idempotency.persist_failed key_preview={}: {}", key().keyPreview(),
+                        Answers.unwrap(failure).toString());
+            }
+            answers.emit(Outcome.PERSIST_FAILED, key());
+            return whenNotApplied.get();
+        });
+    }
+
+    @Override
+    protected CompletionStage<Void> onFail(Throwable cause) {
+        log.debug("Handler failed for key_preview={}; releasing: {}", key().keyPreview(), String.valueOf(cause));
+        return attempt(reservation::abort).handle((aborted, failure) -> {
+            if (failure != null) {
+                // The lease still expires, so the key frees itself; nothing more to do here.
+                log.warn("Could not abort reservation for key_preview={}: {}", key().keyPreview(),
+                        Answers.unwrap(failure).toString());
+            }
+            answers.emit(Outcome.EXECUTION_FAILED, key());
+            return null;
+        });
+    }
+
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        return reservation.unwrap(type);
+    }
+
+    /** A store call whose synchronous throw counts as a failed stage. */
+    static <T> CompletionStage<T> attempt(Supplier<CompletionStage<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+}

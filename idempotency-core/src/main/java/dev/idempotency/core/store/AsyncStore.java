@@ -1,0 +1,52 @@
+package dev.idempotency.core.store;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
+/**
+ * The non-blocking face of a store: the same atomic primitives as {@link Store}, with the same
+ * contract, each answering with a {@link CompletionStage} instead of blocking the caller — for
+ * drivers that are asynchronous themselves (a reactive SQL client, Redis).
+ *
+ * <p>A stage completes exceptionally where the blocking method would throw: with
+ * {@link StorageUnavailableException} when the storage is missing or cannot be reached (the engine
+ * answers 503), with any other exception for any other failure. A blocking {@link Store} gets this
+ * face through {@link #of(Store, Executor)}.
+ *
+ * <p>The test kit's {@code AsyncStoreContractTest} checks the contract; a custom asynchronous
+ * store should extend it.
+ */
+public interface AsyncStore {
+
+    /** As {@link Store#reserve}: the won reservation, or the live record in the way. */
+    CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now, Duration lease,
+                                                Duration ttl);
+
+    /** As {@link Store#find}. */
+    CompletionStage<Optional<IdempotencyRecord>> find(RecordKey key, Instant now);
+
+    /** As {@link Store#insertCompleted}: {@code true} when this call stored the record. */
+    CompletionStage<Boolean> insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now,
+                                             Duration ttl);
+
+    /** As {@link Store#purgeExpired}: how many records went (at most {@code limit}). */
+    CompletionStage<Integer> purgeExpired(Instant now, int limit);
+
+    /**
+     * A blocking store seen through this face: every call runs on {@code executor} (a worker pool
+     * sized like the store's connection pool; {@code Runnable::run} runs it on the calling thread).
+     * The result is an {@link AsyncTransactionalStore} when {@code store} is a
+     * {@link TransactionalStore}, so the atomic mode works through it too.
+     */
+    static AsyncStore of(Store store, Executor executor) {
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(executor, "executor");
+        return store instanceof TransactionalStore transactional
+                ? new ExecutorStore.Transactional(transactional, executor)
+                : new ExecutorStore(store, executor);
+    }
+}

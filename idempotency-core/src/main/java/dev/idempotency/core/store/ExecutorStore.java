@@ -1,0 +1,122 @@
+package dev.idempotency.core.store;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+/** A blocking {@link Store} behind the asynchronous face: each call runs on an executor. */
+class ExecutorStore implements AsyncStore {
+
+    private final Store store;
+    final Executor executor;
+
+    ExecutorStore(Store store, Executor executor) {
+        this.store = store;
+        this.executor = executor;
+    }
+
+    @Override
+    public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now, Duration lease,
+                                                       Duration ttl) {
+        return call(() -> adapt(store.reserve(key, fingerprint, now, lease, ttl)));
+    }
+
+    @Override
+    public CompletionStage<Optional<IdempotencyRecord>> find(RecordKey key, Instant now) {
+        return call(() -> store.find(key, now));
+    }
+
+    @Override
+    public CompletionStage<Boolean> insertCompleted(RecordKey key, String fingerprint, StoredResponse response,
+                                                    Instant now, Duration ttl) {
+        return call(() -> store.insertCompleted(key, fingerprint, response, now, ttl));
+    }
+
+    @Override
+    public CompletionStage<Integer> purgeExpired(Instant now, int limit) {
+        return call(() -> store.purgeExpired(now, limit));
+    }
+
+    @Override
+    public String toString() {
+        return "AsyncStore.of(" + store + ")";
+    }
+
+    final <T> CompletionStage<T> call(Supplier<T> blocking) {
+        return CompletableFuture.supplyAsync(blocking, executor);
+    }
+
+    final AsyncReserveResult adapt(ReserveResult result) {
+        return result instanceof ReserveResult.Acquired acquired
+                ? new AsyncReserveResult.Acquired(new OnExecutor(acquired.reservation()))
+                : new AsyncReserveResult.Existing(((ReserveResult.Existing) result).record());
+    }
+
+    /** A blocking store that also holds reservations in transactions. */
+    static final class Transactional extends ExecutorStore implements AsyncTransactionalStore {
+        private final TransactionalStore store;
+
+        Transactional(TransactionalStore store, Executor executor) {
+            super(store, executor);
+            this.store = store;
+        }
+
+        @Override
+        public CompletionStage<AsyncReserveResult> reserveInTransaction(RecordKey key, String fingerprint,
+                                                                        Instant now, Duration lease, Duration ttl,
+                                                                        Duration wait) {
+            return call(() -> adapt(store.reserveInTransaction(key, fingerprint, now, lease, ttl, wait)));
+        }
+    }
+
+    /** A blocking reservation whose calls run on the store's executor. */
+    private final class OnExecutor implements AsyncReservation {
+        private final Reservation reservation;
+
+        OnExecutor(Reservation reservation) {
+            this.reservation = reservation;
+        }
+
+        @Override
+        public RecordKey key() {
+            return reservation.key();
+        }
+
+        @Override
+        public String ownerToken() {
+            return reservation.ownerToken();
+        }
+
+        @Override
+        public CompletionStage<Boolean> complete(StoredResponse response) {
+            return call(() -> reservation.complete(response));
+        }
+
+        @Override
+        public CompletionStage<Boolean> release() {
+            return call(reservation::release);
+        }
+
+        @Override
+        public CompletionStage<Void> abort() {
+            return call(() -> {
+                reservation.abort();
+                return null;
+            });
+        }
+
+        @Override
+        public CompletionStage<Boolean> renew(Instant now, Duration lease) {
+            return call(() -> reservation.renew(now, lease));
+        }
+
+        @Override
+        public <T> Optional<T> unwrap(Class<T> type) {
+            return reservation.unwrap(type);
+        }
+    }
+}
