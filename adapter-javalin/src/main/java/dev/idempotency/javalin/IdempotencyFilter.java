@@ -1,6 +1,7 @@
 package dev.idempotency.javalin;
 
 import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -24,8 +25,6 @@ import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The servlet-level part of the plugin, for what Javalin's handlers cannot see: it keeps the
@@ -35,7 +34,6 @@ import org.slf4j.LoggerFactory;
  */
 final class IdempotencyFilter implements Filter {
 
-    private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
     private static final String KEEP_BODY = IdempotencyFilter.class.getName() + ".keepBody";
     private static final String RESPONSE = IdempotencyFilter.class.getName() + ".response";
 
@@ -90,11 +88,10 @@ final class IdempotencyFilter implements Filter {
 
     /** The after handler did not run (the endpoint skipped the remaining handlers): release. */
     private static void releaseIfOpen(HttpServletRequest request, HttpServletResponse response) {
-        InFlight inFlight = InFlight.of(request);
-        if (inFlight != null && !inFlight.isDone()) {
-            log.debug("The after handler did not run for key_preview={} (remaining handlers skipped?); "
-                    + "the response was not captured", inFlight.execution().key().keyPreview());
-            inFlight.finish(CapturedResponse.uncaptured(response.getStatus(), Map.of()));
+        Execution execution = IdempotencyHooks.executionOf(request);
+        if (execution != null) {
+            // A no-op when the after handler finished it already.
+            execution.finish(CapturedResponse.uncaptured(response.getStatus(), Map.of()));
         }
     }
 

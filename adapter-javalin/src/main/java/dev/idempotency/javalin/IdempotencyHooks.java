@@ -2,6 +2,7 @@ package dev.idempotency.javalin;
 
 import dev.idempotency.core.CapturedResponse;
 import dev.idempotency.core.Decision;
+import dev.idempotency.core.Execution;
 import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
@@ -9,6 +10,7 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
 import io.javalin.http.servlet.JavalinServletContext;
+import jakarta.servlet.ServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -27,6 +29,17 @@ final class IdempotencyHooks {
     private static final String DECIDED = IdempotencyHooks.class.getName() + ".decided";
 
     private final IdempotencyEngine engine;
+
+    /**
+     * The request attribute holding the execution the endpoint runs under, between the before
+     * hook, the after hook and the filter. Whichever of them finishes it first decides; the engine
+     * makes later calls no-ops.
+     */
+    static final String EXECUTION = Execution.class.getName();
+
+    static Execution executionOf(ServletRequest request) {
+        return request.getAttribute(EXECUTION) instanceof Execution execution ? execution : null;
+    }
 
     IdempotencyHooks(IdempotencyEngine engine) {
         this.engine = engine;
@@ -53,7 +66,7 @@ final class IdempotencyHooks {
             return;
         }
         if (decision instanceof Decision.Proceed proceed) {
-            new InFlight(proceed.execution()).attachTo(ctx);
+            ctx.attribute(EXECUTION, proceed.execution());
         } else if (decision instanceof Decision.Respond respond) {
             write(ctx, respond.reply());
             ctx.skipRemainingHandlers();
@@ -65,21 +78,20 @@ final class IdempotencyHooks {
      * exception) and before it writes the response, so the engine sees the result first.
      */
     void after(Context ctx) {
-        InFlight inFlight = InFlight.of(ctx);
-        if (inFlight == null || inFlight.isDone()) {
+        Execution execution = executionOf(ctx.req());
+        if (execution == null) {
             return;
         }
         try {
             if (exceptionOccurred(ctx)) {
-                inFlight.fail(new EndpointFailed(ctx.statusCode()));
+                execution.fail(new EndpointFailed(ctx.statusCode()));
                 return;
             }
-            Optional<HttpReply> instead = inFlight.finish(capture(ctx));
+            Optional<HttpReply> instead = execution.finish(capture(ctx));
             instead.ifPresent(reply -> replace(ctx, reply));
         } catch (RuntimeException e) {
-            log.warn("Could not hand the response for key_preview={} to the engine",
-                    inFlight.execution().key().keyPreview(), e);
-            inFlight.fail(e);
+            log.warn("Could not hand the response for key_preview={} to the engine", execution.key().keyPreview(), e);
+            execution.fail(e);
         }
     }
 

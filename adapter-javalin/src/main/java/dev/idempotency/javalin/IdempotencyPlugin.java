@@ -92,7 +92,7 @@ public final class IdempotencyPlugin extends Plugin<IdempotencyPlugin.Config> {
      * write in.
      */
     public static Optional<Execution> execution(Context ctx) {
-        return Optional.ofNullable(InFlight.of(ctx)).map(InFlight::execution);
+        return Optional.ofNullable(IdempotencyHooks.executionOf(ctx.req()));
     }
 
     @Override

@@ -115,7 +115,8 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
     @ExecuteOn(TaskExecutors.BLOCKING)
     @Nullable
     MutableHttpResponse<?> after(HttpRequest<?> request, MutableHttpResponse<?> response) {
-        Execution execution = takeExecution(request);
+        // Finishing is once-only in core: should this filter see the request twice, the second finish is a no-op.
+        Execution execution = IdempotentRequests.execution(request).orElse(null);
         if (execution == null) {
             return null;
         }
@@ -136,11 +137,5 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
         }
         Optional<HttpReply> instead = execution.finish(captured);
         return instead.map(Replies::toResponse).orElse(null);
-    }
-
-    private static Execution takeExecution(HttpRequest<?> request) {
-        Optional<Execution> execution = IdempotentRequests.execution(request);
-        execution.ifPresent(e -> request.removeAttribute(IdempotentRequests.EXECUTION, Execution.class));
-        return execution.orElse(null);
     }
 }

@@ -1,5 +1,10 @@
 package dev.idempotency.micronaut;
 
+import java.time.Instant;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.RequestView;
+import dev.idempotency.core.Decision;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -58,7 +63,11 @@ class IdempotencyPropertiesTest {
             assertThat(config.problemTypeBase()).isEqualTo(defaults.problemTypeBase());
             assertThat(config.canonicalizer()).isSameAs(BodyCanonicalizer.sortedJson());
             assertThat(config.replayPolicy()).isSameAs(ReplayPolicy.defaults());
-            assertThat(context.getBean(IdempotencyEngine.class).store()).isInstanceOf(InMemoryStore.class);
+            // Without a Store bean the engine keeps its records in memory: a retry replays.
+            IdempotencyEngine engine = context.getBean(IdempotencyEngine.class);
+            RequestView post = RequestView.of("POST", "/orders", Map.of("Idempotency-Key", List.of("k1")), new byte[0]);
+            ((Decision.Proceed) engine.before(post)).execution().finish(CapturedResponse.of(201, Map.of(), new byte[0]));
+            assertThat(((Decision.Respond) engine.before(post)).isReplay()).isTrue();
         });
     }
 
@@ -126,7 +135,11 @@ class IdempotencyPropertiesTest {
                 .singletons(store, tenants, canonicalizer, policy, listener)
                 .start()) {
             IdempotencyEngine engine = context.getBean(IdempotencyEngine.class);
-            assertThat(engine.store()).isSameAs(store);
+            Decision decision = engine.before(RequestView.of("POST", "/orders", Map.of("Idempotency-Key",
+                    List.of("k1"), "X-Tenant-Id", List.of("t1")), new byte[0]));
+            ((Decision.Proceed) decision).execution().finish(CapturedResponse.of(201, Map.of(), new byte[0]));
+            assertThat(store.find(new RecordKey("t1", "POST", "/orders", "k1"), Instant.now()))
+                    .as("the engine writes to the store bean").isPresent();
             assertThat(engine.config().tenantResolver()).isSameAs(tenants);
             assertThat(engine.config().canonicalizer()).isSameAs(canonicalizer);
             assertThat(engine.config().replayPolicy()).isSameAs(policy);

@@ -11,7 +11,8 @@ package dev.idempotency.core;
  *       leaves an in-flight record whose lease expires, after which a retry runs again.</li>
  *   <li>{@link #ATOMIC}: like {@code RESERVE}, but the reservation, the handler's own database
  *       writes and the stored response commit in one transaction — needs a
- *       {@link dev.idempotency.core.store.TransactionalStore}.</li>
+ *       {@link dev.idempotency.core.store.TransactionalStore} (or an
+ *       {@link dev.idempotency.core.store.AsyncTransactionalStore}).</li>
  * </ul>
  */
 public enum Mode {

@@ -1,7 +1,7 @@
 package dev.idempotency.jdbc;
 
 /** Exact-count races on H2. */
-class H2ConcurrencyTest extends AbstractConcurrencyTest {
+class H2ConcurrencyTest extends AbstractJdbcRaceTest {
 
     @Override
     TestDatabase openDatabase() {

@@ -1,7 +1,7 @@
 package dev.idempotency.jdbc;
 
 /** Exact-count races on MariaDB. */
-class MariaDbConcurrencyTest extends AbstractConcurrencyTest {
+class MariaDbConcurrencyTest extends AbstractJdbcRaceTest {
 
     @Override
     TestDatabase openDatabase() {

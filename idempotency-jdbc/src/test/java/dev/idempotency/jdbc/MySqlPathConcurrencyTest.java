@@ -3,7 +3,7 @@ package dev.idempotency.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 
 /** Exact-count races through the MySQL read-back path, on MariaDB. */
-class MySqlPathConcurrencyTest extends AbstractConcurrencyTest {
+class MySqlPathConcurrencyTest extends AbstractJdbcRaceTest {
 
     @Override
     TestDatabase openDatabase() {

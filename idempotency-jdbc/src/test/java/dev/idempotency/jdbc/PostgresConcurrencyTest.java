@@ -1,7 +1,7 @@
 package dev.idempotency.jdbc;
 
 /** Exact-count races on PostgreSQL. */
-class PostgresConcurrencyTest extends AbstractConcurrencyTest {
+class PostgresConcurrencyTest extends AbstractJdbcRaceTest {
 
     @Override
     TestDatabase openDatabase() {

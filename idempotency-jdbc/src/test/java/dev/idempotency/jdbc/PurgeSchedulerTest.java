@@ -3,6 +3,7 @@ package dev.idempotency.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.store.InMemoryStore;
+import dev.idempotency.core.store.PurgeScheduler;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;

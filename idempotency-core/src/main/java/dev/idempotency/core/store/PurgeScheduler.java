@@ -1,6 +1,5 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.core.store;
 
-import dev.idempotency.core.store.Store;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * short or {@code maxBatchesPerRun} batches went, so no single statement deletes more than one
  * batch and a huge backlog is worked off over several runs. Runs log at INFO how many rows went
  * (DEBUG when none); a failed run logs a WARN and the next run tries again. Several application
- * instances may each run one: on PostgreSQL their batches skip each other's locked rows.
+ * instances may each run one (the JDBC store on PostgreSQL lets their batches skip each other's locked rows).
  *
- * <p>With PostgreSQL row-level security on, give it a store whose role bypasses the policy
+ * <p>With the JDBC store's PostgreSQL row-level security on, give it a store whose role bypasses the policy
  * (purging crosses tenants).
  */
 public final class PurgeScheduler implements AutoCloseable {

@@ -1,16 +1,18 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.CapturedResponse;
 import dev.idempotency.core.Decision;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.RequestView;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.RecordState;
 import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
+import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -32,36 +34,52 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Many threads on two pools (two application instances) race for one key; the count of winners
- * must be exactly one, every time, and every loser must see the winner's record.
+ * Many threads on two store instances (two application servers: for SQL stores, two connection
+ * pools) race for one key; the count of winners must be exactly one, every time, and every loser
+ * must see the winner's record. Subclass it once per store and database:
+ *
+ * <pre>{@code
+ * class MyStoreRaceTest extends StoreRaceTest {
+ *     protected Store firstInstance() { return new MyStore(poolA); }
+ *     protected Store secondInstance() { return new MyStore(poolB); }
+ * }
+ * }</pre>
+ *
+ * The instances are made once per class ({@link #firstInstance()} may create the schema).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class AbstractConcurrencyTest {
+public abstract class StoreRaceTest {
 
-    static final int THREADS = 48;
-    static final int ROUNDS = 10;
-    static final Instant T0 = Instant.parse("2031-03-01T09:00:00.123Z");
-    static final Duration LEASE = Duration.ofSeconds(30);
-    static final Duration TTL = Duration.ofHours(24);
-    static final String FP = "c".repeat(64);
+    protected static final int THREADS = 48;
+    protected static final int ROUNDS = 10;
+    protected static final Instant T0 = Instant.parse("2031-03-01T09:00:00.123Z");
+    protected static final Duration LEASE = Duration.ofSeconds(30);
+    protected static final Duration TTL = Duration.ofHours(24);
+    private static final String FP = "c".repeat(64);
 
-    TestDatabase db;
-    JdbcStore first;
-    JdbcStore second;
-    ExecutorService threads;
+    private Store first;
+    private Store second;
+    private ExecutorService threads;
 
-    abstract TestDatabase openDatabase();
+    /** The first instance over fresh storage; called once, before the races. */
+    protected abstract Store firstInstance();
 
-    JdbcStore store(HikariDataSource pool) {
-        return JdbcStore.create(pool);
+    /** A second instance over the same storage, with resources of its own (its own pool). */
+    protected abstract Store secondInstance();
+
+    /** An engine over instance {@code 0} or {@code 1}, for the race through the engine. */
+    protected IdempotencyEngine engine(int instance, IdempotencyConfig config) {
+        return new IdempotencyEngine(instance == 0 ? first : second, config);
+    }
+
+    /** Releases what the instances opened; called once, after the races. */
+    protected void closeInstances() {
     }
 
     @BeforeAll
     void open() throws Exception {
-        db = openDatabase();
-        first = store(db.pool("race-a", 8));
-        second = store(db.pool("race-b", 8));
-        first.createTableIfMissing();
+        first = firstInstance();
+        second = secondInstance();
         threads = Executors.newFixedThreadPool(THREADS);
         // Open every connection before the first race, so the races measure the store, not the pools.
         race(i -> () -> (i % 2 == 0 ? first : second).find(newKey(), T0));
@@ -70,10 +88,10 @@ abstract class AbstractConcurrencyTest {
     @AfterAll
     void close() {
         threads.shutdownNow();
-        db.close();
+        closeInstances();
     }
 
-    static RecordKey newKey() {
+    private static RecordKey newKey() {
         return new RecordKey("tenant-race", "POST", "/orders", "race-" + UUID.randomUUID());
     }
 
@@ -116,30 +134,37 @@ abstract class AbstractConcurrencyTest {
     @Test
     void theEngineRunsTheHandlerExactlyOnceAcrossTwoInstances() throws Exception {
         IdempotencyConfig config = IdempotencyConfig.builder().renewLease(false).build();
-        try (IdempotencyEngine a = new IdempotencyEngine(first, config);
-             IdempotencyEngine b = new IdempotencyEngine(second, config)) {
+        try (IdempotencyEngine a = engine(0, config); IdempotencyEngine b = engine(1, config)) {
             for (int round = 0; round < 3; round++) {
                 String key = "engine-" + UUID.randomUUID();
                 AtomicInteger executions = new AtomicInteger();
                 List<Integer> statuses = race(i -> () -> {
-                    Decision decision = (i % 2 == 0 ? a : b).before(Requests.post("/orders", key, "{\"sku\":7}"));
+                    Decision decision = (i % 2 == 0 ? a : b).before(post(key));
                     if (decision instanceof Decision.Proceed proceed) {
                         executions.incrementAndGet();
                         Thread.sleep(20);
-                        proceed.execution().finish(Requests.created("{\"order\":1}"));
+                        proceed.execution().finish(CapturedResponse.of(201,
+                                Map.of("Content-Type", List.of("application/json")), ORDER));
                         return 201;
                     }
                     return ((Decision.Respond) decision).reply().status();
                 });
                 assertThat(executions.get()).as("handler runs").isEqualTo(1);
                 assertThat(statuses).allSatisfy(s -> assertThat(s).isIn(201, 409));
-                Decision again = b.before(Requests.post("/orders", key, "{\"sku\":7}"));
+                Decision again = b.before(post(key));
                 assertThat(again).isInstanceOf(Decision.Respond.class);
                 assertThat(((Decision.Respond) again).isReplay()).isTrue();
                 assertThat(new String(((Decision.Respond) again).reply().body(), StandardCharsets.UTF_8))
                         .isEqualTo("{\"order\":1}");
             }
         }
+    }
+
+    private static final byte[] ORDER = "{\"order\":1}".getBytes(StandardCharsets.UTF_8);
+
+    private static RequestView post(String key) {
+        return RequestView.of("POST", "/orders", Map.of("Content-Type", List.of("application/json"),
+                "Idempotency-Key", List.of(key)), "{\"sku\":7}".getBytes(StandardCharsets.UTF_8));
     }
 
     private Reservation assertExactlyOneWinner(List<ReserveResult> results, RecordKey key) {
@@ -158,12 +183,12 @@ abstract class AbstractConcurrencyTest {
         return winners.get(0);
     }
 
-    interface Task<T> {
+    private interface Task<T> {
         Callable<T> forThread(int index);
     }
 
     /** Runs one task per thread, all released at once. */
-    <T> List<T> race(Task<T> task) throws Exception {
+    private <T> List<T> race(Task<T> task) throws Exception {
         CountDownLatch start = new CountDownLatch(1);
         List<Future<T>> futures = new ArrayList<>();
         for (int i = 0; i < THREADS; i++) {
