@@ -18,23 +18,23 @@ sealed interface Admission {
     }
 
     /** An idempotent request: its record and its fingerprint, for the mode's flow. */
-    record Admitted(RecordKey key, String fingerprint) implements Admission {
+    record Admitted(RecordKey key, String fingerprint, Stopwatch watch) implements Admission {
     }
 
-    static Admission of(RequestView request, IdempotencyConfig config, Answers answers) {
+    static Admission of(RequestView request, IdempotencyConfig config, Answers answers, Stopwatch watch) {
         String method = request.method().toUpperCase(Locale.ROOT);
         if (!config.covers(method)) {
-            return new Decided(answers.passThrough(method, request.path()));
+            return new Decided(answers.passThrough(method, request.path(), watch));
         }
         IdempotencyKeys.Parsed parsed = IdempotencyKeys.parse(request.headers(config.headerName()));
         if (parsed instanceof IdempotencyKeys.Parsed.Missing) {
             return new Decided(config.keyRequired()
-                    ? answers.reject(ProblemCode.IDEMPOTENCY_KEY_MISSING, null, method, request.path(), null, null)
-                    : answers.passThrough(method, request.path()));
+                    ? answers.reject(ProblemCode.IDEMPOTENCY_KEY_MISSING, null, method, request.path(), null, null, watch)
+                    : answers.passThrough(method, request.path(), watch));
         }
         if (parsed instanceof IdempotencyKeys.Parsed.Invalid invalid) {
             return new Decided(answers.reject(ProblemCode.IDEMPOTENCY_KEY_INVALID, invalid.reason(), method,
-                    request.path(), null, null));
+                    request.path(), null, null, watch));
         }
         String key = ((IdempotencyKeys.Parsed.Valid) parsed).key();
         String keyPreview = RecordKey.preview(key);
@@ -42,32 +42,32 @@ sealed interface Admission {
         String target = request.requestTarget();
         if (normalized.isEmpty() || target != null && target.indexOf('#') >= 0) {
             return new Decided(answers.reject(ProblemCode.IDEMPOTENCY_PATH_INVALID, null, method,
-                    abbreviated(withoutQuery(request.path())), null, keyPreview));
+                    abbreviated(withoutQuery(request.path())), null, keyPreview, watch));
         }
         String path = normalized.get();
         if (path.length() > RecordKey.MAX_PATH_LENGTH) {
             return new Decided(answers.reject(ProblemCode.IDEMPOTENCY_PATH_TOO_LONG, "The request path is longer than "
-                    + RecordKey.MAX_PATH_LENGTH + " characters", method, abbreviated(path), null, keyPreview));
+                    + RecordKey.MAX_PATH_LENGTH + " characters", method, abbreviated(path), null, keyPreview, watch));
         }
         Optional<String> tenant = resolveTenant(request, config);
         if (tenant.isEmpty()) {
             return new Decided(answers.reject(ProblemCode.IDEMPOTENCY_TENANT_UNKNOWN, null, method, path, null,
-                    keyPreview));
+                    keyPreview, watch));
         }
         if (tenant.get().length() > RecordKey.MAX_TENANT_LENGTH) {
             return new Decided(answers.reject(ProblemCode.IDEMPOTENCY_TENANT_UNKNOWN,
                     "The tenant identifier is longer than " + RecordKey.MAX_TENANT_LENGTH + " characters", method,
-                    path, null, keyPreview));
+                    path, null, keyPreview, watch));
         }
         RecordKey recordKey = new RecordKey(tenant.get(), method, path, key);
         byte[] body = request.body();
         if (body.length > config.maxRequestBodyBytes()) {
             return new Decided(answers.reject(recordKey, ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,
-                    "The request body exceeds " + config.maxRequestBodyBytes() + " bytes"));
+                    "The request body exceeds " + config.maxRequestBodyBytes() + " bytes", watch));
         }
         String contentType = request.header("Content-Type");
         String fingerprint = Fingerprints.of(contentType, config.canonicalizer().canonicalize(body, contentType));
-        return new Admitted(recordKey, fingerprint);
+        return new Admitted(recordKey, fingerprint, watch);
     }
 
     /** A path short enough for logs and events, not cut inside a surrogate pair. */

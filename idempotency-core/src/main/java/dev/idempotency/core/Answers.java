@@ -31,14 +31,14 @@ final class Answers {
     }
 
     /** A live record is in the way: a different request (422), its replay, or still in progress (409). */
-    Decision existing(RecordKey key, String fingerprint, IdempotencyRecord record) {
+    Decision existing(RecordKey key, String fingerprint, IdempotencyRecord record, Stopwatch watch) {
         if (!record.fingerprint().equals(fingerprint)) {
-            return reject(key, ProblemCode.IDEMPOTENCY_KEY_CONFLICT, null);
+            return reject(key, ProblemCode.IDEMPOTENCY_KEY_CONFLICT, null, watch);
         }
         if (record.isCompleted()) {
-            return replay(key, record.response());
+            return replay(key, record.response(), watch);
         }
-        return reject(key, ProblemCode.IDEMPOTENCY_REQUEST_IN_PROGRESS, null);
+        return reject(key, ProblemCode.IDEMPOTENCY_REQUEST_IN_PROGRESS, null, watch);
     }
 
     /** Whether a duplicate of an in-flight request may wait for it to finish rather than get 409. */
@@ -46,8 +46,8 @@ final class Answers {
         return record.fingerprint().equals(fingerprint) && !record.isCompleted();
     }
 
-    Decision.Respond replay(RecordKey key, StoredResponse stored) {
-        emit(Outcome.REPLAYED, key);
+    Decision.Respond replay(RecordKey key, StoredResponse stored, Stopwatch watch) {
+        emit(Outcome.REPLAYED, key, watch);
         return new Decision.Respond(replayOf(stored), Decision.Respond.Outcome.REPLAYED);
     }
 
@@ -70,15 +70,15 @@ final class Answers {
     }
 
     /** The storage failed while deciding: 503, never the handler without a reservation. */
-    Decision storageFailed(RecordKey key, Throwable failure) {
+    Decision storageFailed(RecordKey key, Throwable failure, Stopwatch watch) {
         Throwable cause = unwrap(failure);
         if (cause instanceof StorageUnavailableException unavailable) {
             log.warn("Idempotency storage unavailable ({}) for key_preview={}: {}", unavailable.reason(),
                     key.keyPreview(), unavailable.getMessage());
-            return reject(key, ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, storageDetail(unavailable.reason()));
+            return reject(key, ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, storageDetail(unavailable.reason()), watch);
         }
         log.error("Idempotency storage failed for key_preview={}", key.keyPreview(), cause);
-        return reject(key, ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, null);
+        return reject(key, ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, null, watch);
     }
 
     /**
@@ -91,18 +91,20 @@ final class Answers {
                 .toReply(config.retryAfter()));
     }
 
-    Decision passThrough(String method, String path) {
-        notify(new IdempotencyEvent(Outcome.PASSED_THROUGH, method, path, null, null, null));
+    Decision passThrough(String method, String path, Stopwatch watch) {
+        notify(new IdempotencyEvent(Outcome.PASSED_THROUGH, method, path, null, null, null, watch.decisionTime(),
+                null));
         return Decision.PassThrough.INSTANCE;
     }
 
-    Decision reject(RecordKey key, ProblemCode code, String detail) {
-        return reject(code, detail, key.method(), key.path(), key.tenant(), key.keyPreview());
+    Decision reject(RecordKey key, ProblemCode code, String detail, Stopwatch watch) {
+        return reject(code, detail, key.method(), key.path(), key.tenant(), key.keyPreview(), watch);
     }
 
     Decision.Respond reject(ProblemCode code, String detail, String method, String path, String tenant,
-                            String keyPreview) {
-        notify(new IdempotencyEvent(Outcome.REJECTED, method, path, tenant, keyPreview, code.code()));
+                            String keyPreview, Stopwatch watch) {
+        notify(new IdempotencyEvent(Outcome.REJECTED, method, path, tenant, keyPreview, code.code(),
+                watch.decisionTime(), null));
         boolean retryable = code == ProblemCode.IDEMPOTENCY_REQUEST_IN_PROGRESS
                 || code == ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE;
         HttpReply reply = problem(code, detail).toReply(retryable ? config.retryAfter() : null);
@@ -114,16 +116,13 @@ final class Answers {
                 detail == null ? code.defaultDetail() : detail, code.code());
     }
 
-    void emit(Outcome outcome, RecordKey key) {
-        notify(new IdempotencyEvent(outcome, key.method(), key.path(), key.tenant(), key.keyPreview(), null));
+    void emit(Outcome outcome, RecordKey key, Stopwatch watch) {
+        notify(new IdempotencyEvent(outcome, key.method(), key.path(), key.tenant(), key.keyPreview(), null,
+                watch.decisionTime(), watch.executionTime()));
     }
 
     private void notify(IdempotencyEvent event) {
-        try {
-            config.listener().onEvent(event);
-        } catch (RuntimeException e) {
-            log.warn("Idempotency listener failed on {}", event.outcome(), e);
-        }
+        Listeners.tell(config.listener(), event);
     }
 
     private HttpReply replayOf(StoredResponse stored) {
@@ -140,9 +139,11 @@ final class Answers {
     }
 
     private static String storageDetail(StorageUnavailableException.Reason reason) {
-        return reason == StorageUnavailableException.Reason.NOT_PROVISIONED
-                ? "Idempotency storage is not provisioned"
-                : "Idempotency storage is unreachable";
+        return switch (reason) {
+            case NOT_PROVISIONED -> "Idempotency storage is not provisioned";
+            case BUSY -> "Idempotency storage is busy";
+            case UNREACHABLE -> "Idempotency storage is unreachable";
+        };
     }
 
     /** The failure itself, without the wrappers a {@code CompletableFuture} puts around it. */

@@ -27,8 +27,9 @@ final class AtomicFlow implements Flow {
         return ReservedExecution.attempt(() -> store.reserveInTransaction(request.key(), request.fingerprint(),
                         config.clock().instant(), config.lease(), config.ttl(), config.inFlightWait()))
                 .thenApply(result -> result instanceof AsyncReserveResult.Acquired acquired
-                        ? new Decision.Proceed(new ReservedExecution(acquired.reservation(), answers, answers::notApplied))
+                        ? new Decision.Proceed(new ReservedExecution(acquired.reservation(), request.watch(), answers,
+                                answers::notApplied))
                         : answers.existing(request.key(), request.fingerprint(),
-                                ((AsyncReserveResult.Existing) result).record()));
+                                ((AsyncReserveResult.Existing) result).record(), request.watch()));
     }
 }

@@ -36,7 +36,7 @@ import java.util.TreeSet;
  *   <tr><td>{@code replayPolicy}</td><td>{@link ReplayPolicy#defaults()}</td><td>which responses are stored</td></tr>
  *   <tr><td>{@code tenantResolver}</td><td>{@code fixed("default")}</td><td>the tenant of each request</td></tr>
  *   <tr><td>{@code clock}</td><td>{@link Clock#systemUTC()}</td><td>the time for expiry and leases</td></tr>
- *   <tr><td>{@code listener}</td><td>none</td><td>told every request's outcome</td></tr>
+ *   <tr><td>{@code listener}</td><td>none</td><td>told every request's outcome ({@code addListener} for several)</td></tr>
  *   <tr><td>{@code problemTypeBase}</td><td>{@code urn:idempotency:problem:}</td><td>prefix of each problem's {@code type} URI</td></tr>
  * </table>
  */
@@ -378,8 +378,18 @@ public final class IdempotencyConfig {
             return this;
         }
 
+        /** The only listener: replaces any set before. */
         public Builder listener(IdempotencyListener listener) {
             this.listener = listener;
+            return this;
+        }
+
+        /**
+         * One more listener: each hears every event, in the order added, and one that throws does
+         * not keep the event from the others.
+         */
+        public Builder addListener(IdempotencyListener listener) {
+            this.listener = IdempotencyListener.all(this.listener, Objects.requireNonNull(listener, "listener"));
             return this;
         }
 

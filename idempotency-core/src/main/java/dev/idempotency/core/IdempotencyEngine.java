@@ -32,6 +32,7 @@ import java.util.concurrent.CompletionStage;
  */
 public final class IdempotencyEngine implements AutoCloseable {
 
+    private final AsyncStore store;
     private final IdempotencyConfig config;
     private final Answers answers;
     private final EngineScheduler scheduler = new EngineScheduler();
@@ -61,7 +62,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
 
     private IdempotencyEngine(AsyncStore store, IdempotencyConfig config, boolean blockingStore) {
-        Objects.requireNonNull(store, "store");
+        this.store = Objects.requireNonNull(store, "store");
         this.config = Objects.requireNonNull(config, "config");
         this.answers = new Answers(config);
         this.blockingStore = blockingStore;
@@ -98,13 +99,32 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
 
     private CompletionStage<Decision> decide(RequestView request) {
-        Admission admission = Admission.of(request, config, answers);
+        Stopwatch watch = new Stopwatch();
+        Admission admission = Admission.of(request, config, answers, watch);
         if (admission instanceof Admission.Decided decided) {
             return CompletableFuture.completedFuture(decided.decision());
         }
         Admission.Admitted admitted = (Admission.Admitted) admission;
         return ReservedExecution.attempt(() -> flow.decide(admitted))
-                .exceptionally(failure -> answers.storageFailed(admitted.key(), failure));
+                .exceptionally(failure -> answers.storageFailed(admitted.key(), failure, admitted.watch()));
+    }
+
+    /**
+     * Whether the engine's storage is reachable and provisioned, for health endpoints: returns, or
+     * throws {@link dev.idempotency.core.store.StorageUnavailableException} with the reason (see
+     * {@link Store#check}). Blocking.
+     */
+    public void checkStorage() {
+        Throwable failure = checkStorageAsync().handle((ok, e) -> e).toCompletableFuture().join();
+        if (failure != null) {
+            Throwable cause = Answers.unwrap(failure);
+            throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
+        }
+    }
+
+    /** {@link #checkStorage} as a stage, completed exceptionally when the storage is not usable. */
+    public CompletionStage<Void> checkStorageAsync() {
+        return ReservedExecution.attempt(store::check);
     }
 
     /**
@@ -115,7 +135,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public Decision.Respond reject(RequestView request, ProblemCode code, String detail) {
         String method = request.method().toUpperCase(Locale.ROOT);
         String path = Admission.abbreviated(RequestPaths.normalize(request.path()).orElse(request.path()));
-        return answers.reject(code, detail, method, path, null, null);
+        return answers.reject(code, detail, method, path, null, null, new Stopwatch());
     }
 
     /**

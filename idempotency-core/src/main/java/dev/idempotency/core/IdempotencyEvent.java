@@ -1,5 +1,7 @@
 package dev.idempotency.core;
 
+import java.time.Duration;
+
 /**
  * One request's fate.
  *
@@ -8,10 +10,21 @@ package dev.idempotency.core;
  * @param path        the normalized path (or the raw path for pass-through requests)
  * @param tenant      the tenant, or {@code null} when not resolved
  * @param keyPreview  the first eight characters of the key, or {@code null} without a key
- * @param problemCode for {@link Outcome#REJECTED}, the problem's {@code code}; otherwise {@code null}
+ * @param problemCode    for {@link Outcome#REJECTED}, the problem's {@code code}; otherwise {@code null}
+ * @param decisionTime   how long the engine took to decide before the handler (admission and store
+ *                       calls, waits for a request in flight included); {@code null} when not measured
+ * @param executionTime  for the outcomes after a {@code Proceed}, how long from the decision to the
+ *                       end of finishing (the handler's run and the store's completion); otherwise
+ *                       {@code null}
  */
 public record IdempotencyEvent(Outcome outcome, String method, String path, String tenant, String keyPreview,
-                               String problemCode) {
+                               String problemCode, Duration decisionTime, Duration executionTime) {
+
+    /** An event without timings. */
+    public IdempotencyEvent(Outcome outcome, String method, String path, String tenant, String keyPreview,
+                            String problemCode) {
+        this(outcome, method, path, tenant, keyPreview, problemCode, null, null);
+    }
 
     /** What the engine did with a request. */
     public enum Outcome {

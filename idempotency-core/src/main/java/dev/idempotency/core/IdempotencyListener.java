@@ -11,7 +11,14 @@ public interface IdempotencyListener {
 
     /** A listener that does nothing. */
     static IdempotencyListener none() {
-        return event -> {
-        };
+        return Listeners.NONE;
+    }
+
+    /**
+     * All of {@code listeners}, in order; one that throws is logged and the others still hear the
+     * event.
+     */
+    static IdempotencyListener all(IdempotencyListener... listeners) {
+        return Listeners.all(listeners);
     }
 }

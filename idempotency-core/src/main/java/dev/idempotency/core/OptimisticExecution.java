@@ -19,14 +19,16 @@ final class OptimisticExecution extends OnceExecution {
 
     private final RecordKey key;
     private final String fingerprint;
+    private final Stopwatch watch;
     private final AsyncStore store;
     private final Answers answers;
     private final IdempotencyConfig config;
 
-    OptimisticExecution(RecordKey key, String fingerprint, AsyncStore store, Answers answers,
-                        IdempotencyConfig config) {
-        this.key = key;
-        this.fingerprint = fingerprint;
+    OptimisticExecution(Admission.Admitted request, AsyncStore store, Answers answers, IdempotencyConfig config) {
+        this.key = request.key();
+        this.fingerprint = request.fingerprint();
+        this.watch = request.watch();
+        watch.decided();
         this.store = store;
         this.answers = answers;
         this.config = config;
@@ -44,33 +46,33 @@ final class OptimisticExecution extends OnceExecution {
         if (answers.isStorable(response)) {
             finished = attempt(() -> store.insertCompleted(key, fingerprint, answers.toStored(response),
                     clock.instant(), config.ttl())).thenApply(inserted -> {
-                        answers.emit(inserted ? Outcome.EXECUTED_STORED : Outcome.EXECUTED_NOT_STORED, key);
+                        answers.emit(inserted ? Outcome.EXECUTED_STORED : Outcome.EXECUTED_NOT_STORED, key, watch);
                         return Optional.empty();
                     });
         } else if (response.status() == 409) {
             // A concurrent twin may have finished first; look once more, as the reference design does.
             finished = attempt(() -> store.find(key, clock.instant())).thenApply(raced -> {
                 if (raced.isPresent() && raced.get().isCompleted() && raced.get().fingerprint().equals(fingerprint)) {
-                    return Optional.of(answers.replay(key, raced.get().response()).reply());
+                    return Optional.of(answers.replay(key, raced.get().response(), watch).reply());
                 }
-                answers.emit(Outcome.EXECUTED_NOT_STORED, key);
+                answers.emit(Outcome.EXECUTED_NOT_STORED, key, watch);
                 return Optional.empty();
             });
         } else {
-            answers.emit(Outcome.EXECUTED_NOT_STORED, key);
+            answers.emit(Outcome.EXECUTED_NOT_STORED, key, watch);
             finished = CompletableFuture.completedFuture(Optional.empty());
         }
         return finished.exceptionally(failure -> {
             log.warn("idempotency.persist_failed key_preview={}: {}", key.keyPreview(),
                     Answers.unwrap(failure).toString());
-            answers.emit(Outcome.PERSIST_FAILED, key);
+            answers.emit(Outcome.PERSIST_FAILED, key, watch);
             return Optional.empty();
         });
     }
 
     @Override
     protected CompletionStage<Void> onFail(Throwable cause) {
-        answers.emit(Outcome.EXECUTION_FAILED, key);
+        answers.emit(Outcome.EXECUTION_FAILED, key, watch);
         return CompletableFuture.completedFuture(null);
     }
 

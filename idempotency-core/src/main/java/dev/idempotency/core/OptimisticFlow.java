@@ -20,8 +20,7 @@ final class OptimisticFlow implements Flow {
     public CompletionStage<Decision> decide(Admission.Admitted request) {
         return ReservedExecution.attempt(() -> store.find(request.key(), config.clock().instant()))
                 .thenApply(record -> record.isPresent()
-                        ? answers.existing(request.key(), request.fingerprint(), record.get())
-                        : new Decision.Proceed(new OptimisticExecution(request.key(), request.fingerprint(), store,
-                                answers, config)));
+                        ? answers.existing(request.key(), request.fingerprint(), record.get(), request.watch())
+                        : new Decision.Proceed(new OptimisticExecution(request, store, answers, config)));
     }
 }

@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * A reservation that keeps its own lease alive while its handler runs: every {@code lease / 3} it
  * renews the lease, until it is finished, its ownership is lost, or the handler has outlived the
  * record's time to live (a lost or hung handler: its key then frees itself once the lease lapses).
- * A renewal still running when the next is due is not doubled.
+ * Each renewal's store call runs on a thread of its own, is expected back within one renewal
+ * period (it is logged when it is not), and is not started again while it still runs — so a store
+ * that hangs on one key costs one thread and delays no other key's renewal.
  */
 final class RenewingReservation implements AsyncReservation {
 
@@ -26,6 +28,8 @@ final class RenewingReservation implements AsyncReservation {
     private final AsyncReservation reservation;
     private final Clock clock;
     private final Duration lease;
+    private final Duration period;
+    private final EngineScheduler scheduler;
     private final Instant giveUpAt;
     private final AtomicBoolean renewing = new AtomicBoolean();
     private final ScheduledFuture<?> renewal;
@@ -34,8 +38,10 @@ final class RenewingReservation implements AsyncReservation {
         this.reservation = reservation;
         this.clock = config.clock();
         this.lease = config.lease();
+        this.period = lease.dividedBy(3);
+        this.scheduler = scheduler;
         this.giveUpAt = clock.instant().plus(config.ttl());
-        this.renewal = scheduler.every(lease.dividedBy(3), this::renewOnce);
+        this.renewal = scheduler.every(period, this::renewOnce);
     }
 
     private void renewOnce() {
@@ -47,8 +53,18 @@ final class RenewingReservation implements AsyncReservation {
             return;
         }
         if (!renewing.compareAndSet(false, true)) {
+            log.warn("Lease renewal for key_preview={} has not answered for a renewal period ({} ms); the lease "
+                    + "may lapse", key().keyPreview(), period.toMillis());
             return;
         }
+        try {
+            scheduler.renew(() -> renew(now));
+        } catch (RuntimeException e) { // the engine is closing
+            renewing.set(false);
+        }
+    }
+
+    private void renew(Instant now) {
         ReservedExecution.attempt(() -> reservation.renew(now, lease)).whenComplete((renewed, failure) -> {
             renewing.set(false);
             if (failure != null) {

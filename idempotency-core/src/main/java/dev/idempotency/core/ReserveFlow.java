@@ -39,9 +39,9 @@ final class ReserveFlow implements Flow {
         return decision;
     }
 
-    private Decision proceed(AsyncReservation reservation) {
+    private Decision proceed(AsyncReservation reservation, Stopwatch watch) {
         AsyncReservation held = config.renewLease() ? new RenewingReservation(reservation, scheduler, config) : reservation;
-        return new Decision.Proceed(new ReservedExecution(held, answers, Optional::empty));
+        return new Decision.Proceed(new ReservedExecution(held, watch, answers, Optional::empty));
     }
 
     /**
@@ -79,14 +79,14 @@ final class ReserveFlow implements Flow {
         /** The decision, or (when the duplicate may wait for the request in flight) how long to wait. */
         private Duration judge(AsyncReserveResult result, Instant now) {
             if (result instanceof AsyncReserveResult.Acquired acquired) {
-                decision.complete(proceed(acquired.reservation()));
+                decision.complete(proceed(acquired.reservation(), request.watch()));
                 return null;
             }
             IdempotencyRecord record = ((AsyncReserveResult.Existing) result).record();
             if (Answers.isWorthWaitingFor(record, request.fingerprint()) && now.isBefore(deadline)) {
                 return min(config.inFlightPollInterval(), Duration.between(now, deadline));
             }
-            decision.complete(answers.existing(request.key(), request.fingerprint(), record));
+            decision.complete(answers.existing(request.key(), request.fingerprint(), record, request.watch()));
             return null;
         }
 
@@ -116,7 +116,7 @@ final class ReserveFlow implements Flow {
             if (elapsed) {
                 return true;
             }
-            decision.complete(answers.reject(request.key(), ProblemCode.IDEMPOTENCY_REQUEST_IN_PROGRESS, null));
+            decision.complete(answers.reject(request.key(), ProblemCode.IDEMPOTENCY_REQUEST_IN_PROGRESS, null, request.watch()));
             return false;
         }
     }

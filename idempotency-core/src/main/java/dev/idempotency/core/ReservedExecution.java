@@ -16,6 +16,7 @@ final class ReservedExecution extends OnceExecution {
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
 
     private final AsyncReservation reservation;
+    private final Stopwatch watch;
     private final Answers answers;
     private final Supplier<Optional<HttpReply>> whenNotApplied;
 
@@ -24,8 +25,11 @@ final class ReservedExecution extends OnceExecution {
      *                       reserve mode sends the handler's response (its effects stand), the
      *                       atomic mode a 503 (the failed commit took the handler's writes with it)
      */
-    ReservedExecution(AsyncReservation reservation, Answers answers, Supplier<Optional<HttpReply>> whenNotApplied) {
+    ReservedExecution(AsyncReservation reservation, Stopwatch watch, Answers answers,
+                      Supplier<Optional<HttpReply>> whenNotApplied) {
         this.reservation = reservation;
+        this.watch = watch;
+        watch.decided();
         this.answers = answers;
         this.whenNotApplied = whenNotApplied;
     }
@@ -41,7 +45,7 @@ final class ReservedExecution extends OnceExecution {
             if (!response.isCaptured()) {
                 log.debug("Response for key_preview={} was not captured; releasing", key().keyPreview());
             }
-            answers.emit(Outcome.EXECUTED_NOT_STORED, key());
+            answers.emit(Outcome.EXECUTED_NOT_STORED, key(), watch);
             return attempt(reservation::release).handle((released, failure) -> {
                 if (failure == null) {
                     return Optional.empty();
@@ -55,7 +59,7 @@ final class ReservedExecution extends OnceExecution {
         }
         return attempt(() -> reservation.complete(answers.toStored(response))).handle((completed, failure) -> {
             if (failure == null && completed) {
-                answers.emit(Outcome.EXECUTED_STORED, key());
+                answers.emit(Outcome.EXECUTED_STORED, key(), watch);
                 return Optional.empty();
             }
             if (failure == null) {
@@ -65,7 +69,7 @@ final class ReservedExecution extends OnceExecution {
                 log.warn("idempotency.persist_failed key_preview={}: {}", key().keyPreview(),
                         Answers.unwrap(failure).toString());
             }
-            answers.emit(Outcome.PERSIST_FAILED, key());
+            answers.emit(Outcome.PERSIST_FAILED, key(), watch);
             return whenNotApplied.get();
         });
     }
@@ -79,7 +83,7 @@ final class ReservedExecution extends OnceExecution {
                 log.warn("Could not abort reservation for key_preview={}: {}", key().keyPreview(),
                         Answers.unwrap(failure).toString());
             }
-            answers.emit(Outcome.EXECUTION_FAILED, key());
+            answers.emit(Outcome.EXECUTION_FAILED, key(), watch);
             return null;
         });
     }

@@ -739,8 +739,11 @@ class IdempotencyEngineTest {
             engine = engine(new DownStore(reason), c -> c);
             Decision decision = engine.before(post("/orders", "k1", BODY));
             JsonNode json = problem(decision, 503, "idempotency_storage_unavailable");
-            assertThat(json.path("detail").asText()).isEqualTo(reason == StorageUnavailableException.Reason.NOT_PROVISIONED
-                    ? "Idempotency storage is not provisioned" : "Idempotency storage is unreachable");
+            assertThat(json.path("detail").asText()).isEqualTo(switch (reason) {
+                case NOT_PROVISIONED -> "Idempotency storage is not provisioned";
+                case BUSY -> "Idempotency storage is busy";
+                case UNREACHABLE -> "Idempotency storage is unreachable";
+            });
             assertThat(((Decision.Respond) decision).reply().header("Retry-After")).isEqualTo("1");
         }
     }

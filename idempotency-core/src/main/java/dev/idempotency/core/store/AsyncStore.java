@@ -37,6 +37,14 @@ public interface AsyncStore {
     CompletionStage<Integer> purgeExpired(Instant now, int limit);
 
     /**
+     * As {@link Store#check}: completes when the storage is reachable and provisioned, and
+     * exceptionally with {@link StorageUnavailableException} otherwise.
+     */
+    default CompletionStage<Void> check() {
+        return find(RecordKey.HEALTH_PROBE, Instant.now()).thenApply(found -> null);
+    }
+
+    /**
      * A blocking store seen through this face: every call runs on {@code executor} (a worker pool
      * sized like the store's connection pool; {@code Runnable::run} runs it on the calling thread).
      * The result is an {@link AsyncTransactionalStore} when {@code store} is a

@@ -42,6 +42,14 @@ class ExecutorStore implements AsyncStore {
     }
 
     @Override
+    public CompletionStage<Void> check() {
+        return call(() -> {
+            store.check();
+            return null;
+        });
+    }
+
+    @Override
     public String toString() {
         return "AsyncStore.of(" + store + ")";
     }

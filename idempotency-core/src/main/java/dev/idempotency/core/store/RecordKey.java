@@ -25,6 +25,13 @@ public record RecordKey(String tenant, String method, String path, String key) {
     /** The longest normalized path the engine keys a record on; a longer one is answered 414. */
     public static final int MAX_PATH_LENGTH = 500;
 
+    /**
+     * The key {@link Store#check} looks up: no request is ever filed under it (the engine covers no
+     * {@code HEALTH} method), and its tenant is a UUID so that it fits a UUID-typed tenant column.
+     */
+    public static final RecordKey HEALTH_PROBE = new RecordKey("00000000-0000-0000-0000-000000000000", "HEALTH",
+            "/", "health-check");
+
     public RecordKey {
         Objects.requireNonNull(tenant, "tenant");
         Objects.requireNonNull(method, "method");

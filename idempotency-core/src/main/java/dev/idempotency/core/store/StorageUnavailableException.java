@@ -10,8 +10,14 @@ public class StorageUnavailableException extends RuntimeException {
     public enum Reason {
         /** The storage exists but its schema (table) has not been created. */
         NOT_PROVISIONED,
-        /** The storage cannot be reached: connection refused, pool timeout, shut down. */
-        UNREACHABLE
+        /** The storage cannot be reached: connection refused or reset, shut down. */
+        UNREACHABLE,
+        /**
+         * The storage is there but did not answer in time: no free connection in the pool within
+         * its timeout, a lock or statement timeout on something other than the key's own record.
+         * Overload, not an outage: the client should retry shortly.
+         */
+        BUSY
     }
 
     private final Reason reason;

@@ -71,4 +71,14 @@ public interface Store {
      * @return how many went; call again while it returns {@code limit}
      */
     int purgeExpired(Instant now, int limit);
+
+    /**
+     * A cheap health check for adapters, health endpoints and start-up: returns when the storage
+     * is reachable and provisioned (its table exists), and otherwise throws
+     * {@link StorageUnavailableException} with the reason the engine would answer 503 for. The
+     * default looks up a record that never exists; a store may do something cheaper.
+     */
+    default void check() {
+        find(RecordKey.HEALTH_PROBE, Instant.now());
+    }
 }

@@ -1,0 +1,52 @@
+package dev.idempotency.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The listener that does nothing, and several listeners heard as one. */
+final class Listeners {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+
+    static final IdempotencyListener NONE = event -> {
+    };
+
+    private Listeners() {
+    }
+
+    static IdempotencyListener all(IdempotencyListener... listeners) {
+        List<IdempotencyListener> flat = new ArrayList<>();
+        for (IdempotencyListener listener : listeners) {
+            if (listener instanceof Several several) {
+                flat.addAll(several.listeners());
+            } else if (listener != NONE) {
+                flat.add(listener);
+            }
+        }
+        return switch (flat.size()) {
+            case 0 -> NONE;
+            case 1 -> flat.get(0);
+            default -> new Several(List.copyOf(flat));
+        };
+    }
+
+    /** Tells one listener; what it throws is logged, never passed on. */
+    static void tell(IdempotencyListener listener, IdempotencyEvent event) {
+        try {
+            listener.onEvent(event);
+        } catch (RuntimeException e) {
+            log.warn("Idempotency listener failed on {}", event.outcome(), e);
+        }
+    }
+
+    private record Several(List<IdempotencyListener> listeners) implements IdempotencyListener {
+        @Override
+        public void onEvent(IdempotencyEvent event) {
+            for (IdempotencyListener listener : listeners) {
+                tell(listener, event);
+            }
+        }
+    }
+}
