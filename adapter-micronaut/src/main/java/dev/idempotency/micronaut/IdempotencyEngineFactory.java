@@ -9,11 +9,12 @@ import dev.idempotency.core.TenantResolver;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.Store;
 import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.util.StringUtils;
-import jakarta.inject.Singleton;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +30,9 @@ class IdempotencyEngineFactory {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngineFactory.class);
 
-    @Singleton
+    // Eager (@Context): an invalid configuration (a mode the store cannot do, a lease longer than
+    // the ttl, a value that does not convert) fails the application's start, not its first request.
+    @Context
     @Requires(missingBeans = IdempotencyEngine.class)
     @Bean(preDestroy = "close")
     IdempotencyEngine idempotencyEngine(IdempotencyProperties properties,
@@ -37,7 +40,7 @@ class IdempotencyEngineFactory {
                                         @Nullable TenantResolver tenantResolver,
                                         @Nullable BodyCanonicalizer canonicalizer,
                                         @Nullable ReplayPolicy replayPolicy,
-                                        @Nullable IdempotencyListener listener) {
+                                        List<IdempotencyListener> listeners) {
         IdempotencyConfig.Builder config = properties.toConfigBuilder();
         if (tenantResolver != null) {
             config.tenantResolver(tenantResolver);
@@ -48,9 +51,7 @@ class IdempotencyEngineFactory {
         if (replayPolicy != null) {
             config.replayPolicy(replayPolicy);
         }
-        if (listener != null) {
-            config.listener(listener);
-        }
+        listeners.forEach(config::addListener);
         if (store == null) {
             log.warn("No idempotency Store bean defined: using an in-memory store. Its records are lost on "
                     + "restart and not shared between instances; define a Store bean (e.g. the JDBC store) "

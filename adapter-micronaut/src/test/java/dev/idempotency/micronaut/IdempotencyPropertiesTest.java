@@ -115,12 +115,17 @@ class IdempotencyPropertiesTest {
     }
 
     @Test
-    void nonsenseIsRefusedAtStartUp() {
-        try (ApplicationContext context = ApplicationContext.run(Map.of(
-                "idempotency.enabled", true, "idempotency.ttl", "10s", "idempotency.lease", "1m"))) {
-            assertThatThrownBy(() -> context.getBean(IdempotencyEngine.class))
-                    .hasStackTraceContaining("must not be longer than ttl");
-        }
+    void nonsenseFailsTheApplicationsStart() {
+        assertThatThrownBy(() -> ApplicationContext.run(Map.of(
+                "idempotency.enabled", true, "idempotency.ttl", "10s", "idempotency.lease", "1m")).close())
+                .hasStackTraceContaining("must not be longer than ttl");
+        assertThatThrownBy(() -> ApplicationContext.run(Map.of(
+                "idempotency.enabled", true, "idempotency.ttl", "banana")).close())
+                .hasStackTraceContaining("banana");
+        assertThatThrownBy(() -> ApplicationContext.run(Map.of(
+                "idempotency.enabled", true, "idempotency.mode", "atomic")).close())
+                .as("the in-memory store cannot hold a transaction")
+                .hasStackTraceContaining("Mode.ATOMIC needs a TransactionalStore");
     }
 
     @Test

@@ -40,6 +40,12 @@ public final class InterceptingStore implements Store {
     }
 
     @Override
+    public void check() {
+        before("check");
+        delegate.check();
+    }
+
+    @Override
     public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
         before("find");
         return delegate.find(key, now);

@@ -54,6 +54,11 @@ final class JoiningStore implements Store {
         return join(store.purgeExpired(now, limit));
     }
 
+    @Override
+    public void check() {
+        join(store.check());
+    }
+
     static <T> T join(CompletionStage<T> stage) {
         try {
             return stage.toCompletableFuture().get(1, TimeUnit.MINUTES);
