@@ -51,8 +51,18 @@ final class Answers {
         return new Decision.Respond(replayOf(stored), Decision.Respond.Outcome.REPLAYED);
     }
 
-    /** Why not: uncapturable, too large, or the replay policy says no. */
+    /**
+     * Why not: uncapturable, too large (body, or a {@code Content-Type} longer than
+     * {@link StoredResponse#MAX_CONTENT_TYPE_LENGTH}, which every shipped table holds), or the
+     * replay policy says no.
+     */
     boolean isStorable(CapturedResponse response) {
+        String contentType = response.contentType();
+        if (contentType != null && contentType.length() > StoredResponse.MAX_CONTENT_TYPE_LENGTH) {
+            log.warn("Response Content-Type longer than {} characters; the response is not stored",
+                    StoredResponse.MAX_CONTENT_TYPE_LENGTH);
+            return false;
+        }
         return response.isCaptured() && response.body().length <= config.maxStoredBodyBytes()
                 && config.replayPolicy().isStorable(response);
     }
@@ -84,11 +94,19 @@ final class Answers {
     /**
      * The atomic mode's answer when the final commit failed: it took the handler's writes with it,
      * so the handler's success response would be a lie; the client's retry runs the request again.
+     * When the storage connection was lost, the commit may have landed all the same, and the reply
+     * says so.
+     *
+     * @param failure what the completion failed with; {@code null} when the reservation was lost
      */
-    Optional<HttpReply> notApplied() {
-        return Optional.of(problem(ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE,
-                "The request could not be committed and was not applied; retry with the same key")
-                .toReply(config.retryAfter()));
+    Optional<HttpReply> notApplied(Throwable failure) {
+        // A connection lost while committing leaves the outcome unknown: the COMMIT may have landed.
+        // Either way a retry with the same key is safe — it replays what landed, or runs afresh.
+        String detail = failure != null && unwrap(failure) instanceof StorageUnavailableException
+                ? "The request may or may not have been applied (the storage connection was lost while it "
+                        + "committed); retry with the same key: it is safe"
+                : "The request could not be committed and was not applied; retry with the same key";
+        return Optional.of(problem(ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, detail).toReply(config.retryAfter()));
     }
 
     Decision passThrough(String method, String path, Stopwatch watch) {

@@ -41,7 +41,7 @@ final class ReserveFlow implements Flow {
 
     private Decision proceed(AsyncReservation reservation, Stopwatch watch) {
         AsyncReservation held = config.renewLease() ? new RenewingReservation(reservation, scheduler, config) : reservation;
-        return new Decision.Proceed(new ReservedExecution(held, watch, answers, Optional::empty));
+        return new Decision.Proceed(new ReservedExecution(held, watch, answers, failure -> Optional.empty()));
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.idempotency.core.store.RecordKey;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,15 +19,16 @@ final class ReservedExecution extends OnceExecution {
     private final AsyncReservation reservation;
     private final Stopwatch watch;
     private final Answers answers;
-    private final Supplier<Optional<HttpReply>> whenNotApplied;
+    private final Function<Throwable, Optional<HttpReply>> whenNotApplied;
 
     /**
      * @param whenNotApplied what the client gets when the reservation could not be finished: the
      *                       reserve mode sends the handler's response (its effects stand), the
-     *                       atomic mode a 503 (the failed commit took the handler's writes with it)
+     *                       atomic mode a 503 (the failed commit took the handler's writes with it);
+     *                       given what the store call failed with, {@code null} when ownership was lost
      */
     ReservedExecution(AsyncReservation reservation, Stopwatch watch, Answers answers,
-                      Supplier<Optional<HttpReply>> whenNotApplied) {
+                      Function<Throwable, Optional<HttpReply>> whenNotApplied) {
         this.reservation = reservation;
         this.watch = watch;
         watch.decided();
@@ -54,7 +56,7 @@ final class ReservedExecution extends OnceExecution {
                 // release's commit carried the handler's writes: they were not applied.
                 log.warn("Could not release reservation for key_preview={}: {}", key().keyPreview(),
                         Answers.unwrap(failure).toString());
-                return whenNotApplied.get();
+                return whenNotApplied.apply(failure);
             });
         }
         return attempt(() -> reservation.complete(answers.toStored(response))).handle((completed, failure) -> {
@@ -70,7 +72,7 @@ final class ReservedExecution extends OnceExecution {
                         Answers.unwrap(failure).toString());
             }
             answers.emit(Outcome.PERSIST_FAILED, key(), watch);
-            return whenNotApplied.get();
+            return whenNotApplied.apply(failure);
         });
     }
 

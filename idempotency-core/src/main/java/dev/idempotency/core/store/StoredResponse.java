@@ -16,6 +16,12 @@ import java.util.Objects;
  */
 public record StoredResponse(int status, String contentType, Map<String, List<String>> headers, byte[] body) {
 
+    /**
+     * The longest {@code Content-Type} the engine stores (a response with a longer one is sent but
+     * not stored); every shipped table's column holds it, MariaDB's {@code VARCHAR(255)} included.
+     */
+    public static final int MAX_CONTENT_TYPE_LENGTH = 255;
+
     public StoredResponse {
         headers = HeaderCodec.copyOf(Objects.requireNonNull(headers, "headers"));
         Objects.requireNonNull(body, "body");

@@ -1,0 +1,130 @@
+package dev.idempotency.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idempotency.core.IdempotencyEvent.Outcome;
+import dev.idempotency.core.store.AbstractReservation;
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.InMemoryStore;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.Reservation;
+import dev.idempotency.core.store.ReserveResult;
+import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.core.store.TransactionalStore;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** What the engine says when it cannot know, and what it refuses to store because no table could hold it. */
+class TruthfulRepliesTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static RequestView post(String key) {
+        return RequestView.of("POST", "/orders", Map.of("Content-Type", List.of("application/json"),
+                "Idempotency-Key", List.of(key)), "{}".getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static CapturedResponse created(String contentType) {
+        return CapturedResponse.of(201, Map.of("Content-Type", List.of(contentType)),
+                "{}".getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aContentTypeNoTableHoldsIsSentButNotStored() {
+        List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+        String longType = "application/json; profile=\"" + "x".repeat(300) + "\"";
+        try (IdempotencyEngine engine = new IdempotencyEngine(new InMemoryStore(),
+                IdempotencyConfig.builder().listener(e -> outcomes.add(e.outcome())).build())) {
+            Execution execution = ((Decision.Proceed) engine.before(post("k1"))).execution();
+            assertThat(execution.finish(created(longType))).as("the client gets the handler's response").isEmpty();
+            assertThat(engine.before(post("k1"))).as("released: a retry runs again").isInstanceOf(Decision.Proceed.class);
+        }
+        assertThat(outcomes).containsExactly(Outcome.EXECUTED_NOT_STORED);
+    }
+
+    @Test
+    void aCommitWhoseConnectionWasLostMayHaveBeenApplied() throws Exception {
+        String detail = atomicCompletionFailingWith(new StorageUnavailableException(
+                StorageUnavailableException.Reason.UNREACHABLE, "I/O error on COMMIT", null));
+        assertThat(detail).contains("may or may not have been applied").contains("retry with the same key");
+    }
+
+    @Test
+    void aCommitRefusedByTheDatabaseWasNotApplied() throws Exception {
+        String detail = atomicCompletionFailingWith(new IllegalStateException("serialization failure"));
+        assertThat(detail).isEqualTo("The request could not be committed and was not applied; retry with the same key");
+    }
+
+    private static String atomicCompletionFailingWith(RuntimeException failure) throws Exception {
+        try (IdempotencyEngine engine = new IdempotencyEngine(new FailingCommitStore(failure),
+                IdempotencyConfig.builder().mode(Mode.ATOMIC).build())) {
+            Execution execution = ((Decision.Proceed) engine.before(post("k1"))).execution();
+            Optional<HttpReply> reply = execution.finish(created("application/json"));
+            assertThat(reply).isPresent();
+            assertThat(reply.get().status()).isEqualTo(503);
+            return JSON.readTree(reply.get().body()).path("detail").asText();
+        }
+    }
+
+    /** An in-memory "transactional" store whose completion (the commit) fails with a given exception. */
+    private record FailingCommitStore(RuntimeException failure, InMemoryStore memory) implements TransactionalStore {
+        FailingCommitStore(RuntimeException failure) {
+            this(failure, new InMemoryStore());
+        }
+
+        @Override
+        public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
+                                                  Duration ttl, Duration wait) {
+            ReserveResult result = memory.reserve(key, fingerprint, now, lease, ttl);
+            if (!(result instanceof ReserveResult.Acquired acquired)) {
+                return result;
+            }
+            Reservation inner = acquired.reservation();
+            return new ReserveResult.Acquired(new AbstractReservation(key, inner.ownerToken()) {
+                @Override
+                protected boolean doComplete(StoredResponse response) {
+                    throw failure;
+                }
+
+                @Override
+                protected boolean doRelease() {
+                    return inner.release();
+                }
+
+                @Override
+                protected boolean doRenew(Instant now, Duration lease) {
+                    return inner.renew(now, lease);
+                }
+            });
+        }
+
+        @Override
+        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+            return memory.reserve(key, fingerprint, now, lease, ttl);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
+            return memory.find(key, now);
+        }
+
+        @Override
+        public boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now,
+                                       Duration ttl) {
+            return memory.insertCompleted(key, fingerprint, response, now, ttl);
+        }
+
+        @Override
+        public int purgeExpired(Instant now, int limit) {
+            return memory.purgeExpired(now, limit);
+        }
+    }
+}
