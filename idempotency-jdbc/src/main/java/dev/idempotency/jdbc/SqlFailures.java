@@ -25,11 +25,13 @@ import org.jooq.exception.DataAccessException;
  *       table (the same state also reports a bad table reference in a query), 3F000 (PostgreSQL
  *       invalid_schema_name), 42S02 (MariaDB/MySQL, H2), H2 errors 42102–42104, MariaDB/MySQL error 1146</td></tr>
  *   <tr><td>UNREACHABLE</td><td>SQLState class 08 (connection exception), 57P01–57P03 (PostgreSQL
- *       shutdown, terminated backend, starting up), {@link SQLTransientConnectionException} (the
- *       pool's connection timeout), {@link SQLNonTransientConnectionException}, H2 errors 90067,
+ *       shutdown, terminated backend, starting up), {@link SQLNonTransientConnectionException}, H2 errors 90067,
  *       90098, 90121 (connection broken, database closed), and a {@link ConnectException},
  *       {@link NoRouteToHostException}, {@link UnknownHostException} or
- *       {@link SocketTimeoutException} anywhere in the causes</td></tr>
+ *       {@link SocketTimeoutException} anywhere in the causes (also behind a pool timeout)</td></tr>
+ *   <tr><td>BUSY</td><td>{@link SQLTransientConnectionException} (the pool's connection timeout)
+ *       with no connection failure behind it, SQLState 57014 (PostgreSQL query_canceled: a
+ *       statement timeout)</td></tr>
  * </table>
  */
 final class SqlFailures {
@@ -40,6 +42,8 @@ final class SqlFailures {
     private static final Set<Integer> MISSING_TABLE_CODES = Set.of(1146, 42102, 42103, 42104);
     private static final Set<String> UNREACHABLE_STATES = Set.of("57P01", "57P02", "57P03");
     private static final Set<Integer> H2_UNREACHABLE_CODES = Set.of(90067, 90098, 90121);
+    /** PostgreSQL query_canceled (a statement timeout). */
+    private static final Set<String> BUSY_STATES = Set.of("57014");
 
     private SqlFailures() {
     }
@@ -56,9 +60,11 @@ final class SqlFailures {
             }
             return new DataAccessException("Idempotency store statement failed: " + failure.getMessage(), failure);
         }
-        String message = reason == Reason.NOT_PROVISIONED
-                ? "Idempotency table " + tableName + " does not exist: " + rootMessage(failure)
-                : "Idempotency database unreachable: " + rootMessage(failure);
+        String message = switch (reason) {
+            case NOT_PROVISIONED -> "Idempotency table " + tableName + " does not exist: " + rootMessage(failure);
+            case BUSY -> "Idempotency database busy: " + rootMessage(failure);
+            case UNREACHABLE -> "Idempotency database unreachable: " + rootMessage(failure);
+        };
         return new StorageUnavailableException(reason, message, failure);
     }
 
@@ -96,10 +102,14 @@ final class SqlFailures {
                 return Reason.NOT_PROVISIONED;
             }
             if (state.startsWith("08") || UNREACHABLE_STATES.contains(state)
-                    || sql instanceof SQLTransientConnectionException
                     || sql instanceof SQLNonTransientConnectionException
                     || H2_UNREACHABLE_CODES.contains(sql.getErrorCode())) {
                 return Reason.UNREACHABLE;
+            }
+            if (sql instanceof SQLTransientConnectionException || BUSY_STATES.contains(state)) {
+                // A pool timeout with no connection failure behind it (a cause, classified deeper,
+                // overrides this): every connection is in use. Or a statement ran out of its time.
+                return Reason.BUSY;
             }
             return null;
         }

@@ -33,8 +33,17 @@ class SqlFailuresTest {
     }
 
     @Test
+    void anExhaustedPoolIsBusyNotUnreachable() {
+        assertThat(reason(new SQLTransientConnectionException("pool - Connection is not available, request timed out after 1500ms")))
+                .as("every connection in use: overload").isEqualTo(Reason.BUSY);
+        assertThat(reason(new SQLTransientConnectionException("pool - Connection is not available, request timed out after 1500ms",
+                "08001", new SQLException("Connection refused", "08001", new ConnectException("refused")))))
+                .as("the pool could not connect: an outage").isEqualTo(Reason.UNREACHABLE);
+        assertThat(reason(new SQLException("canceling statement due to statement timeout", "57014"))).isEqualTo(Reason.BUSY);
+    }
+
+    @Test
     void unreachableDatabases() {
-        assertThat(reason(new SQLTransientConnectionException("pool - Connection is not available, request timed out after 1500ms"))).isEqualTo(Reason.UNREACHABLE);
         assertThat(reason(new SQLException("Connection refused", "08001"))).isEqualTo(Reason.UNREACHABLE);
         assertThat(reason(new SQLException("An I/O error occurred while sending to the backend", "08006"))).isEqualTo(Reason.UNREACHABLE);
         assertThat(reason(new SQLException("terminating connection due to administrator command", "57P01"))).isEqualTo(Reason.UNREACHABLE);
