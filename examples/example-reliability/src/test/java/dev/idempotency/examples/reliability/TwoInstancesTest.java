@@ -77,8 +77,9 @@ class TwoInstancesTest {
         void assertExactlyOnce() {
             assertThat(offending(answers, a -> a.status() == 201
                     && a.json().map(j -> j.path("item").asText()).filter("book"::equals).isPresent()
-                    || a.status() == 409 && a.problemCode().filter("idempotency_request_in_progress"::equals).isPresent()))
-                    .as("answers other than the order, a replay of it, or 409 in progress").isEmpty();
+                    || a.status() == 409 && a.problemCode().filter("idempotency_request_in_progress"::equals).isPresent()
+                    || isOverload(a)))
+                    .as("answers other than the order, a replay of it, 409 in progress or the overload 503").isEmpty();
             assertThat(answers.stream().filter(a -> a.status() == 201 && !a.replayed()).count())
                     .as("exactly one original 201").isEqualTo(1);
             assertThat(answers.stream().filter(a -> a.status() == 201).map(Answer::body).distinct().count())
@@ -92,6 +93,17 @@ class TwoInstancesTest {
                 assertThat(a.body()).isEqualTo(original);
             });
         }
+    }
+
+    /**
+     * The documented answer to overload — 200 requests at once against pools of 16 connections on
+     * a loaded machine can find no free connection in time: 503 "busy" with {@code Retry-After}.
+     * Accepted, and counted in the summary; exactly-once stays the hard assertion.
+     */
+    private static boolean isOverload(Answer a) {
+        return a.status() == 503 && a.retryAfter().isPresent()
+                && a.problemCode().filter("idempotency_storage_unavailable"::equals).isPresent()
+                && a.json().map(j -> j.path("detail").asText()).filter("Idempotency storage is busy"::equals).isPresent();
     }
 
     /** Descriptions of the answers that are not {@code fine}, at most 10. */
@@ -190,7 +202,8 @@ class TwoInstancesTest {
                         : a.problemCode().map(c -> " " + c).orElse("")), java.util.TreeMap::new, Collectors.counting()));
         long slowest = burst.answers.stream().mapToLong(Answer::elapsedMillis).max().orElse(0);
         return "[reliability] two instances, mode " + burst.mode + ": " + REQUESTS + " concurrent identical POSTs -> "
-                + byKind + "; order rows " + burst.orderRows + ", records " + burst.recordRows
+                + byKind + "; overload 503s " + burst.answers.stream().filter(TwoInstancesTest::isOverload).count()
+                + "; order rows " + burst.orderRows + ", records " + burst.recordRows
                 + "; slowest answer " + slowest + " ms";
     }
 }
