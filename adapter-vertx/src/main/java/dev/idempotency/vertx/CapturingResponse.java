@@ -74,7 +74,6 @@ final class CapturingResponse implements HttpServerResponse {
         private final Offloader offloader;
         private Buffer body = Buffer.buffer();
         private String uncapturable;
-        private boolean settled;
 
         Guard(Execution execution, RoutingContext routing, int limit, Offloader offloader) {
             this.execution = execution;
@@ -100,15 +99,6 @@ final class CapturingResponse implements HttpServerResponse {
                 uncapturable = reason;
                 body = null;
             }
-        }
-
-        /** Claims the one finishing step of this execution; false when it was already taken. */
-        synchronized boolean claim() {
-            if (settled) {
-                return false;
-            }
-            settled = true;
-            return true;
         }
 
         synchronized byte[] bytesWith(Buffer last) {
@@ -165,7 +155,7 @@ final class CapturingResponse implements HttpServerResponse {
             endRequested = true;
             g = guard;
         }
-        if (g == null || !g.claim()) {
+        if (g == null) {
             return delegate.end(chunk);
         }
         byte[] bytes = g.routing.failed() ? null : g.bytesWith(chunk);
@@ -222,14 +212,15 @@ final class CapturingResponse implements HttpServerResponse {
             return send.get();
         }
         g.uncapturable("sendFile");
-        return g.claim() ? settleThen(g, null, send) : send.get();
+        return settleThen(g, null, send);
     }
 
     @Override
     public Future<Void> reset(long code) {
         Guard g = guard();
-        if (g != null && g.claim()) {
-            // Nothing reaches the client but the reset, so there is nothing to hold back.
+        if (g != null) {
+            // Nothing reaches the client but the reset, so there is nothing to hold back. A reset
+            // after the execution was finished changes nothing: core lets only the first step decide.
             Execution execution = g.execution;
             Throwable cause = new IllegalStateException("the response was reset");
             g.offloader.offload(context, () -> {
