@@ -177,18 +177,14 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
         if (response.ended() || ctx.failed()) {
             // Answered while the decision was pending (a timeout handler, say): run nothing, hold nothing.
             if (decision instanceof Decision.Proceed proceed) {
-                Execution execution = proceed.execution();
-                complete(response.context(), () -> {
-                    execution.fail(new IllegalStateException("answered before the handler could run"));
-                    return null;
-                }).onFailure(e -> log.warn("Could not release key_preview={}: {}", execution.key().keyPreview(),
-                        e.toString()));
+                new Completion(proceed.execution(), ctx, response, this::complete)
+                        .fail(new IllegalStateException("answered before the handler could run"));
             }
             return;
         }
         if (decision instanceof Decision.Proceed proceed) {
-            response.arm(new CapturingResponse.Guard(proceed.execution(), ctx, engine.config().maxStoredBodyBytes(),
-                    this::complete));
+            response.arm(engine.config().maxStoredBodyBytes(),
+                    new Completion(proceed.execution(), ctx, response, this::complete));
             ctx.put(EXECUTION_KEY, proceed.execution());
             ctx.next();
         } else if (decision instanceof Decision.Respond respond) {
