@@ -14,7 +14,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.internal.http.HttpServerRequestInternal;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -114,15 +113,7 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
      */
     public Handler<HttpServerRequest> wrap(Handler<HttpServerRequest> requestHandler) {
         Objects.requireNonNull(requestHandler, "requestHandler");
-        return request -> {
-            if (request instanceof HttpServerRequestInternal internal) {
-                requestHandler.handle(new CapturingRequest(internal));
-            } else {
-                // Not a request of Vert.x's own server: leave it alone; protected routes then
-                // fail loudly with MISSING_WRAP instead of running unguarded.
-                requestHandler.handle(request);
-            }
-        };
+        return request -> requestHandler.handle(CapturingRequest.wrap(request));
     }
 
     @Override
