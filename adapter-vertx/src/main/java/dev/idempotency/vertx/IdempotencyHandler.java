@@ -11,11 +11,14 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.internal.http.HttpServerRequestInternal;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -110,15 +113,7 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
      */
     public Handler<HttpServerRequest> wrap(Handler<HttpServerRequest> requestHandler) {
         Objects.requireNonNull(requestHandler, "requestHandler");
-        return request -> {
-            if (request instanceof HttpServerRequestInternal internal) {
-                requestHandler.handle(new CapturingRequest(internal));
-            } else {
-                // Not a request of Vert.x's own server: leave it alone; protected routes then
-                // fail loudly with MISSING_WRAP instead of running unguarded.
-                requestHandler.handle(request);
-            }
-        };
+        return request -> requestHandler.handle(CapturingRequest.wrap(request));
     }
 
     @Override
@@ -173,18 +168,14 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
         if (response.ended() || ctx.failed()) {
             // Answered while the decision was pending (a timeout handler, say): run nothing, hold nothing.
             if (decision instanceof Decision.Proceed proceed) {
-                Execution execution = proceed.execution();
-                complete(response.context(), () -> {
-                    execution.fail(new IllegalStateException("answered before the handler could run"));
-                    return null;
-                }).onFailure(e -> log.warn("Could not release key_preview={}: {}", execution.key().keyPreview(),
-                        e.toString()));
+                new Completion(proceed.execution(), ctx, response, this::complete)
+                        .fail(new IllegalStateException("answered before the handler could run"));
             }
             return;
         }
         if (decision instanceof Decision.Proceed proceed) {
-            response.arm(new CapturingResponse.Guard(proceed.execution(), ctx, engine.config().maxStoredBodyBytes(),
-                    this::complete));
+            response.arm(engine.config().maxStoredBodyBytes(),
+                    new Completion(proceed.execution(), ctx, response, this::complete));
             ctx.put(EXECUTION_KEY, proceed.execution());
             ctx.next();
         } else if (decision instanceof Decision.Respond respond) {
@@ -194,11 +185,19 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
         }
     }
 
-    /** Writes a reply of the engine exactly: its status, its headers (replacing same-named ones), its bytes. */
+    /**
+     * Writes a reply of the engine exactly: its status, its headers (replacing same-named ones), its
+     * bytes — plus a {@code Date} (RFC 9110 §6.6.1) unless there already is one, since Vert.x adds
+     * none by itself.
+     */
     static Future<Void> send(HttpServerResponse response, HttpReply reply) {
         response.setStatusCode(reply.status());
-        response.headers().remove("Content-Length");
+        response.headers().remove(HttpHeaders.CONTENT_LENGTH);
         reply.headers().forEach((name, values) -> response.headers().set(name, values));
+        if (!response.headers().contains(HttpHeaders.DATE)) {
+            response.headers().set(HttpHeaders.DATE,
+                    DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC)));
+        }
         return response.end(Buffer.buffer(reply.body()));
     }
 

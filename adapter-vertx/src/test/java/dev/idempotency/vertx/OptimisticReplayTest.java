@@ -16,6 +16,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Instant;
+import java.time.format.DateTimeFormatter;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -71,6 +72,9 @@ class OptimisticReplayTest {
             assertThat(twin.body()).isEqualTo("order #1");
             assertThat(twin.headers().firstValue("Location")).hasValue("/orders/1");
             assertThat(twin.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+            // The replacement reply is the engine's: it carries a Date, as every engine reply does.
+            assertThat(twin.headers().allValues("Date")).hasSize(1);
+            DateTimeFormatter.RFC_1123_DATE_TIME.parse(twin.headers().firstValue("Date").orElseThrow());
             server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         } finally {
             secondStarted.countDown();

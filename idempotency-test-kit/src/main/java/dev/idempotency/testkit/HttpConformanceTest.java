@@ -19,6 +19,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -241,6 +243,26 @@ public abstract class HttpConformanceTest {
 
         assertThat(replayed(quoted)).isTrue();
         assertThat(app.executions("orders")).isEqualTo(1);
+    }
+
+    /** Replies the engine writes itself carry a {@code Date}, as the framework's own responses do (RFC 9110 §6.6.1). */
+    @Test
+    void aReplayAndAProblemCarryAParsableDate() throws Exception {
+        start();
+        String key = newKey();
+        post("/orders", key, ORDER);
+
+        HttpResponse<byte[]> replay = post("/orders", key, ORDER);
+        HttpResponse<byte[]> problem = post("/orders", key, "{\"item\":\"pen\",\"quantity\":2}");
+
+        assertThat(replayed(replay)).isTrue();
+        assertProblem(problem, 422, "idempotency_key_conflict");
+        for (HttpResponse<byte[]> response : List.of(replay, problem)) {
+            assertThat(response.headers().allValues("Date")).as("Date of a %d", response.statusCode()).hasSize(1);
+            ZonedDateTime date = ZonedDateTime.parse(response.headers().firstValue("Date").orElseThrow(),
+                    DateTimeFormatter.RFC_1123_DATE_TIME);
+            assertThat(Duration.between(date, ZonedDateTime.now()).abs()).isLessThan(Duration.ofMinutes(5));
+        }
     }
 
     // ---------------------------------------------------------------- conflicts
