@@ -11,6 +11,8 @@ import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.selectOne;
 
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StoredResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -52,6 +54,10 @@ final class PostgresStatements extends Statements {
     private static final String RESTORE_LOCK_TIMEOUT =
             "SELECT set_config('lock_timeout', current_setting('" + SAVED_LOCK_TIMEOUT + "'), true)";
 
+    /** What the completion's deliberate failure says when its UPDATE found no row. */
+    static final String RESERVATION_GONE = "idempotency: the reservation row was gone at completion";
+    private static final String INVALID_TEXT_REPRESENTATION = "22P02";
+
     private final SqlStatement reserve;
     private final SqlStatement reserveAsynchronousCommit;
     private final SqlStatement atomicReserve;
@@ -61,6 +67,8 @@ final class PostgresStatements extends Statements {
     private final SqlStatement atomicAgain;
     private final SqlStatement insertCompleted;
     private final SqlStatement purge;
+    private final SqlStatement completeAndCommit;
+    private final SqlStatement releaseAndCommit;
 
     PostgresStatements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
         super(t, dialect, formatted);
@@ -119,6 +127,18 @@ final class PostgresStatements extends Statements {
         // A later attempt in the same transaction (a lost race the statement could not describe).
         atomicAgain = atomicReserve.between("SELECT set_config('lock_timeout', :lock_timeout, true)",
                 RESTORE_LOCK_TIMEOUT);
+
+        // The atomic mode's completion and COMMIT in one message (one round trip). The COMMIT must
+        // not run when the UPDATE found no row, so the UPDATE is wrapped in a query that fails
+        // then: the cast of a non-constant text (it holds the row count, so the planner cannot fold
+        // it) that is no integer. The server stops at the first error and skips the COMMIT; the
+        // transaction is left aborted, for the caller to roll back.
+        completeAndCommit = complete.wrapped("WITH completed AS (\n",
+                        "\nRETURNING 1)\nSELECT CASE WHEN count(*) = 1 THEN 1 ELSE CAST('" + RESERVATION_GONE
+                                + " ' || count(*) AS integer) END AS completed FROM completed")
+                .followedBy("COMMIT");
+        // The release commits whatever its DELETE found: the handler's writes stay.
+        releaseAndCommit = release.followedBy("COMMIT");
 
         insertCompleted = compile(conditionalInsert(
                 notExists(selectOne().from(t.table).where(t.primaryKey().and(t.isLive())))));
@@ -250,6 +270,47 @@ final class PostgresStatements extends Statements {
             return RETRY;
         }
         return rs.getBoolean("won") ? WON : lostTo(t.read(row.key(), rs), now);
+    }
+
+    /**
+     * The completion's UPDATE and the COMMIT in one round trip ({@link #completeAndCommitStatement}).
+     * When the UPDATE finds no row the statement fails on purpose before the COMMIT; that failure
+     * is told apart from any other by its SQLState and marker, the transaction rolled back, and the
+     * answer is {@code false}, as with separate statements.
+     */
+    @Override
+    boolean completeAndCommit(Connection c, RecordKey key, String ownerToken, StoredResponse response)
+            throws SQLException {
+        try (PreparedStatement ps = completeAndCommit.prepare(c, completeValues(key, ownerToken, response))) {
+            ps.execute(); // pgJDBC reads every result before it returns: a failed COMMIT throws here
+            return true;
+        } catch (SQLException e) {
+            if (isReservationGone(e)) {
+                c.rollback();
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /** The release's DELETE and the COMMIT in one round trip; whether the DELETE found the row. */
+    @Override
+    boolean releaseAndCommit(Connection c, RecordKey key, String ownerToken) throws SQLException {
+        try (PreparedStatement ps = releaseAndCommit.prepare(c, releaseValues(key, ownerToken))) {
+            ps.execute();
+            return ps.getUpdateCount() == 1;
+        }
+    }
+
+    /** The deliberate failure of {@link #completeAndCommit} when its UPDATE found no row. */
+    static boolean isReservationGone(SQLException e) {
+        return INVALID_TEXT_REPRESENTATION.equals(e.getSQLState()) && e.getMessage() != null
+                && e.getMessage().contains(RESERVATION_GONE);
+    }
+
+    /** The atomic mode's completion and release with their COMMIT, one message each; for documentation. */
+    List<SqlStatement> atomicFinishStatements() {
+        return List.of(completeAndCommit, releaseAndCommit);
     }
 
     @Override

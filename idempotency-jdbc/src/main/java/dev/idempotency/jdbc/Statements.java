@@ -173,6 +173,11 @@ abstract class Statements {
      */
     final boolean complete(Connection c, RecordKey key, String ownerToken, StoredResponse response)
             throws SQLException {
+        return update(c, complete, completeValues(key, ownerToken, response)) == 1;
+    }
+
+    /** The values of {@link #complete}'s UPDATE. */
+    static Map<String, Object> completeValues(RecordKey key, String ownerToken, StoredResponse response) {
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("owner_token", ownerToken);
         values.put("response_status", (short) response.status());
@@ -180,14 +185,47 @@ abstract class Statements {
         values.put("response_headers", HeaderCodec.encode(response.headers()));
         values.put("response_body", response.body());
         values.put("format_version", (short) HeaderCodec.FORMAT_VERSION);
-        return update(c, complete, values) == 1;
+        return values;
+    }
+
+    /**
+     * The atomic mode's completion, on the connection whose transaction holds the reservation:
+     * {@link #complete}'s UPDATE and, when it stored the response, COMMIT — the handler's writes
+     * and the record become visible together. When the UPDATE finds no row (only this transaction
+     * can see it, so the handler removed or changed it) nothing is committed: the transaction is
+     * rolled back and the answer is {@code false}. Here two round trips; a dialect may do it in one.
+     */
+    boolean completeAndCommit(Connection c, RecordKey key, String ownerToken, StoredResponse response)
+            throws SQLException {
+        if (!complete(c, key, ownerToken, response)) {
+            c.rollback();
+            return false;
+        }
+        c.commit();
+        return true;
+    }
+
+    /**
+     * The atomic mode's release: {@link #release}'s DELETE, then COMMIT whatever it found — the
+     * handler's writes stay, only the reservation goes. Whether the DELETE found the row. Here two
+     * round trips; a dialect may do it in one.
+     */
+    boolean releaseAndCommit(Connection c, RecordKey key, String ownerToken) throws SQLException {
+        boolean deleted = release(c, key, ownerToken);
+        c.commit();
+        return deleted;
     }
 
     /** One DELETE of the in-flight row, only while {@code ownerToken} still holds it. */
     final boolean release(Connection c, RecordKey key, String ownerToken) throws SQLException {
+        return update(c, release, releaseValues(key, ownerToken)) == 1;
+    }
+
+    /** The values of {@link #release}'s DELETE. */
+    static Map<String, Object> releaseValues(RecordKey key, String ownerToken) {
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("owner_token", ownerToken);
-        return update(c, release, values) == 1;
+        return values;
     }
 
     /** One UPDATE of the lease, only while {@code ownerToken} still holds the in-flight row. */

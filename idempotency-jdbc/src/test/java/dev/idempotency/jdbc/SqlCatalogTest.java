@@ -98,6 +98,15 @@ class SqlCatalogTest {
                             .append(";\n\n");
                 }
                 out.append("```\n\n");
+                out.append("### atomic mode: complete and commit, release and commit — one round trip each\n\n")
+                        .append("The completing UPDATE (wrapped so that it fails, and the COMMIT is skipped, when it ")
+                        .append("finds no row: the transaction is then rolled back and nothing is stored) and the ")
+                        .append("releasing DELETE, each with its COMMIT; pgJDBC sends each string as one message.")
+                        .append("\n\n```sql\n");
+                for (SqlStatement statement : postgres.atomicFinishStatements()) {
+                    out.append(statement.namedSql).append(";\n\n");
+                }
+                out.append("```\n\n");
                 out.append("### atomic mode: a duplicate whose lock wait ran out — 1 statement\n\n")
                         .append("After its rollback: which body holds the key, from one snapshot of the lock table.\n\n")
                         .append("```sql\n").append(PostgresInFlightLocks.PROBE).append(";\n```\n\n");
