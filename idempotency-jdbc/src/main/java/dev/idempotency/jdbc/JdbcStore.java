@@ -69,6 +69,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class JdbcStore implements TransactionalStore {
 
+    static {
+        JooqBanner.switchOff(); // before any jOOQ class that prints the banner initializes
+    }
+
     private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
 
     /** The default table name. */
