@@ -17,11 +17,13 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.Field;
@@ -347,5 +349,76 @@ final class PostgresStatements extends Statements {
                 .doUpdate()
                 .set(takeOver)
                 .where(targetIsNotLive());
+    }
+
+    @Override
+    AtomicSession atomicSession(String tenantSetting) {
+        return new Session(this, tenantSetting);
+    }
+
+    /**
+     * PostgreSQL: everything is transaction-local ({@code SET TRANSACTION}, {@code set_config(…,
+     * true)}), so the commit or rollback undoes it, and each attempt is one round trip: the set-up,
+     * the reservation and the restored lock wait travel as one multi-statement string
+     * ({@link PostgresStatements#reserveInNewTransaction}). The session's own {@code lock_timeout}
+     * is kept server-side meanwhile, in a transaction-local custom setting.
+     */
+    static final class Session extends AtomicSession {
+        private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+        private final PostgresStatements sql;
+        private final String tenantSetting;
+
+        Session(PostgresStatements sql, String tenantSetting) {
+            this.sql = sql;
+            this.tenantSetting = tenantSetting;
+        }
+
+        @Override
+        Statements.Attempt firstAttempt(Connection c, NewRow row, Instant now, Duration wait, Duration lease)
+                throws SQLException {
+            c.setAutoCommit(false);
+            // A request whose handler hangs or whose process lost its way must not hold the row
+            // lock and the connection forever: the server ends the session once it has sat idle
+            // inside the transaction for a whole lease.
+            String idleTimeout = Math.max(1, millis(lease)) + "ms";
+            return sql.reserveInNewTransaction(c, row, now, lockTimeout(wait), idleTimeout, tenantSetting,
+                    row.key().tenant());
+        }
+
+        @Override
+        Statements.Attempt nextAttempt(Connection c, NewRow row, Instant now, Duration wait) throws SQLException {
+            return sql.reserveAgainInTransaction(c, row, now, lockTimeout(wait));
+        }
+
+        @Override
+        boolean isLockTimeout(SQLException e) {
+            return LOCK_NOT_AVAILABLE.equals(e.getSQLState());
+        }
+
+        /**
+         * The uncommitted row cannot be read at any isolation level; the advisory locks its
+         * reservation took can ({@link PostgresInFlightLocks}): one round trip.
+         */
+        @Override
+        Optional<String> holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
+            return switch (sql.inFlightHolder(c, row)) {
+                case SAME_BODY -> Optional.of(row.fingerprint());
+                case OTHER_BODY -> Optional.of(ANOTHER_BODY);
+                case NONE -> Optional.empty();
+            };
+        }
+
+        /**
+         * {@code 0} would mean "wait forever", and a timeout of a millisecond or two also gives up
+         * on incidental waits that have nothing to do with a duplicate (the relation-extension lock
+         * while many transactions insert at once), turning fresh keys into 409s: "no wait" is
+         * therefore {@value #NO_WAIT_MILLIS} ms, still far below any handler's run time.
+         */
+        private static String lockTimeout(Duration wait) {
+            return Math.max(NO_WAIT_MILLIS, millis(wait)) + "ms";
+        }
+
+        private static final long NO_WAIT_MILLIS = 50;
     }
 }

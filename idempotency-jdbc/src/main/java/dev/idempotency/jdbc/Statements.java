@@ -131,6 +131,14 @@ abstract class Statements {
         return reserve(c, row, now);
     }
 
+    /**
+     * A fresh set-up of the atomic mode's transaction on this database, for one reservation
+     * attempt ({@link AtomicSession}).
+     *
+     * @param tenantSetting the setting that carries the tenant for row-level security, or {@code null}
+     */
+    abstract AtomicSession atomicSession(String tenantSetting);
+
     /** Writes the completed {@code row} unless a live record holds its key. */
     abstract boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException;
 
