@@ -11,7 +11,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jooq.Field;
@@ -32,7 +31,8 @@ final class H2Statements extends Statements {
     /** SQLState of a unique or primary-key violation. */
     private static final String UNIQUE_VIOLATION = "23505";
 
-    private final SqlStatement merge;
+    /** Package-private for SQL.md and the query-plan tests. */
+    final SqlStatement merge;
     private final SqlStatement purge;
 
     H2Statements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
@@ -79,16 +79,6 @@ final class H2Statements extends Statements {
                 return Boolean.TRUE.equals(inserted);
             }
         }
-    }
-
-    @Override
-    List<SqlStatement> reserveStatements() {
-        return List.of(merge);
-    }
-
-    @Override
-    List<SqlStatement> insertCompletedStatements() {
-        return List.of(merge);
     }
 
     @Override

@@ -12,7 +12,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jooq.Field;
@@ -38,8 +37,9 @@ import org.jooq.SQLDialect;
  */
 final class MySqlStatements extends Statements {
 
-    private final boolean returning;
-    private final SqlStatement upsert;
+    /** MariaDB: the upsert returns the row; MySQL reads it back. Package-private, as the statements, for SQL.md. */
+    final boolean returning;
+    final SqlStatement upsert;
     private final SqlStatement purge;
 
     MySqlStatements(IdempotencyTable t, SQLDialect dialect, boolean formatted, boolean returning) {
@@ -61,16 +61,6 @@ final class MySqlStatements extends Statements {
     @Override
     boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
         return upsert(c, row, now) == WON;
-    }
-
-    @Override
-    List<SqlStatement> reserveStatements() {
-        return returning ? List.of(upsert) : List.of(upsert, readBack);
-    }
-
-    @Override
-    List<SqlStatement> insertCompletedStatements() {
-        return reserveStatements();
     }
 
     /** One batch in {@code expires_at} order, through its index: MariaDB and MySQL delete with a limit directly. */

@@ -60,17 +60,18 @@ final class PostgresStatements extends Statements {
     static final String RESERVATION_GONE = "idempotency: the reservation row was gone at completion";
     private static final String INVALID_TEXT_REPRESENTATION = "22P02";
 
-    private final SqlStatement reserve;
-    private final SqlStatement reserveAsynchronousCommit;
-    private final SqlStatement atomicReserve;
+    // Package-private for SQL.md and the query-plan tests, which render and explain each of them.
+    final SqlStatement reserve;
+    final SqlStatement reserveAsynchronousCommit;
+    final SqlStatement atomicReserve;
     private final PostgresInFlightLocks inFlightLocks;
-    private final SqlStatement atomicBegin;
-    private final SqlStatement atomicBeginWithTenant;
-    private final SqlStatement atomicAgain;
-    private final SqlStatement insertCompleted;
+    final SqlStatement atomicBegin;
+    final SqlStatement atomicBeginWithTenant;
+    final SqlStatement atomicAgain;
+    final SqlStatement insertCompleted;
     private final SqlStatement purge;
-    private final SqlStatement completeAndCommit;
-    private final SqlStatement releaseAndCommit;
+    final SqlStatement completeAndCommit;
+    final SqlStatement releaseAndCommit;
 
     PostgresStatements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
         super(t, dialect, formatted);
@@ -181,11 +182,6 @@ final class PostgresStatements extends Statements {
         }
     }
 
-    /** The reservation that commits asynchronously when it writes, for documentation. */
-    SqlStatement reserveAsynchronousCommitStatement() {
-        return reserveAsynchronousCommit;
-    }
-
     /**
      * The atomic mode's first reservation attempt, on a connection with autocommit off: one
      * multi-statement string, so pgJDBC sends its {@code BEGIN}, the transaction's settings, the
@@ -235,16 +231,6 @@ final class PostgresStatements extends Statements {
         return inFlightLocks.probe(c, row.key(), row.fingerprint());
     }
 
-    /** The atomic mode's reservation statement, which takes the in-flight locks when it wins; for documentation. */
-    SqlStatement atomicReserveStatement() {
-        return atomicReserve;
-    }
-
-    /** The composites of the atomic mode, for documentation. */
-    List<SqlStatement> atomicStatements() {
-        return List.of(atomicBegin, atomicBeginWithTenant, atomicAgain);
-    }
-
     /** Runs {@code before; reserve; after}, whose reservation rows are the second result set. */
     private Attempt runComposite(Connection c, SqlStatement composite, Map<String, Object> values, NewRow row,
                                  Instant now) throws SQLException {
@@ -275,7 +261,7 @@ final class PostgresStatements extends Statements {
     }
 
     /**
-     * The completion's UPDATE and the COMMIT in one round trip ({@link #completeAndCommitStatement}).
+     * The completion's UPDATE and the COMMIT in one round trip (the statement {@code completeAndCommit}).
      * When the UPDATE finds no row the statement fails on purpose before the COMMIT; that failure
      * is told apart from any other by its SQLState and marker, the transaction rolled back, and the
      * answer is {@code false}, as with separate statements.
@@ -310,24 +296,9 @@ final class PostgresStatements extends Statements {
                 && e.getMessage().contains(RESERVATION_GONE);
     }
 
-    /** The atomic mode's completion and release with their COMMIT, one message each; for documentation. */
-    List<SqlStatement> atomicFinishStatements() {
-        return List.of(completeAndCommit, releaseAndCommit);
-    }
-
     @Override
     boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
         return update(c, insertCompleted, IdempotencyTable.rowValues(row, now)) == 1;
-    }
-
-    @Override
-    List<SqlStatement> reserveStatements() {
-        return List.of(reserve);
-    }
-
-    @Override
-    List<SqlStatement> insertCompletedStatements() {
-        return List.of(insertCompleted);
     }
 
     @Override

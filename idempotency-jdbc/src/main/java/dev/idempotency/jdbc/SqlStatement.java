@@ -79,11 +79,6 @@ final class SqlStatement {
                 localTime);
     }
 
-    /** The same statement behind {@code prefix} (such as {@code EXPLAIN }), with the same parameters. */
-    SqlStatement prefixed(String prefix) {
-        return new SqlStatement(prefix + sql, prefix + namedSql, names, types, localTime);
-    }
-
     /**
      * {@code before<this statement>after}, concatenated as they are (no separator), with the same
      * parameters: for wrapping a rendered statement, such as in a common table expression.

@@ -57,10 +57,6 @@ abstract class Statements {
     static final Attempt WON = new Attempt.Won();
     static final Attempt RETRY = new Attempt.Retry();
 
-    /** One step of the engine and the statements it sends, for documentation. */
-    record Step(String name, List<SqlStatement> statements) {
-    }
-
     final IdempotencyTable t;
     final DSLContext ctx;
 
@@ -142,26 +138,8 @@ abstract class Statements {
     /** Writes the completed {@code row} unless a live record holds its key. */
     abstract boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException;
 
-    /** The statements a reservation sends when it wins at once (a lost one may add a primary-key read). */
-    abstract List<SqlStatement> reserveStatements();
-
-    /** The statements {@link #insertCompleted} sends. */
-    abstract List<SqlStatement> insertCompletedStatements();
-
     /** The one DELETE of a purge batch: at most {@code :limit} rows with {@code expires_at <= :now}. */
     abstract SqlStatement purgeStatement();
-
-    /** Every step with its statements, in the order the engine uses them. */
-    final List<Step> steps() {
-        return List.of(
-                new Step("reserve", reserveStatements()),
-                new Step("replay lookup (find)", List.of(find)),
-                new Step("complete", List.of(complete)),
-                new Step("release", List.of(release)),
-                new Step("renew", List.of(renew)),
-                new Step("insertCompleted (optimistic mode)", insertCompletedStatements()),
-                new Step("purge one batch", List.of(purgeStatement())));
-    }
 
     /** Deletes at most {@code limit} rows with {@code expires_at <= now}. */
     final int purge(Connection c, Instant now, int limit) throws SQLException {
