@@ -31,6 +31,7 @@ import org.jooq.InsertOnConflictConditionStep;
 import org.jooq.Record;
 import org.jooq.SQLDialect;
 import org.jooq.SelectField;
+import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
@@ -320,6 +321,45 @@ final class PostgresStatements extends Statements {
                 .doUpdate()
                 .set(takeOver)
                 .where(targetIsNotLive());
+    }
+
+    @Override
+    boolean supportsRowLevelSecurity() {
+        return true;
+    }
+
+    @Override
+    boolean supportsAsynchronousReservationCommit() {
+        return true;
+    }
+
+    /**
+     * The table script and, for a table being created here, the fillfactor that keeps room for HOT
+     * completions ({@code V3__idempotency_keys_fillfactor.sql}); an existing table's fillfactor is
+     * left as its owner set it.
+     */
+    @Override
+    List<String> tableScripts(Connection c) throws SQLException {
+        List<String> scripts = new ArrayList<>(super.tableScripts(c));
+        if (!tableExists(c)) {
+            scripts.add(Ddl.fillfactorScript());
+        }
+        return scripts;
+    }
+
+    private boolean tableExists(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("select to_regclass(?) is not null")) {
+            ps.setString(1, DSL.using(ctx.dialect()).render(t.tableName));
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** Instances that start together create the table one after the other. */
+    @Override
+    String ddlLock() {
+        return "SELECT pg_advisory_xact_lock(" + Ddl.DEFAULT_TABLE.hashCode() + ")";
     }
 
     @Override

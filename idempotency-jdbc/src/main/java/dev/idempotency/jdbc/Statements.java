@@ -87,29 +87,38 @@ abstract class Statements {
         renew = compile(ctx.update(t.table).set(t.lockedUntil, t.paramOf(t.lockedUntil)).where(owned()));
     }
 
-    static Statements forDialect(SQLDialect dialect, IdempotencyTable table) {
-        return forDialect(dialect, table, false);
-    }
-
-    static Statements forDialect(SQLDialect dialect, IdempotencyTable table, boolean formatted) {
-        if (Dialects.isPostgres(dialect)) {
-            return new PostgresStatements(table, dialect, formatted);
-        }
-        if (dialect.family() == SQLDialect.MARIADB) {
-            return new MySqlStatements(table, dialect, formatted, true);
-        }
-        if (dialect.family() == SQLDialect.MYSQL) {
-            return new MySqlStatements(table, dialect, formatted, false);
-        }
-        if (Dialects.isH2(dialect)) {
-            return new H2Statements(table, dialect, formatted);
-        }
-        throw new IllegalArgumentException("Unsupported dialect " + dialect
-                + "; use POSTGRES, MARIADB, MYSQL or H2");
-    }
-
     final SqlStatement compile(Query query) {
         return SqlStatement.of(ctx, query, t.localTime);
+    }
+
+    /**
+     * Whether a row-level-security policy can be fed the tenant: a setting set per transaction
+     * ({@link JdbcStore.Builder#rowLevelSecurity}). PostgreSQL only.
+     */
+    boolean supportsRowLevelSecurity() {
+        return false;
+    }
+
+    /**
+     * Whether the reserve mode's reservation can commit without waiting for its log flush
+     * ({@link JdbcStore.Builder#asynchronousReservationCommit}). PostgreSQL only: MariaDB/MySQL can
+     * relax the flush only server-wide, H2 runs in-process.
+     */
+    boolean supportsAsynchronousReservationCommit() {
+        return false;
+    }
+
+    /**
+     * The classpath resources {@code createTableIfMissing} runs for the table itself, on {@code c}
+     * (which a database may ask what exists): here the dialect's table script.
+     */
+    List<String> tableScripts(Connection c) throws SQLException {
+        return List.of(Ddl.tableScript(ctx.dialect()));
+    }
+
+    /** A statement run first in {@code createTableIfMissing}'s transaction to serialize instances; or {@code null}. */
+    String ddlLock() {
+        return null;
     }
 
     /** Writes {@code row} unless a live record holds its key; says who holds it otherwise. */

@@ -386,7 +386,7 @@ abstract class AbstractAtomicModeTest {
         // no advisory locks on PostgreSQL, nothing live to read on MariaDB and H2 — nobody to tell.
         NewRow expired = new NewRow(recordKey, "c".repeat(64), IdempotencyTable.IN_FLIGHT, "not-atomic",
                 longAgo.plusSeconds(30), null, longAgo.plus(Duration.ofDays(1)), longAgo);
-        Statements sql = Statements.forDialect(store.dialect(),
+        Statements sql = Dialects.statements(store.dialect(),
                 new IdempotencyTable(org.jooq.impl.DSL.name(JdbcStore.DEFAULT_TABLE), store.dialect()));
         try (IdempotencyEngine engine = engine(Duration.ZERO); Connection plain = pool.getConnection()) {
             plain.setAutoCommit(false);
