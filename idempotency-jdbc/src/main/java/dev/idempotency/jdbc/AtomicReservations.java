@@ -120,7 +120,7 @@ final class AtomicReservations {
                                    boolean holderWentAway) {
         RecordKey key = row.key();
         Connection c = null;
-        AtomicSession session = AtomicSession.open(dialect, sql, tenantSetting);
+        AtomicSession session = sql.atomicSession(tenantSetting);
         boolean handedOver = false;
         boolean ended = false;
         try {

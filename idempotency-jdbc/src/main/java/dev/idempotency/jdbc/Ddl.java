@@ -36,17 +36,6 @@ final class Ddl {
         return "db/idempotency/" + Dialects.ddlFolder(dialect) + "/V1__idempotency_keys.sql";
     }
 
-    /**
-     * The classpath resources {@code createTableIfMissing} runs for the table itself: the table
-     * script and, {@code withFillfactor} (PostgreSQL, a table being created), the fillfactor that
-     * keeps room for HOT completions.
-     */
-    static List<String> tableScripts(SQLDialect dialect, boolean withFillfactor) {
-        return withFillfactor
-                ? List.of(tableScript(dialect), fillfactorScript())
-                : List.of(tableScript(dialect));
-    }
-
     /** The classpath resource setting the PostgreSQL table's fillfactor (a separate migration). */
     static String fillfactorScript() {
         return "db/idempotency/postgresql/V3__idempotency_keys_fillfactor.sql";
@@ -72,13 +61,16 @@ final class Ddl {
         return split(adapted.toString());
     }
 
-    /** Runs the statements on one connection; on PostgreSQL under a lock so instances starting together do not race. */
-    static void run(Connection connection, SQLDialect dialect, List<String> statements) throws SQLException {
+    /**
+     * Runs the statements on one connection, in one transaction; after {@code lock}
+     * ({@link Statements#ddlLock}) first when there is one, so instances starting together do not race.
+     */
+    static void run(Connection connection, String lock, List<String> statements) throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false);
         try (Statement s = connection.createStatement()) {
-            if (Dialects.isPostgres(dialect)) {
-                s.execute("SELECT pg_advisory_xact_lock(" + DEFAULT_TABLE.hashCode() + ")");
+            if (lock != null) {
+                s.execute(lock);
             }
             for (String sql : statements) {
                 s.execute(sql);

@@ -3,12 +3,16 @@ package dev.idempotency.jdbc;
 import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
 
+import dev.idempotency.core.store.IdempotencyRecord;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.jooq.Field;
 import org.jooq.SQLDialect;
 import org.jooq.Table;
@@ -27,7 +31,8 @@ final class H2Statements extends Statements {
     /** SQLState of a unique or primary-key violation. */
     private static final String UNIQUE_VIOLATION = "23505";
 
-    private final SqlStatement merge;
+    /** Package-private for SQL.md and the query-plan tests. */
+    final SqlStatement merge;
     private final SqlStatement purge;
 
     H2Statements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
@@ -77,16 +82,6 @@ final class H2Statements extends Statements {
     }
 
     @Override
-    List<SqlStatement> reserveStatements() {
-        return List.of(merge);
-    }
-
-    @Override
-    List<SqlStatement> insertCompletedStatements() {
-        return List.of(merge);
-    }
-
-    @Override
     SqlStatement purgeStatement() {
         return purge;
     }
@@ -100,6 +95,96 @@ final class H2Statements extends Statements {
                 return null;
             }
             throw e;
+        }
+    }
+
+    @Override
+    AtomicSession atomicSession(String tenantSetting) {
+        return new Session(this);
+    }
+
+    /**
+     * H2: {@code LOCK_TIMEOUT} is a session setting in milliseconds (0: no wait), read with
+     * {@code LOCK_TIMEOUT()} and put back after the reservation; the isolation level is set and
+     * put back through JDBC (in-process, no round trip).
+     */
+    static final class Session extends AtomicSession.SessionLockWait {
+        private static final int LOCK_TIMEOUT = 50200;
+
+        private Integer sessionLockTimeout;
+        private Integer isolation;
+
+        Session(Statements sql) {
+            super(sql);
+        }
+
+        @Override
+        void beginTransaction(Connection c, Duration wait) throws SQLException {
+            int current = c.getTransactionIsolation();
+            if (current != Connection.TRANSACTION_READ_COMMITTED) {
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                isolation = current;
+            }
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT LOCK_TIMEOUT()")) {
+                rs.next();
+                sessionLockTimeout = rs.getInt(1);
+            }
+            lockWait(c, wait);
+        }
+
+        @Override
+        void lockWait(Connection c, Duration wait) throws SQLException {
+            setLockTimeout(c, millis(wait));
+        }
+
+        @Override
+        void restoreLockWait(Connection c) throws SQLException {
+            if (sessionLockTimeout != null) {
+                setLockTimeout(c, sessionLockTimeout);
+                sessionLockTimeout = null;
+            }
+        }
+
+        @Override
+        void end(Connection c) throws SQLException {
+            super.end(c);
+            if (isolation != null) {
+                c.setTransactionIsolation(isolation);
+                isolation = null;
+            }
+        }
+
+        @Override
+        boolean isLockTimeout(SQLException e) {
+            return e.getErrorCode() == LOCK_TIMEOUT;
+        }
+
+        /**
+         * A dirty read: H2 2.x (MVStore) at READ UNCOMMITTED returns other sessions' uncommitted
+         * rows without waiting. The level is set through JDBC and put back (in-process, no round
+         * trip).
+         */
+        @Override
+        Optional<String> holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
+            int level = c.getTransactionIsolation();
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED);
+            Optional<IdempotencyRecord> newest;
+            try {
+                newest = readRow(c, row);
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+            } finally {
+                c.setTransactionIsolation(level);
+            }
+            return holderOf(newest, row, now);
+        }
+
+        private static void setLockTimeout(Connection c, long millis) throws SQLException {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCK_TIMEOUT " + millis);
+            }
         }
     }
 }

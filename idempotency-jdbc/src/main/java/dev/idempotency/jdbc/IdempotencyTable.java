@@ -82,7 +82,7 @@ final class IdempotencyTable {
     IdempotencyTable(Name tableName, SQLDialect dialect) {
         this.tableName = tableName;
         this.table = table(tableName);
-        this.localTime = Dialects.isMySqlFamily(dialect);
+        this.localTime = Dialects.bindsLocalTime(dialect);
         DataType<Instant> time = timeType(localTime);
         lockedUntil = field(name("locked_until"), time);
         expiresAt = field(name("expires_at"), time);

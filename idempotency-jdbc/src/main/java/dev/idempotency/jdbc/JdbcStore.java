@@ -12,7 +12,6 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -69,6 +68,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class JdbcStore implements TransactionalStore {
 
+    static {
+        JooqBanner.switchOff(); // before any jOOQ class that prints the banner initializes
+    }
+
     private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
 
     /** The default table name. */
@@ -91,7 +94,7 @@ public final class JdbcStore implements TransactionalStore {
     private final boolean asynchronousReservationCommit;
     private final AtomicReservations atomic;
 
-    private JdbcStore(Builder b, SQLDialect dialect) {
+    private JdbcStore(Builder b, SQLDialect dialect, Statements sql) {
         this.dialect = dialect;
         this.tableName = b.tableName;
         this.tableLabel = String.join(".", b.tableName.getName());
@@ -99,8 +102,7 @@ public final class JdbcStore implements TransactionalStore {
         this.asynchronousReservationCommit = b.asynchronousReservationCommit;
         this.dataSource = b.dataSource;
         this.dsl = DSL.using(dialect);
-        IdempotencyTable table = new IdempotencyTable(tableName, dialect);
-        this.sql = b.statements != null ? b.statements.apply(table, dialect) : Statements.forDialect(dialect, table);
+        this.sql = sql;
         this.atomic = new AtomicReservations(dataSource, sql, dialect, tenantSetting, tableLabel);
     }
 
@@ -151,27 +153,17 @@ public final class JdbcStore implements TransactionalStore {
         String setting = tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting;
         call(null, c -> {
             // The fillfactor goes with a table created here, not over one whose owner tuned it.
-            boolean withFillfactor = Dialects.isPostgres(dialect) && !postgresTableExists(c);
             List<String> statements = new ArrayList<>();
-            for (String script : Ddl.tableScripts(dialect, withFillfactor)) {
+            for (String script : sql.tableScripts(c)) {
                 statements.addAll(Ddl.statements(dsl, script, tableName, setting));
             }
             if (tenantSetting != null) {
                 statements.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, tenantSetting));
             }
-            Ddl.run(c, dialect, statements);
+            Ddl.run(c, sql.ddlLock(), statements);
             return null;
         });
         log.info("Idempotency table {} is in place ({})", tableLabel, dialect);
-    }
-
-    private boolean postgresTableExists(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("select to_regclass(?) is not null")) {
-            ps.setString(1, dsl.render(tableName));
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getBoolean(1);
-            }
-        }
     }
 
     /** The classpath resource with this dialect's DDL, for migration tools. */
@@ -444,16 +436,18 @@ public final class JdbcStore implements TransactionalStore {
                 throw new IllegalArgumentException("Unsupported dialect " + resolved
                         + "; JdbcStore speaks POSTGRES, MARIADB, MYSQL and H2");
             }
-            if (rowLevelSecurity && !Dialects.isPostgres(resolved)) {
+            IdempotencyTable table = new IdempotencyTable(tableName, resolved);
+            Statements sql = statements != null ? statements.apply(table, resolved) : Dialects.statements(resolved, table);
+            if (rowLevelSecurity && !sql.supportsRowLevelSecurity()) {
                 throw new IllegalArgumentException("Row-level security needs PostgreSQL, not " + resolved);
             }
             // MariaDB/MySQL can relax the log flush only server-wide (innodb_flush_log_at_trx_commit),
             // H2 runs in-process: refusing says so, where ignoring would promise a speed-up that never comes.
-            if (asynchronousReservationCommit && !Dialects.isPostgres(resolved)) {
+            if (asynchronousReservationCommit && !sql.supportsAsynchronousReservationCommit()) {
                 throw new IllegalArgumentException("An asynchronous commit of the reservation needs PostgreSQL, not "
                         + resolved);
             }
-            return new JdbcStore(this, resolved);
+            return new JdbcStore(this, resolved, sql);
         }
 
         private static SQLDialect detect(DataSource dataSource) {

@@ -3,14 +3,17 @@ package dev.idempotency.jdbc;
 import static org.jooq.impl.DSL.excluded;
 import static org.jooq.impl.DSL.when;
 
+import dev.idempotency.core.store.IdempotencyRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.jooq.Field;
 import org.jooq.InsertOnDuplicateSetMoreStep;
 import org.jooq.Record;
@@ -34,8 +37,9 @@ import org.jooq.SQLDialect;
  */
 final class MySqlStatements extends Statements {
 
-    private final boolean returning;
-    private final SqlStatement upsert;
+    /** MariaDB: the upsert returns the row; MySQL reads it back. Package-private, as the statements, for SQL.md. */
+    final boolean returning;
+    final SqlStatement upsert;
     private final SqlStatement purge;
 
     MySqlStatements(IdempotencyTable t, SQLDialect dialect, boolean formatted, boolean returning) {
@@ -57,16 +61,6 @@ final class MySqlStatements extends Statements {
     @Override
     boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
         return upsert(c, row, now) == WON;
-    }
-
-    @Override
-    List<SqlStatement> reserveStatements() {
-        return returning ? List.of(upsert) : List.of(upsert, readBack);
-    }
-
-    @Override
-    List<SqlStatement> insertCompletedStatements() {
-        return reserveStatements();
     }
 
     /** One batch in {@code expires_at} order, through its index: MariaDB and MySQL delete with a limit directly. */
@@ -103,5 +97,96 @@ final class MySqlStatements extends Statements {
 
     private <T> Field<T> takeOverIfOwned(Field<T> column) {
         return when(t.ownerToken.eq(excluded(t.ownerToken)), excluded(column)).otherwise(column);
+    }
+
+    /** MariaDB accepts a lock wait of 0 s (no wait); MySQL's minimum is 1 s. */
+    @Override
+    AtomicSession atomicSession(String tenantSetting) {
+        return new Session(this, ctx.dialect().family() == SQLDialect.MARIADB);
+    }
+
+    /**
+     * MariaDB and MySQL: {@code innodb_lock_wait_timeout} is a session variable in whole seconds
+     * (MariaDB accepts 0, no wait; MySQL's minimum is 1 s), saved in a user variable and put back
+     * after the reservation. {@code SET TRANSACTION ISOLATION LEVEL} without {@code SESSION}
+     * applies to the next transaction only, so it needs no undoing.
+     */
+    static final class Session extends AtomicSession.SessionLockWait {
+        private static final int LOCK_WAIT_TIMEOUT = 1205;
+
+        private final boolean zeroAllowed;
+        private boolean saved;
+
+        Session(Statements sql, boolean zeroAllowed) {
+            super(sql);
+            this.zeroAllowed = zeroAllowed;
+        }
+
+        @Override
+        void beginTransaction(Connection c, Duration wait) throws SQLException {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.execute("SET @idempotency_lock_wait_timeout = @@session.innodb_lock_wait_timeout,"
+                        + " SESSION innodb_lock_wait_timeout = " + seconds(wait));
+                saved = true;
+                s.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+            }
+        }
+
+        @Override
+        void lockWait(Connection c, Duration wait) throws SQLException {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET SESSION innodb_lock_wait_timeout = " + seconds(wait));
+            }
+        }
+
+        @Override
+        void restoreLockWait(Connection c) throws SQLException {
+            if (saved) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("SET SESSION innodb_lock_wait_timeout = @idempotency_lock_wait_timeout");
+                }
+                saved = false;
+            }
+        }
+
+        @Override
+        boolean isLockTimeout(SQLException e) {
+            return e.getErrorCode() == LOCK_WAIT_TIMEOUT;
+        }
+
+        /**
+         * A dirty read: InnoDB's non-locking read at READ UNCOMMITTED returns the newest version of
+         * the row, uncommitted or not, without waiting. {@code SET TRANSACTION ISOLATION LEVEL}
+         * without {@code SESSION} applies to the next transaction only — here the one primary-key
+         * read — so nothing is left to undo: two round trips. A statement that fails before it
+         * starts that transaction leaves the level pending; {@code ROLLBACK} drops it.
+         */
+        @Override
+        Optional<String> holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED");
+            }
+            Optional<IdempotencyRecord> newest;
+            try {
+                newest = readRow(c, row);
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+            } catch (SQLException | RuntimeException e) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("ROLLBACK");
+                } catch (SQLException rollback) {
+                    e.addSuppressed(rollback);
+                }
+                throw e;
+            }
+            return holderOf(newest, row, now);
+        }
+
+        private long seconds(Duration wait) {
+            long seconds = (millis(wait) + 999) / 1000;
+            return Math.max(zeroAllowed ? 0 : 1, seconds);
+        }
     }
 }

@@ -11,15 +11,19 @@ import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.selectOne;
 
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StoredResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.Field;
@@ -27,6 +31,7 @@ import org.jooq.InsertOnConflictConditionStep;
 import org.jooq.Record;
 import org.jooq.SQLDialect;
 import org.jooq.SelectField;
+import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
@@ -52,15 +57,22 @@ final class PostgresStatements extends Statements {
     private static final String RESTORE_LOCK_TIMEOUT =
             "SELECT set_config('lock_timeout', current_setting('" + SAVED_LOCK_TIMEOUT + "'), true)";
 
-    private final SqlStatement reserve;
-    private final SqlStatement reserveAsynchronousCommit;
-    private final SqlStatement atomicReserve;
+    /** What the completion's deliberate failure says when its UPDATE found no row. */
+    static final String RESERVATION_GONE = "idempotency: the reservation row was gone at completion";
+    private static final String INVALID_TEXT_REPRESENTATION = "22P02";
+
+    // Package-private for SQL.md and the query-plan tests, which render and explain each of them.
+    final SqlStatement reserve;
+    final SqlStatement reserveAsynchronousCommit;
+    final SqlStatement atomicReserve;
     private final PostgresInFlightLocks inFlightLocks;
-    private final SqlStatement atomicBegin;
-    private final SqlStatement atomicBeginWithTenant;
-    private final SqlStatement atomicAgain;
-    private final SqlStatement insertCompleted;
+    final SqlStatement atomicBegin;
+    final SqlStatement atomicBeginWithTenant;
+    final SqlStatement atomicAgain;
+    final SqlStatement insertCompleted;
     private final SqlStatement purge;
+    final SqlStatement completeAndCommit;
+    final SqlStatement releaseAndCommit;
 
     PostgresStatements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
         super(t, dialect, formatted);
@@ -120,6 +132,18 @@ final class PostgresStatements extends Statements {
         atomicAgain = atomicReserve.between("SELECT set_config('lock_timeout', :lock_timeout, true)",
                 RESTORE_LOCK_TIMEOUT);
 
+        // The atomic mode's completion and COMMIT in one message (one round trip). The COMMIT must
+        // not run when the UPDATE found no row, so the UPDATE is wrapped in a query that fails
+        // then: the cast of a non-constant text (it holds the row count, so the planner cannot fold
+        // it) that is no integer. The server stops at the first error and skips the COMMIT; the
+        // transaction is left aborted, for the caller to roll back.
+        completeAndCommit = complete.wrapped("WITH completed AS (\n",
+                        "\nRETURNING 1)\nSELECT CASE WHEN count(*) = 1 THEN 1 ELSE CAST('" + RESERVATION_GONE
+                                + " ' || count(*) AS integer) END AS completed FROM completed")
+                .followedBy("COMMIT");
+        // The release commits whatever its DELETE found: the handler's writes stay.
+        releaseAndCommit = release.followedBy("COMMIT");
+
         insertCompleted = compile(conditionalInsert(
                 notExists(selectOne().from(t.table).where(t.primaryKey().and(t.isLive())))));
 
@@ -157,11 +181,6 @@ final class PostgresStatements extends Statements {
              ResultSet rs = ps.executeQuery()) {
             return attempt(rs, row, now);
         }
-    }
-
-    /** The reservation that commits asynchronously when it writes, for documentation. */
-    SqlStatement reserveAsynchronousCommitStatement() {
-        return reserveAsynchronousCommit;
     }
 
     /**
@@ -213,16 +232,6 @@ final class PostgresStatements extends Statements {
         return inFlightLocks.probe(c, row.key(), row.fingerprint());
     }
 
-    /** The atomic mode's reservation statement, which takes the in-flight locks when it wins; for documentation. */
-    SqlStatement atomicReserveStatement() {
-        return atomicReserve;
-    }
-
-    /** The composites of the atomic mode, for documentation. */
-    List<SqlStatement> atomicStatements() {
-        return List.of(atomicBegin, atomicBeginWithTenant, atomicAgain);
-    }
-
     /** Runs {@code before; reserve; after}, whose reservation rows are the second result set. */
     private Attempt runComposite(Connection c, SqlStatement composite, Map<String, Object> values, NewRow row,
                                  Instant now) throws SQLException {
@@ -252,19 +261,45 @@ final class PostgresStatements extends Statements {
         return rs.getBoolean("won") ? WON : lostTo(t.read(row.key(), rs), now);
     }
 
+    /**
+     * The completion's UPDATE and the COMMIT in one round trip (the statement {@code completeAndCommit}).
+     * When the UPDATE finds no row the statement fails on purpose before the COMMIT; that failure
+     * is told apart from any other by its SQLState and marker, the transaction rolled back, and the
+     * answer is {@code false}, as with separate statements.
+     */
+    @Override
+    boolean completeAndCommit(Connection c, RecordKey key, String ownerToken, StoredResponse response)
+            throws SQLException {
+        try (PreparedStatement ps = completeAndCommit.prepare(c, completeValues(key, ownerToken, response))) {
+            ps.execute(); // pgJDBC reads every result before it returns: a failed COMMIT throws here
+            return true;
+        } catch (SQLException e) {
+            if (isReservationGone(e)) {
+                c.rollback();
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /** The release's DELETE and the COMMIT in one round trip; whether the DELETE found the row. */
+    @Override
+    boolean releaseAndCommit(Connection c, RecordKey key, String ownerToken) throws SQLException {
+        try (PreparedStatement ps = releaseAndCommit.prepare(c, releaseValues(key, ownerToken))) {
+            ps.execute();
+            return ps.getUpdateCount() == 1;
+        }
+    }
+
+    /** The deliberate failure of {@link #completeAndCommit} when its UPDATE found no row. */
+    static boolean isReservationGone(SQLException e) {
+        return INVALID_TEXT_REPRESENTATION.equals(e.getSQLState()) && e.getMessage() != null
+                && e.getMessage().contains(RESERVATION_GONE);
+    }
+
     @Override
     boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
         return update(c, insertCompleted, IdempotencyTable.rowValues(row, now)) == 1;
-    }
-
-    @Override
-    List<SqlStatement> reserveStatements() {
-        return List.of(reserve);
-    }
-
-    @Override
-    List<SqlStatement> insertCompletedStatements() {
-        return List.of(insertCompleted);
     }
 
     @Override
@@ -286,5 +321,115 @@ final class PostgresStatements extends Statements {
                 .doUpdate()
                 .set(takeOver)
                 .where(targetIsNotLive());
+    }
+
+    @Override
+    boolean supportsRowLevelSecurity() {
+        return true;
+    }
+
+    @Override
+    boolean supportsAsynchronousReservationCommit() {
+        return true;
+    }
+
+    /**
+     * The table script and, for a table being created here, the fillfactor that keeps room for HOT
+     * completions ({@code V3__idempotency_keys_fillfactor.sql}); an existing table's fillfactor is
+     * left as its owner set it.
+     */
+    @Override
+    List<String> tableScripts(Connection c) throws SQLException {
+        List<String> scripts = new ArrayList<>(super.tableScripts(c));
+        if (!tableExists(c)) {
+            scripts.add(Ddl.fillfactorScript());
+        }
+        return scripts;
+    }
+
+    private boolean tableExists(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("select to_regclass(?) is not null")) {
+            ps.setString(1, DSL.using(ctx.dialect()).render(t.tableName));
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** Instances that start together create the table one after the other. */
+    @Override
+    String ddlLock() {
+        return "SELECT pg_advisory_xact_lock(" + Ddl.DEFAULT_TABLE.hashCode() + ")";
+    }
+
+    @Override
+    AtomicSession atomicSession(String tenantSetting) {
+        return new Session(this, tenantSetting);
+    }
+
+    /**
+     * PostgreSQL: everything is transaction-local ({@code SET TRANSACTION}, {@code set_config(…,
+     * true)}), so the commit or rollback undoes it, and each attempt is one round trip: the set-up,
+     * the reservation and the restored lock wait travel as one multi-statement string
+     * ({@link PostgresStatements#reserveInNewTransaction}). The session's own {@code lock_timeout}
+     * is kept server-side meanwhile, in a transaction-local custom setting.
+     */
+    static final class Session extends AtomicSession {
+        private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+        private final PostgresStatements sql;
+        private final String tenantSetting;
+
+        Session(PostgresStatements sql, String tenantSetting) {
+            this.sql = sql;
+            this.tenantSetting = tenantSetting;
+        }
+
+        @Override
+        Statements.Attempt firstAttempt(Connection c, NewRow row, Instant now, Duration wait, Duration lease)
+                throws SQLException {
+            c.setAutoCommit(false);
+            // A request whose handler hangs or whose process lost its way must not hold the row
+            // lock and the connection forever: the server ends the session once it has sat idle
+            // inside the transaction for a whole lease.
+            String idleTimeout = Math.max(1, millis(lease)) + "ms";
+            return sql.reserveInNewTransaction(c, row, now, lockTimeout(wait), idleTimeout, tenantSetting,
+                    row.key().tenant());
+        }
+
+        @Override
+        Statements.Attempt nextAttempt(Connection c, NewRow row, Instant now, Duration wait) throws SQLException {
+            return sql.reserveAgainInTransaction(c, row, now, lockTimeout(wait));
+        }
+
+        @Override
+        boolean isLockTimeout(SQLException e) {
+            return LOCK_NOT_AVAILABLE.equals(e.getSQLState());
+        }
+
+        /**
+         * The uncommitted row cannot be read at any isolation level; the advisory locks its
+         * reservation took can ({@link PostgresInFlightLocks}): one round trip.
+         */
+        @Override
+        Optional<String> holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
+            return switch (sql.inFlightHolder(c, row)) {
+                case SAME_BODY -> Optional.of(row.fingerprint());
+                case OTHER_BODY -> Optional.of(ANOTHER_BODY);
+                case NONE -> Optional.empty();
+            };
+        }
+
+        /**
+         * {@code 0} would mean "wait forever", and a timeout of a millisecond or two also gives up
+         * on incidental waits that have nothing to do with a duplicate (the relation-extension lock
+         * while many transactions insert at once), turning fresh keys into 409s: "no wait" is
+         * therefore {@value #NO_WAIT_MILLIS} ms, still far below any handler's run time.
+         */
+        private static String lockTimeout(Duration wait) {
+            return Math.max(NO_WAIT_MILLIS, millis(wait)) + "ms";
+        }
+
+        private static final long NO_WAIT_MILLIS = 50;
     }
 }

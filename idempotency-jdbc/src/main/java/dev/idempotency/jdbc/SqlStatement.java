@@ -79,9 +79,21 @@ final class SqlStatement {
                 localTime);
     }
 
-    /** The same statement behind {@code prefix} (such as {@code EXPLAIN }), with the same parameters. */
-    SqlStatement prefixed(String prefix) {
-        return new SqlStatement(prefix + sql, prefix + namedSql, names, types, localTime);
+    /**
+     * {@code before<this statement>after}, concatenated as they are (no separator), with the same
+     * parameters: for wrapping a rendered statement, such as in a common table expression.
+     * {@code before} and {@code after} hold no parameters.
+     */
+    SqlStatement wrapped(String before, String after) {
+        return new SqlStatement(before + sql + after, before + namedSql + after, names, types, localTime);
+    }
+
+    /**
+     * {@code <this statement>; after} as one string, which pgJDBC sends as one message and answers
+     * in one round trip. {@code after} holds no parameters.
+     */
+    SqlStatement followedBy(String after) {
+        return new SqlStatement(sql + ";\n" + after, namedSql + ";\n" + after, names, types, localTime);
     }
 
     /**

@@ -57,10 +57,6 @@ abstract class Statements {
     static final Attempt WON = new Attempt.Won();
     static final Attempt RETRY = new Attempt.Retry();
 
-    /** One step of the engine and the statements it sends, for documentation. */
-    record Step(String name, List<SqlStatement> statements) {
-    }
-
     final IdempotencyTable t;
     final DSLContext ctx;
 
@@ -91,29 +87,38 @@ abstract class Statements {
         renew = compile(ctx.update(t.table).set(t.lockedUntil, t.paramOf(t.lockedUntil)).where(owned()));
     }
 
-    static Statements forDialect(SQLDialect dialect, IdempotencyTable table) {
-        return forDialect(dialect, table, false);
-    }
-
-    static Statements forDialect(SQLDialect dialect, IdempotencyTable table, boolean formatted) {
-        if (Dialects.isPostgres(dialect)) {
-            return new PostgresStatements(table, dialect, formatted);
-        }
-        if (dialect.family() == SQLDialect.MARIADB) {
-            return new MySqlStatements(table, dialect, formatted, true);
-        }
-        if (dialect.family() == SQLDialect.MYSQL) {
-            return new MySqlStatements(table, dialect, formatted, false);
-        }
-        if (Dialects.isH2(dialect)) {
-            return new H2Statements(table, dialect, formatted);
-        }
-        throw new IllegalArgumentException("Unsupported dialect " + dialect
-                + "; use POSTGRES, MARIADB, MYSQL or H2");
-    }
-
     final SqlStatement compile(Query query) {
         return SqlStatement.of(ctx, query, t.localTime);
+    }
+
+    /**
+     * Whether a row-level-security policy can be fed the tenant: a setting set per transaction
+     * ({@link JdbcStore.Builder#rowLevelSecurity}). PostgreSQL only.
+     */
+    boolean supportsRowLevelSecurity() {
+        return false;
+    }
+
+    /**
+     * Whether the reserve mode's reservation can commit without waiting for its log flush
+     * ({@link JdbcStore.Builder#asynchronousReservationCommit}). PostgreSQL only: MariaDB/MySQL can
+     * relax the flush only server-wide, H2 runs in-process.
+     */
+    boolean supportsAsynchronousReservationCommit() {
+        return false;
+    }
+
+    /**
+     * The classpath resources {@code createTableIfMissing} runs for the table itself, on {@code c}
+     * (which a database may ask what exists): here the dialect's table script.
+     */
+    List<String> tableScripts(Connection c) throws SQLException {
+        return List.of(Ddl.tableScript(ctx.dialect()));
+    }
+
+    /** A statement run first in {@code createTableIfMissing}'s transaction to serialize instances; or {@code null}. */
+    String ddlLock() {
+        return null;
     }
 
     /** Writes {@code row} unless a live record holds its key; says who holds it otherwise. */
@@ -131,29 +136,19 @@ abstract class Statements {
         return reserve(c, row, now);
     }
 
+    /**
+     * A fresh set-up of the atomic mode's transaction on this database, for one reservation
+     * attempt ({@link AtomicSession}).
+     *
+     * @param tenantSetting the setting that carries the tenant for row-level security, or {@code null}
+     */
+    abstract AtomicSession atomicSession(String tenantSetting);
+
     /** Writes the completed {@code row} unless a live record holds its key. */
     abstract boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException;
 
-    /** The statements a reservation sends when it wins at once (a lost one may add a primary-key read). */
-    abstract List<SqlStatement> reserveStatements();
-
-    /** The statements {@link #insertCompleted} sends. */
-    abstract List<SqlStatement> insertCompletedStatements();
-
     /** The one DELETE of a purge batch: at most {@code :limit} rows with {@code expires_at <= :now}. */
     abstract SqlStatement purgeStatement();
-
-    /** Every step with its statements, in the order the engine uses them. */
-    final List<Step> steps() {
-        return List.of(
-                new Step("reserve", reserveStatements()),
-                new Step("replay lookup (find)", List.of(find)),
-                new Step("complete", List.of(complete)),
-                new Step("release", List.of(release)),
-                new Step("renew", List.of(renew)),
-                new Step("insertCompleted (optimistic mode)", insertCompletedStatements()),
-                new Step("purge one batch", List.of(purgeStatement())));
-    }
 
     /** Deletes at most {@code limit} rows with {@code expires_at <= now}. */
     final int purge(Connection c, Instant now, int limit) throws SQLException {
@@ -173,6 +168,11 @@ abstract class Statements {
      */
     final boolean complete(Connection c, RecordKey key, String ownerToken, StoredResponse response)
             throws SQLException {
+        return update(c, complete, completeValues(key, ownerToken, response)) == 1;
+    }
+
+    /** The values of {@link #complete}'s UPDATE. */
+    static Map<String, Object> completeValues(RecordKey key, String ownerToken, StoredResponse response) {
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("owner_token", ownerToken);
         values.put("response_status", (short) response.status());
@@ -180,14 +180,47 @@ abstract class Statements {
         values.put("response_headers", HeaderCodec.encode(response.headers()));
         values.put("response_body", response.body());
         values.put("format_version", (short) HeaderCodec.FORMAT_VERSION);
-        return update(c, complete, values) == 1;
+        return values;
+    }
+
+    /**
+     * The atomic mode's completion, on the connection whose transaction holds the reservation:
+     * {@link #complete}'s UPDATE and, when it stored the response, COMMIT — the handler's writes
+     * and the record become visible together. When the UPDATE finds no row (only this transaction
+     * can see it, so the handler removed or changed it) nothing is committed: the transaction is
+     * rolled back and the answer is {@code false}. Here two round trips; a dialect may do it in one.
+     */
+    boolean completeAndCommit(Connection c, RecordKey key, String ownerToken, StoredResponse response)
+            throws SQLException {
+        if (!complete(c, key, ownerToken, response)) {
+            c.rollback();
+            return false;
+        }
+        c.commit();
+        return true;
+    }
+
+    /**
+     * The atomic mode's release: {@link #release}'s DELETE, then COMMIT whatever it found — the
+     * handler's writes stay, only the reservation goes. Whether the DELETE found the row. Here two
+     * round trips; a dialect may do it in one.
+     */
+    boolean releaseAndCommit(Connection c, RecordKey key, String ownerToken) throws SQLException {
+        boolean deleted = release(c, key, ownerToken);
+        c.commit();
+        return deleted;
     }
 
     /** One DELETE of the in-flight row, only while {@code ownerToken} still holds it. */
     final boolean release(Connection c, RecordKey key, String ownerToken) throws SQLException {
+        return update(c, release, releaseValues(key, ownerToken)) == 1;
+    }
+
+    /** The values of {@link #release}'s DELETE. */
+    static Map<String, Object> releaseValues(RecordKey key, String ownerToken) {
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("owner_token", ownerToken);
-        return update(c, release, values) == 1;
+        return values;
     }
 
     /** One UPDATE of the lease, only while {@code ownerToken} still holds the in-flight row. */

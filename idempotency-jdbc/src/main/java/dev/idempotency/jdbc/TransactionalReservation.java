@@ -18,10 +18,11 @@ import org.slf4j.LoggerFactory;
  * transaction ({@link #unwrap}: {@link AtomicTransaction}, {@link Connection}, {@link DSLContext}).
  *
  * <ul>
- *   <li>{@link #complete}: the owner-checked UPDATE that stores the response, then COMMIT — the
- *       handler's writes and the record become visible together.</li>
- *   <li>{@link #release}: DELETE of the reservation row, then COMMIT — the handler's writes stay,
- *       no record survives, a retry runs again.</li>
+ *   <li>{@link #complete}: the owner-checked UPDATE that stores the response, then COMMIT (one
+ *       round trip on PostgreSQL) — the handler's writes and the record become visible together;
+ *       when the UPDATE finds no row, ROLLBACK instead.</li>
+ *   <li>{@link #release}: DELETE of the reservation row, then COMMIT (one round trip on
+ *       PostgreSQL) — the handler's writes stay, no record survives, a retry runs again.</li>
  *   <li>{@link #abort}: ROLLBACK — the handler's writes and the reservation are gone.</li>
  *   <li>{@link #renew}: nothing to do; nobody else can see the uncommitted row.</li>
  * </ul>
@@ -50,15 +51,14 @@ final class TransactionalReservation extends AbstractReservation {
     @Override
     protected boolean doComplete(StoredResponse response) {
         return endTransaction(() -> {
-            if (!sql.complete(connection, key(), ownerToken(), response)) {
-                // Only this transaction can see the row; if even it cannot update it, the handler
-                // removed or changed it. Commit nothing rather than writes without their record.
-                log.warn("The atomic reservation row of key_preview={} was gone at completion; rolling back "
+            // The UPDATE and the COMMIT (one round trip on PostgreSQL). Only this transaction can
+            // see the row; if even it cannot update it, the handler removed or changed it: nothing
+            // is committed rather than writes without their record.
+            if (!sql.completeAndCommit(connection, key(), ownerToken(), response)) {
+                log.warn("The atomic reservation row of key_preview={} was gone at completion; rolled back "
                         + "the request's writes", key().keyPreview());
-                connection.rollback();
                 return false;
             }
-            connection.commit();
             return true;
         });
     }
@@ -66,9 +66,9 @@ final class TransactionalReservation extends AbstractReservation {
     @Override
     protected boolean doRelease() {
         return endTransaction(() -> {
-            boolean deleted = sql.release(connection, key(), ownerToken());
-            connection.commit(); // the handler's writes stay; only the reservation goes
-            return deleted;
+            // The DELETE and the COMMIT (one round trip on PostgreSQL): the handler's writes stay;
+            // only the reservation goes.
+            return sql.releaseAndCommit(connection, key(), ownerToken());
         });
     }
 

@@ -190,6 +190,29 @@ abstract class AbstractAtomicModeTest {
     }
 
     @Test
+    void aCompletionThatFindsItsReservationRowGoneCommitsNothing() throws Exception {
+        try (IdempotencyEngine engine = engine(Duration.ZERO)) {
+            String key = newKey();
+            Execution execution = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(execution, key);
+            org.jooq.DSLContext dsl = execution.unwrap(org.jooq.DSLContext.class).orElseThrow();
+            assertThat(dsl.deleteFrom(org.jooq.impl.DSL.table(org.jooq.impl.DSL.name(store.tableName())))
+                    .where(org.jooq.impl.DSL.field(org.jooq.impl.DSL.name("key")).eq(key)).execute())
+                    .as("the handler removes its own reservation row").isEqualTo(1);
+
+            execution.finish(Requests.created("{\"order\":1}"));
+
+            assertThat(orders(key)).as("no write without its record").isZero();
+            assertThat(recordExists(key)).isFalse();
+            Execution retry = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(retry, key);
+            assertThat(retry.finish(Requests.created("{\"order\":2}"))).isEmpty();
+            assertThat(orders(key)).isEqualTo(1);
+            assertThat(recordExists(key)).isTrue();
+        }
+    }
+
+    @Test
     void aFailingHandlerRollsBackItsWriteAndTheReservationAndTheRetryRuns() throws Exception {
         try (IdempotencyEngine engine = engine(Duration.ZERO)) {
             String key = newKey();
@@ -363,7 +386,7 @@ abstract class AbstractAtomicModeTest {
         // no advisory locks on PostgreSQL, nothing live to read on MariaDB and H2 — nobody to tell.
         NewRow expired = new NewRow(recordKey, "c".repeat(64), IdempotencyTable.IN_FLIGHT, "not-atomic",
                 longAgo.plusSeconds(30), null, longAgo.plus(Duration.ofDays(1)), longAgo);
-        Statements sql = Statements.forDialect(store.dialect(),
+        Statements sql = Dialects.statements(store.dialect(),
                 new IdempotencyTable(org.jooq.impl.DSL.name(JdbcStore.DEFAULT_TABLE), store.dialect()));
         try (IdempotencyEngine engine = engine(Duration.ZERO); Connection plain = pool.getConnection()) {
             plain.setAutoCommit(false);

@@ -126,7 +126,7 @@ class PostgresAsynchronousReservationCommitTest {
 
     @Test
     void theReservationStatementTurnsSynchronousCommitOffForItsTransactionWhenItWrites() throws SQLException {
-        Statements sql = Statements.forDialect(SQLDialect.POSTGRES, new IdempotencyTable(
+        Statements sql = Dialects.statements(SQLDialect.POSTGRES, new IdempotencyTable(
                 org.jooq.impl.DSL.name(JdbcStore.DEFAULT_TABLE), SQLDialect.POSTGRES));
         try (Connection c = single.getConnection()) {
             c.setAutoCommit(false);

@@ -71,7 +71,7 @@ class QueryPlanTest {
 
     private static List<String> explainAll(TestDatabase db, SQLDialect dialect, String prefix) {
         List<String> plans = new ArrayList<>();
-        for (Statements.Step step : SqlSamples.statements(dialect, false).steps()) {
+        for (SqlSteps.Step step : SqlSteps.of(SqlSamples.statements(dialect, false))) {
             StringBuilder plan = new StringBuilder("-- " + step.name() + "\n");
             for (SqlStatement statement : step.statements()) {
                 plan.append(explain(db, prefix, statement));
@@ -83,7 +83,7 @@ class QueryPlanTest {
 
     /** EXPLAIN of the statement as the store sends it, with the sample values bound. */
     private static String explain(TestDatabase db, String prefix, SqlStatement statement) {
-        SqlStatement explained = statement.prefixed(prefix);
+        SqlStatement explained = statement.wrapped(prefix, "");
         try (Connection c = DriverManager.getConnection(db.url(), db.server.user(), db.server.password());
              PreparedStatement ps = explained.prepare(c, SqlSamples.values()); ResultSet rs = ps.executeQuery()) {
             StringBuilder out = new StringBuilder();

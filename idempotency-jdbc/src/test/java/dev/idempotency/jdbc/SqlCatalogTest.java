@@ -17,17 +17,17 @@ import org.junit.jupiter.api.Test;
  */
 class SqlCatalogTest {
 
-    private static List<Statements.Step> steps(SQLDialect dialect) {
-        return SqlSamples.statements(dialect, true).steps();
+    private static List<SqlSteps.Step> steps(SQLDialect dialect) {
+        return SqlSteps.of(SqlSamples.statements(dialect, true));
     }
 
-    private static String sql(Statements.Step step, int index) {
+    private static String sql(SqlSteps.Step step, int index) {
         return step.statements().get(index).namedSql;
     }
 
     @Test
     void postgresSpendsOneStatementPerStep() {
-        List<Statements.Step> steps = steps(SQLDialect.POSTGRES);
+        List<SqlSteps.Step> steps = steps(SQLDialect.POSTGRES);
         steps.forEach(step -> assertThat(step.statements()).as(step.name()).hasSize(1));
         assertThat(sql(steps.get(0), 0)).contains("with", "insert into", "where not exists", "on conflict", "do update",
                 "returning", "union all");
@@ -38,7 +38,7 @@ class SqlCatalogTest {
 
     @Test
     void mariaDbSpendsOneStatementPerStepToo() {
-        List<Statements.Step> steps = steps(SQLDialect.MARIADB);
+        List<SqlSteps.Step> steps = steps(SQLDialect.MARIADB);
         steps.forEach(step -> assertThat(step.statements()).as(step.name()).hasSize(1));
         String reserve = sql(steps.get(0), 0);
         assertThat(reserve).contains("on duplicate key update", "returning");
@@ -48,7 +48,7 @@ class SqlCatalogTest {
 
     @Test
     void mySqlReadsTheRowBackAfterItsUpsert() {
-        List<Statements.Step> steps = steps(SQLDialect.MYSQL);
+        List<SqlSteps.Step> steps = steps(SQLDialect.MYSQL);
         assertThat(steps.get(0).statements()).hasSize(2);
         assertThat(sql(steps.get(0), 0)).contains("on duplicate key update").doesNotContain("returning");
     }
@@ -71,7 +71,7 @@ class SqlCatalogTest {
                 """);
         for (SQLDialect dialect : List.of(SQLDialect.POSTGRES, SQLDialect.MARIADB, SQLDialect.MYSQL, SQLDialect.H2)) {
             out.append("## ").append(dialect.getName()).append("\n\n");
-            for (Statements.Step step : steps(dialect)) {
+            for (SqlSteps.Step step : steps(dialect)) {
                 out.append("### ").append(step.name()).append(" — ").append(step.statements().size())
                         .append(step.statements().size() == 1 ? " statement" : " statements").append("\n\n```sql\n");
                 for (SqlStatement statement : step.statements()) {
@@ -82,7 +82,7 @@ class SqlCatalogTest {
             Statements sql = SqlSamples.statements(dialect, true);
             if (dialect == SQLDialect.POSTGRES) {
                 PostgresStatements postgres = (PostgresStatements) sql;
-                String reserve = postgres.atomicReserveStatement().namedSql;
+                String reserve = postgres.atomicReserve.namedSql;
                 out.append("### atomic mode: reserve — 1 statement\n\n")
                         .append("The reservation above; when it wins it also takes three shared transaction-scoped advisory ")
                         .append("locks (classids ").append(PostgresInFlightLocks.KEY_HIGH_CLASS).append(" and ")
@@ -93,9 +93,18 @@ class SqlCatalogTest {
                 out.append("### atomic mode: set-up, reserve and restored lock wait — one round trip each\n\n")
                         .append("The first attempt, the same with the tenant for row-level security, and a later attempt in ")
                         .append("the same transaction; pgJDBC sends each string as one message.\n\n```sql\n");
-                for (SqlStatement statement : postgres.atomicStatements()) {
+                for (SqlStatement statement : SqlSteps.atomicStatements(postgres)) {
                     out.append(statement.namedSql.replace(reserve, "<the atomic reserve statement above>"))
                             .append(";\n\n");
+                }
+                out.append("```\n\n");
+                out.append("### atomic mode: complete and commit, release and commit — one round trip each\n\n")
+                        .append("The completing UPDATE (wrapped so that it fails, and the COMMIT is skipped, when it ")
+                        .append("finds no row: the transaction is then rolled back and nothing is stored) and the ")
+                        .append("releasing DELETE, each with its COMMIT; pgJDBC sends each string as one message.")
+                        .append("\n\n```sql\n");
+                for (SqlStatement statement : SqlSteps.atomicFinishStatements(postgres)) {
+                    out.append(statement.namedSql).append(";\n\n");
                 }
                 out.append("```\n\n");
                 out.append("### atomic mode: a duplicate whose lock wait ran out — 1 statement\n\n")
@@ -104,7 +113,7 @@ class SqlCatalogTest {
                 out.append("### reserve with `asynchronousReservationCommit(true)` (reserve mode) — 1 statement\n\n")
                         .append("The reservation above with one more column: when it writes the row it turns ")
                         .append("`synchronous_commit` off for its own transaction.\n\n```sql\n")
-                        .append(((PostgresStatements) sql).reserveAsynchronousCommitStatement().namedSql).append(";\n```\n\n");
+                        .append(postgres.reserveAsynchronousCommit.namedSql).append(";\n```\n\n");
             } else {
                 out.append("### atomic mode: a duplicate whose lock wait ran out — ")
                         .append(dialect == SQLDialect.H2 ? "1 statement" : "2 statements").append("\n\n")

@@ -30,6 +30,6 @@ final class SqlSamples {
     }
 
     static Statements statements(SQLDialect dialect, boolean formatted) {
-        return Statements.forDialect(dialect, new IdempotencyTable(DSL.name(JdbcStore.DEFAULT_TABLE), dialect), formatted);
+        return Dialects.statements(dialect, new IdempotencyTable(DSL.name(JdbcStore.DEFAULT_TABLE), dialect), formatted);
     }
 }
