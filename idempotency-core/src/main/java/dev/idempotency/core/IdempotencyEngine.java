@@ -47,7 +47,7 @@ public final class IdempotencyEngine implements AutoCloseable {
      *                                  mode needs a {@link dev.idempotency.core.store.TransactionalStore})
      */
     public IdempotencyEngine(Store store, IdempotencyConfig config) {
-        this(AsyncStore.of(store, Runnable::run), config, true);
+        this(AsyncStore.onCallingThread(store), config, true);
     }
 
     /**

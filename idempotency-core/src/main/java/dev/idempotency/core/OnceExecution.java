@@ -37,6 +37,20 @@ abstract class OnceExecution implements Execution {
         return outcome.thenApply(reply -> (Void) null);
     }
 
+    @Override
+    public final Optional<HttpReply> finish(CapturedResponse response) {
+        finishAsync(response);
+        return outcome.join();
+    }
+
+    @Override
+    public final void fail(Throwable cause) {
+        if (decided.compareAndSet(false, true)) {
+            settle(() -> onFail(cause).thenApply(done -> Optional.empty()));
+            outcome.join();
+        }
+    }
+
     /** Stores or releases; never completes exceptionally. */
     protected abstract CompletionStage<Optional<HttpReply>> onFinish(CapturedResponse response);
 

@@ -29,7 +29,8 @@ import java.util.logging.Logger;
  * <p>What counts, mirroring what pgJDBC puts on the wire: each {@code execute*} is one round trip
  * (pgJDBC sends an implicit {@code BEGIN} in the same one); in autocommit mode it is also one
  * committed transaction; {@code commit()} / {@code rollback()} / switching autocommit back on are
- * a round trip only when the transaction ran a statement (pgJDBC sends nothing otherwise);
+ * a round trip only when the transaction ran a statement and no statement ended it with its own
+ * {@code COMMIT} (pgJDBC sends nothing otherwise);
  * {@code isValid} is a round trip. Counters live in the file named by the system property
  * {@value #COUNTERS_PROPERTY} (see {@link Counters}).
  */
@@ -164,9 +165,26 @@ public final class CountingDriver implements Driver {
             }
             if (autoCommit) {
                 COUNTERS.increment(Counters.Slot.COMMITS);
+            } else if (endsWithCommit(sql)) {
+                // "...; COMMIT" in one message (the atomic mode's completion): the server ends the
+                // transaction, and pgJDBC's commit() afterwards sends nothing.
+                COUNTERS.increment(Counters.Slot.COMMITS);
+                inTransaction = false;
             } else {
                 inTransaction = true;
             }
+        }
+
+        private static boolean endsWithCommit(String sql) {
+            if (sql == null) {
+                return false;
+            }
+            String tail = sql.strip().toLowerCase(Locale.ROOT);
+            while (tail.endsWith(";")) {
+                tail = tail.substring(0, tail.length() - 1).strip();
+            }
+            return tail.endsWith("commit") && (tail.length() == 6
+                    || !Character.isLetterOrDigit(tail.charAt(tail.length() - 7)) && tail.charAt(tail.length() - 7) != '_');
         }
 
         private Object statement(Class<?> type, Object statement, String sql) {

@@ -51,6 +51,18 @@ public interface AsyncStore {
      * {@link TransactionalStore}, so the atomic mode works through it too.
      */
     static AsyncStore of(Store store, Executor executor) {
+        return wrap(store, executor);
+    }
+
+    /**
+     * A blocking store seen through this face with its calls made on the calling thread: every
+     * stage is complete when it is returned. This is how the engine runs a blocking store.
+     */
+    static AsyncStore onCallingThread(Store store) {
+        return wrap(store, ExecutorStore.CALLING_THREAD);
+    }
+
+    private static AsyncStore wrap(Store store, Executor executor) {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(executor, "executor");
         return store instanceof TransactionalStore transactional

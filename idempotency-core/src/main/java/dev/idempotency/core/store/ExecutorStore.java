@@ -11,6 +11,9 @@ import java.util.function.Supplier;
 /** A blocking {@link Store} behind the asynchronous face: each call runs on an executor. */
 class ExecutorStore implements AsyncStore {
 
+    /** Runs a call where it is made; {@link #call} then skips the executor machinery altogether. */
+    static final Executor CALLING_THREAD = Runnable::run;
+
     private final Store store;
     final Executor executor;
 
@@ -55,7 +58,14 @@ class ExecutorStore implements AsyncStore {
     }
 
     final <T> CompletionStage<T> call(Supplier<T> blocking) {
-        return CompletableFuture.supplyAsync(blocking, executor);
+        if (executor != CALLING_THREAD) {
+            return CompletableFuture.supplyAsync(blocking, executor);
+        }
+        try {
+            return CompletableFuture.completedFuture(blocking.get());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     final AsyncReserveResult adapt(ReserveResult result) {
