@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.IdempotencyEvent.Outcome;
 import dev.idempotency.core.store.AsyncStore;
-import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
-import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.core.store.TransactionalStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -115,7 +113,7 @@ class ExecutionAndAsyncFaceTest {
 
     @Test
     void inTheAtomicModeASecondFinishIsNotA503() {
-        IdempotencyEngine engine = blocking(new InMemoryTransactionalStore(memory), c -> c.mode(Mode.ATOMIC));
+        IdempotencyEngine engine = blocking(transactional(memory), c -> c.mode(Mode.ATOMIC));
         Execution execution = proceed(engine.before(post("k1", BODY)));
 
         assertThat(execution.finish(created("{}"))).isEmpty();
@@ -195,7 +193,7 @@ class ExecutionAndAsyncFaceTest {
 
     @Test
     void theAtomicModeWorksThroughAnExecutor() throws Exception {
-        IdempotencyEngine engine = async(AsyncStore.of(new InMemoryTransactionalStore(memory), workers),
+        IdempotencyEngine engine = async(AsyncStore.of(transactional(memory), workers),
                 c -> c.mode(Mode.ATOMIC));
         Execution execution = proceed(engine.beforeAsync(post("k1", BODY)).toCompletableFuture().get(5, TimeUnit.SECONDS));
         assertThat(execution.unwrap(String.class)).contains("the transaction");
@@ -208,7 +206,7 @@ class ExecutionAndAsyncFaceTest {
     void aLongBlockingWaitLoopsWithoutGrowingTheStack() throws Exception {
         AtomicInteger reserves = new AtomicInteger();
         List<Integer> depths = new CopyOnWriteArrayList<>();
-        Store counting = new ForwardingStore(memory) {
+        Store counting = new TestStores.Forwarding(memory) {
             @Override
             public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
                 reserves.incrementAndGet();
@@ -229,6 +227,16 @@ class ExecutionAndAsyncFaceTest {
         assertThat(depths.subList(2, depths.size())).as("every poll at the depth of the first").containsOnly(depths.get(1));
     }
 
+    /** The in-memory store as a transactional one whose "transaction" is a marker string. */
+    private static TransactionalStore transactional(Store memory) {
+        return new TestStores.Transactional(memory, inner -> new TestStores.ForwardingReservation(inner) {
+            @Override
+            public <T> Optional<T> unwrap(Class<T> type) {
+                return type == String.class ? Optional.of(type.cast("the transaction")) : Optional.empty();
+            }
+        });
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             latch.await();
@@ -237,75 +245,7 @@ class ExecutionAndAsyncFaceTest {
         }
     }
 
-    /** A store passing every call on. */
-    private static class ForwardingStore implements Store {
-        private final Store delegate;
-
-        ForwardingStore(Store delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-            return delegate.reserve(key, fingerprint, now, lease, ttl);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
-            return delegate.find(key, now);
-        }
-
-        @Override
-        public boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now,
-                                       Duration ttl) {
-            return delegate.insertCompleted(key, fingerprint, response, now, ttl);
-        }
-
-        @Override
-        public int purgeExpired(Instant now, int limit) {
-            return delegate.purgeExpired(now, limit);
-        }
-    }
-
-    /** The in-memory store as a transactional one whose "transaction" is a marker string. */
-    private static final class InMemoryTransactionalStore extends ForwardingStore implements TransactionalStore {
-        InMemoryTransactionalStore(Store delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
-                                                  Duration ttl, Duration wait) {
-            ReserveResult result = reserve(key, fingerprint, now, lease, ttl);
-            if (!(result instanceof ReserveResult.Acquired acquired)) {
-                return result;
-            }
-            var inner = acquired.reservation();
-            return new ReserveResult.Acquired(new dev.idempotency.core.store.AbstractReservation(key, inner.ownerToken()) {
-                @Override
-                protected boolean doComplete(StoredResponse response) {
-                    return inner.complete(response);
-                }
-
-                @Override
-                protected boolean doRelease() {
-                    return inner.release();
-                }
-
-                @Override
-                protected boolean doRenew(Instant now, Duration lease) {
-                    return inner.renew(now, lease);
-                }
-
-                @Override
-                public <T> Optional<T> unwrap(Class<T> type) {
-                    return type == String.class ? Optional.of(type.cast("the transaction")) : Optional.empty();
-                }
-            });
-        }
-    }
-
-    private static final class DownStore extends ForwardingStore {
+    private static final class DownStore extends TestStores.Forwarding {
         DownStore() {
             super(new InMemoryStore());
         }

@@ -8,7 +8,6 @@ import dev.idempotency.core.IdempotencyEvent.Outcome;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
@@ -71,8 +70,9 @@ class ListenersTimingsAndHealthTest {
         }
         IdempotencyEvent stored = events.get(0);
         assertThat(stored.outcome()).isEqualTo(Outcome.EXECUTED_STORED);
-        assertThat(stored.decisionTime()).isPositive().isLessThan(stored.executionTime());
-        assertThat(stored.executionTime()).isGreaterThanOrEqualTo(Duration.ofMillis(30));
+        assertThat(stored.decisionTime()).isPositive();
+        assertThat(stored.executionTime()).as("the handler's run counts as execution")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(30));
         IdempotencyEvent replayed = events.get(1);
         assertThat(replayed.outcome()).isEqualTo(Outcome.REPLAYED);
         assertThat(replayed.decisionTime()).isPositive();
@@ -97,27 +97,11 @@ class ListenersTimingsAndHealthTest {
         CountDownLatch unblock = new CountDownLatch(1);
         Map<String, AtomicInteger> renewals = new ConcurrentHashMap<>();
         InMemoryStore memory = new InMemoryStore();
-        Store store = new Failing(null) {
+        Store store = new TestStores.Forwarding(memory) {
             @Override
             public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-                ReserveResult result = memory.reserve(key, fingerprint, now, lease, ttl);
-                if (!(result instanceof ReserveResult.Acquired acquired)) {
-                    return result;
-                }
-                Reservation inner = acquired.reservation();
                 AtomicInteger count = renewals.computeIfAbsent(key.key(), k -> new AtomicInteger());
-                return new ReserveResult.Acquired(new dev.idempotency.core.store.AbstractReservation(key,
-                        inner.ownerToken()) {
-                    @Override
-                    protected boolean doComplete(StoredResponse response) {
-                        return inner.complete(response);
-                    }
-
-                    @Override
-                    protected boolean doRelease() {
-                        return inner.release();
-                    }
-
+                return reserve(key, fingerprint, now, lease, ttl, inner -> new TestStores.ForwardingReservation(inner) {
                     @Override
                     protected boolean doRenew(Instant now, Duration lease) {
                         count.incrementAndGet();
@@ -128,7 +112,7 @@ class ListenersTimingsAndHealthTest {
                                 Thread.currentThread().interrupt();
                             }
                         }
-                        return inner.renew(now, lease);
+                        return super.doRenew(now, lease);
                     }
                 });
             }

@@ -4,18 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.core.IdempotencyEvent.Outcome;
-import dev.idempotency.core.store.AbstractReservation;
-import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.InMemoryStore;
-import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.core.store.Reservation;
-import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.core.store.TransactionalStore;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -63,68 +56,24 @@ class TruthfulRepliesTest {
         assertThat(detail).isEqualTo("The request could not be committed and was not applied; retry with the same key");
     }
 
+    /** An in-memory "transactional" store whose completion (the commit) fails with {@code failure}. */
+    private static TransactionalStore failingCommit(RuntimeException failure) {
+        return new TestStores.Transactional(new InMemoryStore(), inner -> new TestStores.ForwardingReservation(inner) {
+            @Override
+            protected boolean doComplete(StoredResponse response) {
+                throw failure;
+            }
+        });
+    }
+
     private static String atomicCompletionFailingWith(RuntimeException failure) throws Exception {
-        try (IdempotencyEngine engine = new IdempotencyEngine(new FailingCommitStore(failure),
+        try (IdempotencyEngine engine = new IdempotencyEngine(failingCommit(failure),
                 IdempotencyConfig.builder().mode(Mode.ATOMIC).build())) {
             Execution execution = ((Decision.Proceed) engine.before(post("k1"))).execution();
             Optional<HttpReply> reply = execution.finish(created("application/json"));
             assertThat(reply).isPresent();
             assertThat(reply.get().status()).isEqualTo(503);
             return JSON.readTree(reply.get().body()).path("detail").asText();
-        }
-    }
-
-    /** An in-memory "transactional" store whose completion (the commit) fails with a given exception. */
-    private record FailingCommitStore(RuntimeException failure, InMemoryStore memory) implements TransactionalStore {
-        FailingCommitStore(RuntimeException failure) {
-            this(failure, new InMemoryStore());
-        }
-
-        @Override
-        public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
-                                                  Duration ttl, Duration wait) {
-            ReserveResult result = memory.reserve(key, fingerprint, now, lease, ttl);
-            if (!(result instanceof ReserveResult.Acquired acquired)) {
-                return result;
-            }
-            Reservation inner = acquired.reservation();
-            return new ReserveResult.Acquired(new AbstractReservation(key, inner.ownerToken()) {
-                @Override
-                protected boolean doComplete(StoredResponse response) {
-                    throw failure;
-                }
-
-                @Override
-                protected boolean doRelease() {
-                    return inner.release();
-                }
-
-                @Override
-                protected boolean doRenew(Instant now, Duration lease) {
-                    return inner.renew(now, lease);
-                }
-            });
-        }
-
-        @Override
-        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-            return memory.reserve(key, fingerprint, now, lease, ttl);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
-            return memory.find(key, now);
-        }
-
-        @Override
-        public boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now,
-                                       Duration ttl) {
-            return memory.insertCompleted(key, fingerprint, response, now, ttl);
-        }
-
-        @Override
-        public int purgeExpired(Instant now, int limit) {
-            return memory.purgeExpired(now, limit);
         }
     }
 }

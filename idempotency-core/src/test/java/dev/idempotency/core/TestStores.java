@@ -1,0 +1,104 @@
+package dev.idempotency.core;
+
+import dev.idempotency.core.store.AbstractReservation;
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.Reservation;
+import dev.idempotency.core.store.ReserveResult;
+import dev.idempotency.core.store.Store;
+import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.core.store.TransactionalStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/** Stores for the engine's tests: a forwarding one to override a call of, and a "transactional" one. */
+final class TestStores {
+
+    private TestStores() {
+    }
+
+    /** A store passing every call on; override what a test needs to change. */
+    static class Forwarding implements Store {
+        private final Store delegate;
+
+        Forwarding(Store delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+            return delegate.reserve(key, fingerprint, now, lease, ttl);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
+            return delegate.find(key, now);
+        }
+
+        @Override
+        public boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now,
+                                       Duration ttl) {
+            return delegate.insertCompleted(key, fingerprint, response, now, ttl);
+        }
+
+        @Override
+        public int purgeExpired(Instant now, int limit) {
+            return delegate.purgeExpired(now, limit);
+        }
+
+        /** {@link #reserve}, with a won reservation replaced by what {@code wrap} makes of it. */
+        final ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl,
+                                    UnaryOperator<Reservation> wrap) {
+            ReserveResult result = delegate.reserve(key, fingerprint, now, lease, ttl);
+            return result instanceof ReserveResult.Acquired acquired
+                    ? new ReserveResult.Acquired(wrap.apply(acquired.reservation()))
+                    : result;
+        }
+    }
+
+    /**
+     * A store as a transactional one: {@code reserveInTransaction} reserves, and its reservation
+     * is what {@code wrap} makes of the plain one (a failing commit, a transaction to unwrap, …).
+     */
+    static final class Transactional extends Forwarding implements TransactionalStore {
+        private final UnaryOperator<Reservation> wrap;
+
+        Transactional(Store delegate, UnaryOperator<Reservation> wrap) {
+            super(delegate);
+            this.wrap = wrap;
+        }
+
+        @Override
+        public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
+                                                  Duration ttl, Duration wait) {
+            return reserve(key, fingerprint, now, lease, ttl, wrap);
+        }
+    }
+
+    /** A reservation doing what {@code inner} does; override a step to change it. */
+    static class ForwardingReservation extends AbstractReservation {
+        private final Reservation inner;
+
+        ForwardingReservation(Reservation inner) {
+            super(inner.key(), inner.ownerToken());
+            this.inner = inner;
+        }
+
+        @Override
+        protected boolean doComplete(StoredResponse response) {
+            return inner.complete(response);
+        }
+
+        @Override
+        protected boolean doRelease() {
+            return inner.release();
+        }
+
+        @Override
+        protected boolean doRenew(Instant now, Duration lease) {
+            return inner.renew(now, lease);
+        }
+    }
+}
