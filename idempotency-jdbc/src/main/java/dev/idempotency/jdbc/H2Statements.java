@@ -54,6 +54,7 @@ final class H2Statements extends Statements {
                         select(t.key, t.tenantId, t.method, t.path)
                                 .from(t.table)
                                 .where(t.expiresAt.le(t.now))
+                                .orderBy(t.expiresAt)
                                 .limit(t.limit))));
     }
 

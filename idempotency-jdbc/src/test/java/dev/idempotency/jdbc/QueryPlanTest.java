@@ -47,6 +47,29 @@ class QueryPlanTest {
         }
     }
 
+    /**
+     * A tenth of the rows expired, all at the start of the heap (written first, as old records
+     * are): without an order the planner takes a sequential scan that stops after one batch — and
+     * the run's last batch, which finds nothing, then reads the whole heap. Ordered by expiry,
+     * every batch goes through the index.
+     */
+    @Test
+    void postgresPurgesThroughTheExpiryIndexWhenATenthOfTheRowsExpiredTogether() {
+        try (TestDatabase db = TestDatabase.postgres()) {
+            JdbcStore.create(db.pool("plans", 2)).createTableIfMissing();
+            db.execute("INSERT INTO idempotency_keys (key, tenant_id, method, path, request_hash, state, owner_token, "
+                    + "response_status, response_body, format_version, expires_at, created_at) "
+                    + "SELECT 'key-' || i, 'tenant-' || (i % 50), 'POST', '/orders', md5(i::text), 'COMPLETED', "
+                    + "md5(i::text), 201, '\\x7b7d'::bytea, 1, timestamptz '2030-01-01 00:00:00+00' + (i - " + ROWS / 10
+                    + ") * interval '1 second', timestamptz '2029-12-01 00:00:00+00' FROM generate_series(1, " + ROWS + ") i");
+            db.execute("ANALYZE idempotency_keys");
+
+            String plan = explain(db, "EXPLAIN ", SqlSamples.statements(SQLDialect.POSTGRES, false).purgeStatement());
+
+            assertThat(plan).contains("idempotency_keys_expires_at_idx").doesNotContain("Seq Scan");
+        }
+    }
+
     @Test
     void mariaDbReadsOneRowByPrimaryKeyAndPurgesThroughTheExpiryIndex() throws IOException {
         try (TestDatabase db = TestDatabase.mariadb()) {
