@@ -28,7 +28,7 @@ public final class OutageStore implements Store {
         this.outage = reason;
     }
 
-    private void check() {
+    private void failDuringOutage() {
         StorageUnavailableException.Reason reason = outage;
         if (reason != null) {
             throw new StorageUnavailableException(reason, "simulated outage: " + reason, null);
@@ -37,26 +37,26 @@ public final class OutageStore implements Store {
 
     @Override
     public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-        check();
+        failDuringOutage();
         return delegate.reserve(key, fingerprint, now, lease, ttl);
     }
 
     @Override
     public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
-        check();
+        failDuringOutage();
         return delegate.find(key, now);
     }
 
     @Override
     public boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now,
                                    Duration ttl) {
-        check();
+        failDuringOutage();
         return delegate.insertCompleted(key, fingerprint, response, now, ttl);
     }
 
     @Override
     public int purgeExpired(Instant now, int limit) {
-        check();
+        failDuringOutage();
         return delegate.purgeExpired(now, limit);
     }
 }
