@@ -14,14 +14,17 @@ import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.util.StringUtils;
 import jakarta.inject.Singleton;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Builds the engine from {@link IdempotencyProperties} and whichever of {@link Store},
- * {@link TenantResolver}, {@link BodyCanonicalizer}, {@link ReplayPolicy} and
- * {@link IdempotencyListener} the application defines as beans; the engine's defaults fill the
- * rest. An application that defines an {@link IdempotencyEngine} bean itself gets that one.
+ * {@link TenantResolver}, {@link BodyCanonicalizer} and {@link ReplayPolicy} the application
+ * defines as beans, with every {@link IdempotencyListener} bean (the application's and the
+ * metrics') added; the engine's defaults fill the rest. The store, the application's or the
+ * in-memory fallback, goes through each {@link StoreDecorator} bean (the metrics' store timers).
+ * An application that defines an {@link IdempotencyEngine} bean itself gets that one.
  */
 @Factory
 @Requires(property = IdempotencyProperties.PREFIX + ".enabled", value = StringUtils.TRUE)
@@ -37,7 +40,8 @@ class IdempotencyEngineFactory {
                                         @Nullable TenantResolver tenantResolver,
                                         @Nullable BodyCanonicalizer canonicalizer,
                                         @Nullable ReplayPolicy replayPolicy,
-                                        @Nullable IdempotencyListener listener) {
+                                        List<IdempotencyListener> listeners,
+                                        List<StoreDecorator> decorators) {
         IdempotencyConfig.Builder config = properties.toConfigBuilder();
         if (tenantResolver != null) {
             config.tenantResolver(tenantResolver);
@@ -48,14 +52,15 @@ class IdempotencyEngineFactory {
         if (replayPolicy != null) {
             config.replayPolicy(replayPolicy);
         }
-        if (listener != null) {
-            config.listener(listener);
-        }
+        listeners.forEach(config::addListener);
         if (store == null) {
             log.warn("No idempotency Store bean defined: using an in-memory store. Its records are lost on "
                     + "restart and not shared between instances; define a Store bean (e.g. the JDBC store) "
                     + "in production.");
             store = new InMemoryStore();
+        }
+        for (StoreDecorator decorator : decorators) {
+            store = decorator.decorate(store);
         }
         return new IdempotencyEngine(store, config.build());
     }
