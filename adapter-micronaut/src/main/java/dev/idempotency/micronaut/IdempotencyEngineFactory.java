@@ -20,9 +20,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Builds the engine from {@link IdempotencyProperties} and whichever of {@link Store},
- * {@link TenantResolver}, {@link BodyCanonicalizer}, {@link ReplayPolicy} and
- * {@link IdempotencyListener} the application defines as beans; the engine's defaults fill the
- * rest. An application that defines an {@link IdempotencyEngine} bean itself gets that one.
+ * {@link TenantResolver}, {@link BodyCanonicalizer} and {@link ReplayPolicy} the application
+ * defines as beans, with every {@link IdempotencyListener} bean (the application's and the
+ * metrics') added; the engine's defaults fill the rest. The store, the application's or the
+ * in-memory fallback, goes through each {@link StoreDecorator} bean (the metrics' store timers).
+ * An application that defines an {@link IdempotencyEngine} bean itself gets that one.
  */
 @Factory
 @Requires(property = IdempotencyProperties.PREFIX + ".enabled", value = StringUtils.TRUE)
@@ -40,7 +42,8 @@ class IdempotencyEngineFactory {
                                         @Nullable TenantResolver tenantResolver,
                                         @Nullable BodyCanonicalizer canonicalizer,
                                         @Nullable ReplayPolicy replayPolicy,
-                                        List<IdempotencyListener> listeners) {
+                                        List<IdempotencyListener> listeners,
+                                        List<StoreDecorator> decorators) {
         IdempotencyConfig.Builder config = properties.toConfigBuilder();
         if (tenantResolver != null) {
             config.tenantResolver(tenantResolver);
@@ -57,6 +60,9 @@ class IdempotencyEngineFactory {
                     + "restart and not shared between instances; define a Store bean (e.g. the JDBC store) "
                     + "in production.");
             store = new InMemoryStore();
+        }
+        for (StoreDecorator decorator : decorators) {
+            store = decorator.decorate(store);
         }
         return new IdempotencyEngine(store, config.build());
     }

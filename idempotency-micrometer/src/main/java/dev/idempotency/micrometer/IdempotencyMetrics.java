@@ -1,0 +1,110 @@
+package dev.idempotency.micrometer;
+
+import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.store.AsyncStore;
+import dev.idempotency.core.store.Store;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import java.util.Objects;
+
+/**
+ * Micrometer meters for one {@link dev.idempotency.core.IdempotencyEngine}: a {@link #listener()}
+ * that counts and times what the engine did with each request, and a {@link #store(Store)}
+ * decorator that times every store call and counts the executions in flight.
+ *
+ * <pre>{@code
+ * IdempotencyMetrics metrics = IdempotencyMetrics.builder(registry).build();
+ * IdempotencyEngine engine = new IdempotencyEngine(metrics.store(store),
+ *         IdempotencyConfig.builder().addListener(metrics.listener()).build());
+ * }</pre>
+ *
+ * <p>Meters (see the module README for the table):
+ * <ul>
+ *   <li>{@code idempotency.requests} (counter; tags {@code outcome}, {@code problem})</li>
+ *   <li>{@code idempotency.decision}, {@code idempotency.execution} (timers; tag {@code outcome})</li>
+ *   <li>{@code idempotency.executions.active} (gauge; registered by the first {@code store(..)} call)</li>
+ *   <li>{@code idempotency.store} (timer; tags {@code operation}, {@code result})</li>
+ * </ul>
+ * No tenant, path or key tags by default, so the number of time series stays fixed; the path is an
+ * opt-in tag ({@link Builder#pathTag}). The common {@link Builder#tags} go on every meter — give
+ * each engine its own (e.g. {@code engine=orders}) when several share one registry, since meters
+ * with the same name and tags are shared.
+ *
+ * <p>Thread-safe; build one per engine.
+ */
+public final class IdempotencyMetrics {
+
+    private final RequestMeters requests;
+    private final StoreMeters stores;
+
+    private IdempotencyMetrics(Builder builder) {
+        this.requests = new RequestMeters(builder.registry, builder.tags, builder.pathTag);
+        this.stores = new StoreMeters(builder.registry, builder.tags);
+    }
+
+    /** A builder over {@code registry}: no path tag, no common tags. */
+    public static Builder builder(MeterRegistry registry) {
+        return new Builder(registry);
+    }
+
+    /**
+     * The listener that feeds {@code idempotency.requests}, {@code idempotency.decision} and
+     * {@code idempotency.execution}; add it with {@code IdempotencyConfig.Builder.addListener}.
+     * The same instance on every call.
+     */
+    public IdempotencyListener listener() {
+        return requests;
+    }
+
+    /**
+     * {@code store}, timing each of its calls and those of its reservations in
+     * {@code idempotency.store}, and counting won reservations not yet finished in
+     * {@code idempotency.executions.active}. The result is a
+     * {@link dev.idempotency.core.store.TransactionalStore} when {@code store} is one, so the atomic
+     * mode works through it, and a reservation's {@code unwrap} still reaches the store's
+     * transaction.
+     */
+    public Store store(Store store) {
+        return MeteredStore.of(Objects.requireNonNull(store, "store"), stores.activated());
+    }
+
+    /**
+     * {@link #store(Store)} for the asynchronous face: an
+     * {@link dev.idempotency.core.store.AsyncTransactionalStore} when {@code store} is one.
+     */
+    public AsyncStore store(AsyncStore store) {
+        return MeteredAsyncStore.of(Objects.requireNonNull(store, "store"), stores.activated());
+    }
+
+    /** Settings for {@link IdempotencyMetrics}; each has a default, so {@code build()} may come at once. */
+    public static final class Builder {
+        private final MeterRegistry registry;
+        private Tags tags = Tags.empty();
+        private boolean pathTag;
+
+        private Builder(MeterRegistry registry) {
+            this.registry = Objects.requireNonNull(registry, "registry");
+        }
+
+        /**
+         * Tag the request meters with the request's normalized {@code path}; default {@code false}.
+         * The path is the one the record is filed under (ids included, e.g. {@code /orders/42/pay}),
+         * not a route template: switch it on only where the set of paths is small and fixed.
+         */
+        public Builder pathTag(boolean pathTag) {
+            this.pathTag = pathTag;
+            return this;
+        }
+
+        /** Tags added to every meter, e.g. {@code Tags.of("engine", "orders")}; default none. */
+        public Builder tags(Iterable<Tag> tags) {
+            this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
+            return this;
+        }
+
+        public IdempotencyMetrics build() {
+            return new IdempotencyMetrics(this);
+        }
+    }
+}
