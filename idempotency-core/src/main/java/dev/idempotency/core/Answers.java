@@ -10,8 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,7 +79,7 @@ final class Answers {
 
     /** The storage failed while deciding: 503, never the handler without a reservation. */
     Decision storageFailed(RecordKey key, Throwable failure, Stopwatch watch) {
-        Throwable cause = unwrap(failure);
+        Throwable cause = Stages.unwrap(failure);
         if (cause instanceof StorageUnavailableException unavailable) {
             log.warn("Idempotency storage unavailable ({}) for key_preview={}: {}", unavailable.reason(),
                     key.keyPreview(), unavailable.getMessage());
@@ -102,7 +100,7 @@ final class Answers {
     Optional<HttpReply> notApplied(Throwable failure) {
         // A connection lost while committing leaves the outcome unknown: the COMMIT may have landed.
         // Either way a retry with the same key is safe — it replays what landed, or runs afresh.
-        String detail = failure != null && unwrap(failure) instanceof StorageUnavailableException
+        String detail = failure != null && Stages.unwrap(failure) instanceof StorageUnavailableException
                 ? "The request may or may not have been applied (the storage connection was lost while it "
                         + "committed); retry with the same key: it is safe"
                 : "The request could not be committed and was not applied; retry with the same key";
@@ -162,15 +160,5 @@ final class Answers {
             case BUSY -> "Idempotency storage is busy";
             case UNREACHABLE -> "Idempotency storage is unreachable";
         };
-    }
-
-    /** The failure itself, without the wrappers a {@code CompletableFuture} puts around it. */
-    static Throwable unwrap(Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-                && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
     }
 }

@@ -24,7 +24,7 @@ final class AtomicFlow implements Flow {
 
     @Override
     public CompletionStage<Decision> decide(Admission.Admitted request) {
-        return ReservedExecution.attempt(() -> store.reserveInTransaction(request.key(), request.fingerprint(),
+        return Stages.attempt(() -> store.reserveInTransaction(request.key(), request.fingerprint(),
                         config.clock().instant(), config.lease(), config.ttl(), config.inFlightWait()))
                 .thenApply(result -> result instanceof AsyncReserveResult.Acquired acquired
                         ? new Decision.Proceed(new ReservedExecution(acquired.reservation(), request.watch(), answers,

@@ -105,7 +105,7 @@ public final class IdempotencyEngine implements AutoCloseable {
             return CompletableFuture.completedFuture(decided.decision());
         }
         Admission.Admitted admitted = (Admission.Admitted) admission;
-        return ReservedExecution.attempt(() -> flow.decide(admitted))
+        return Stages.attempt(() -> flow.decide(admitted))
                 .exceptionally(failure -> answers.storageFailed(admitted.key(), failure, admitted.watch()));
     }
 
@@ -117,14 +117,14 @@ public final class IdempotencyEngine implements AutoCloseable {
     public void checkStorage() {
         Throwable failure = checkStorageAsync().handle((ok, e) -> e).toCompletableFuture().join();
         if (failure != null) {
-            Throwable cause = Answers.unwrap(failure);
+            Throwable cause = Stages.unwrap(failure);
             throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
         }
     }
 
     /** {@link #checkStorage} as a stage, completed exceptionally when the storage is not usable. */
     public CompletionStage<Void> checkStorageAsync() {
-        return ReservedExecution.attempt(store::check);
+        return Stages.attempt(store::check);
     }
 
     /**

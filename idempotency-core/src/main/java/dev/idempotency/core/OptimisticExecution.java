@@ -1,6 +1,6 @@
 package dev.idempotency.core;
 
-import static dev.idempotency.core.ReservedExecution.attempt;
+import static dev.idempotency.core.Stages.attempt;
 
 import dev.idempotency.core.IdempotencyEvent.Outcome;
 import dev.idempotency.core.store.AsyncStore;
@@ -64,7 +64,7 @@ final class OptimisticExecution extends OnceExecution {
         }
         return finished.exceptionally(failure -> {
             log.warn("idempotency.persist_failed key_preview={}: {}", key.keyPreview(),
-                    Answers.unwrap(failure).toString());
+                    Stages.unwrap(failure).toString());
             answers.emit(Outcome.PERSIST_FAILED, key, watch);
             return Optional.empty();
         });

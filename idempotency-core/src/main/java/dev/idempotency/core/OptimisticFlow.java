@@ -18,7 +18,7 @@ final class OptimisticFlow implements Flow {
 
     @Override
     public CompletionStage<Decision> decide(Admission.Admitted request) {
-        return ReservedExecution.attempt(() -> store.find(request.key(), config.clock().instant()))
+        return Stages.attempt(() -> store.find(request.key(), config.clock().instant()))
                 .thenApply(record -> record.isPresent()
                         ? answers.existing(request.key(), request.fingerprint(), record.get(), request.watch())
                         : new Decision.Proceed(new OptimisticExecution(request, store, answers, config)));

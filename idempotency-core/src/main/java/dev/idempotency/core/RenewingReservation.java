@@ -65,11 +65,11 @@ final class RenewingReservation implements AsyncReservation {
     }
 
     private void renew(Instant now) {
-        ReservedExecution.attempt(() -> reservation.renew(now, lease)).whenComplete((renewed, failure) -> {
+        Stages.attempt(() -> reservation.renew(now, lease)).whenComplete((renewed, failure) -> {
             renewing.set(false);
             if (failure != null) {
                 log.warn("Lease renewal failed for key_preview={}: {}", key().keyPreview(),
-                        Answers.unwrap(failure).toString());
+                        Stages.unwrap(failure).toString());
             } else if (!renewed) {
                 log.warn("Lease lost for key_preview={}; another request may run it again", key().keyPreview());
                 renewal.cancel(false);

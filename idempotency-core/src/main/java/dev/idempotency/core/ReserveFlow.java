@@ -62,7 +62,7 @@ final class ReserveFlow implements Flow {
         void run() {
             while (true) {
                 Instant now = config.clock().instant();
-                CompletableFuture<Duration> waitFor = ReservedExecution.attempt(() -> store.reserve(request.key(),
+                CompletableFuture<Duration> waitFor = Stages.attempt(() -> store.reserve(request.key(),
                                 request.fingerprint(), now, config.lease(), config.ttl()))
                         .thenApply(result -> judge(result, now))
                         .toCompletableFuture();

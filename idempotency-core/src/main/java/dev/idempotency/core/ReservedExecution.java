@@ -4,10 +4,8 @@ import dev.idempotency.core.IdempotencyEvent.Outcome;
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.RecordKey;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,18 +46,18 @@ final class ReservedExecution extends OnceExecution {
                 log.debug("Response for key_preview={} was not captured; releasing", key().keyPreview());
             }
             answers.emit(Outcome.EXECUTED_NOT_STORED, key(), watch);
-            return attempt(reservation::release).handle((released, failure) -> {
+            return Stages.attempt(reservation::release).handle((released, failure) -> {
                 if (failure == null) {
                     return Optional.empty();
                 }
                 // The lease still expires, so the key frees itself. In the atomic mode, though, the
                 // release's commit carried the handler's writes: they were not applied.
                 log.warn("Could not release reservation for key_preview={}: {}", key().keyPreview(),
-                        Answers.unwrap(failure).toString());
+                        Stages.unwrap(failure).toString());
                 return whenNotApplied.apply(failure);
             });
         }
-        return attempt(() -> reservation.complete(answers.toStored(response))).handle((completed, failure) -> {
+        return Stages.attempt(() -> reservation.complete(answers.toStored(response))).handle((completed, failure) -> {
             if (failure == null && completed) {
                 answers.emit(Outcome.EXECUTED_STORED, key(), watch);
                 return Optional.empty();
@@ -69,7 +67,7 @@ final class ReservedExecution extends OnceExecution {
                         + "and taken over); the response was not stored", key().keyPreview());
             } else {
                 log.warn("idempotency.persist_failed key_preview={}: {}", key().keyPreview(),
-                        Answers.unwrap(failure).toString());
+                        Stages.unwrap(failure).toString());
             }
             answers.emit(Outcome.PERSIST_FAILED, key(), watch);
             return whenNotApplied.apply(failure);
@@ -79,11 +77,11 @@ final class ReservedExecution extends OnceExecution {
     @Override
     protected CompletionStage<Void> onFail(Throwable cause) {
         log.debug("Handler failed for key_preview={}; releasing: {}", key().keyPreview(), String.valueOf(cause));
-        return attempt(reservation::abort).handle((aborted, failure) -> {
+        return Stages.attempt(reservation::abort).handle((aborted, failure) -> {
             if (failure != null) {
                 // The lease still expires, so the key frees itself; nothing more to do here.
                 log.warn("Could not abort reservation for key_preview={}: {}", key().keyPreview(),
-                        Answers.unwrap(failure).toString());
+                        Stages.unwrap(failure).toString());
             }
             answers.emit(Outcome.EXECUTION_FAILED, key(), watch);
             return null;
@@ -93,14 +91,5 @@ final class ReservedExecution extends OnceExecution {
     @Override
     public <T> Optional<T> unwrap(Class<T> type) {
         return reservation.unwrap(type);
-    }
-
-    /** A store call whose synchronous throw counts as a failed stage. */
-    static <T> CompletionStage<T> attempt(Supplier<CompletionStage<T>> call) {
-        try {
-            return call.get();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
     }
 }
