@@ -4,6 +4,8 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.RecordState;
 import dev.idempotency.core.store.ReserveResult;
+import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.core.store.StorageUnavailableException.Reason;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -37,10 +39,12 @@ import org.slf4j.LoggerFactory;
  *       duplicate: two round trips.</li>
  *   <li>H2: the same dirty read, with the level set through JDBC (in-process).</li>
  * </ul>
- * When nobody holds the key any more by then (the first ended in between), the duplicate makes
- * one more reservation attempt in a new transaction, with whatever is left of its wait, and gets the
- * ordinary answer; if that times out too and the holder is gone again, it answers in flight with its
- * own fingerprint (409). What a dirty read shows is used only for its fingerprint: an uncommitted
+ * When nobody holds the key any more by then (the first ended in between, or the wait was for
+ * something else), the request makes one more reservation attempt in a new transaction, with
+ * whatever is left of its wait, and gets the ordinary answer; if that times out too and again
+ * nobody holds the key, the wait was not for the key's own row — a table lock such as a
+ * migration's, {@code LOCK TABLE} or {@code VACUUM FULL} — and the store reports
+ * {@link Reason#BUSY} (503 "Idempotency storage is busy", never 409: the key is not in flight). What a dirty read shows is used only for its fingerprint: an uncommitted
  * completion is never replayed.
  */
 final class AtomicReservations {
@@ -145,8 +149,16 @@ final class AtomicReservations {
                                     key.keyPreview(), unknown.toString());
                             holder = Optional.of(row.fingerprint());
                         }
-                        if (holder.isEmpty() && !holderWentAway) {
-                            return HOLDER_GONE;
+                        if (holder.isEmpty()) {
+                            if (!holderWentAway) {
+                                return HOLDER_GONE;
+                            }
+                            // Twice nobody held the key after the wait ran out: what the statement
+                            // waited for is not the key's own row (a table lock of a migration or
+                            // VACUUM FULL, a lock queue). The key is not in flight; the storage is busy.
+                            throw new StorageUnavailableException(Reason.BUSY, "The atomic reservation of key_preview="
+                                    + key.keyPreview() + " waited for a lock other than its row's ("
+                                    + tableLabel + ")", e);
                         }
                         log.debug("Key_preview={} is held by an uncommitted transaction ({}); answering in flight",
                                 key.keyPreview(), holder.isEmpty() ? "whose body cannot be told"

@@ -59,6 +59,11 @@ final class H2Statements extends Statements {
     }
 
     @Override
+    boolean supportsStatementTimeout() {
+        return false;
+    }
+
+    @Override
     Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException {
         Boolean inserted = merge(c, row, now);
         if (inserted == null) {

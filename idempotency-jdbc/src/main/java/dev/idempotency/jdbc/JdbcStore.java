@@ -79,6 +79,9 @@ public final class JdbcStore implements TransactionalStore {
     /** The default PostgreSQL setting that carries the tenant for row-level security. */
     public static final String DEFAULT_TENANT_SETTING = Ddl.DEFAULT_TENANT_SETTING;
 
+    /** The default {@linkplain Builder#statementTimeout(Duration) statement timeout}: 5 seconds. */
+    public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
+
     /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
     private static final int MAX_ATTEMPTS = 8;
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
@@ -339,6 +342,8 @@ public final class JdbcStore implements TransactionalStore {
      *   <tr><td>{@code asynchronousReservationCommit}</td><td>false</td><td>PostgreSQL only: the reserve
      *       mode's reservation commits without waiting for its WAL flush; weaker after a database crash
      *       (see the option)</td></tr>
+     *   <tr><td>{@code statementTimeout}</td><td>5 s</td><td>how long a statement on the table may run, lock
+     *       waits included, before the request is answered 503 busy</td></tr>
      * </table>
      */
     public static final class Builder {
@@ -348,6 +353,7 @@ public final class JdbcStore implements TransactionalStore {
         private boolean rowLevelSecurity;
         private String tenantSetting = DEFAULT_TENANT_SETTING;
         private boolean asynchronousReservationCommit;
+        private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
         private java.util.function.BiFunction<IdempotencyTable, SQLDialect, Statements> statements;
 
         private Builder(DataSource dataSource) {
@@ -417,6 +423,33 @@ public final class JdbcStore implements TransactionalStore {
             return this;
         }
 
+        /**
+         * How long each statement of this store on its table may run, waits for locks included —
+         * a migration's or {@code VACUUM FULL}'s table lock, a long transaction holding the row —
+         * before the database cancels it and the request is answered {@code 503} "Idempotency
+         * storage is busy" with {@code Retry-After}. JDBC counts it in whole seconds: a fraction is
+         * rounded up. {@link Duration#ZERO} sets no limit (the session's own
+         * {@code statement_timeout} / {@code max_statement_time} then applies). Default
+         * 5 seconds ({@link JdbcStore#DEFAULT_STATEMENT_TIMEOUT}).
+         *
+         * <p>PostgreSQL and MariaDB/MySQL: {@link java.sql.Statement#setQueryTimeout} on each of the
+         * store's statements (pgJDBC sends a cancel request; MariaDB Connector/J runs it under
+         * {@code SET STATEMENT max_statement_time}), so the application's statements on the same
+         * pooled connection, the atomic mode's handler included, keep their own limits. H2: not
+         * applied; its {@code LOCK_TIMEOUT} bounds the waits of an in-process database. The atomic
+         * mode's wait for a duplicate's uncommitted row is {@code inFlightWait}, not this.
+         *
+         * @throws IllegalArgumentException when negative
+         */
+        public Builder statementTimeout(Duration statementTimeout) {
+            Objects.requireNonNull(statementTimeout, "statementTimeout");
+            if (statementTimeout.isNegative()) {
+                throw new IllegalArgumentException("statementTimeout must not be negative, was " + statementTimeout);
+            }
+            this.statementTimeout = statementTimeout;
+            return this;
+        }
+
         /** Replaces the dialect's statements; for tests that exercise another dialect's path. */
         Builder statements(java.util.function.BiFunction<IdempotencyTable, SQLDialect, Statements> statements) {
             this.statements = statements;
@@ -447,7 +480,15 @@ public final class JdbcStore implements TransactionalStore {
                 throw new IllegalArgumentException("An asynchronous commit of the reservation needs PostgreSQL, not "
                         + resolved);
             }
+            if (sql.supportsStatementTimeout()) {
+                sql.statementTimeout(wholeSeconds(statementTimeout));
+            }
             return new JdbcStore(this, resolved, sql);
+        }
+
+        private static int wholeSeconds(Duration timeout) {
+            long seconds = timeout.getSeconds() + (timeout.getNano() > 0 ? 1 : 0);
+            return (int) Math.min(Integer.MAX_VALUE, seconds);
         }
 
         private static SQLDialect detect(DataSource dataSource) {

@@ -75,7 +75,7 @@ final class MySqlStatements extends Statements {
         if (!returning) {
             update(c, upsert, values);
         }
-        try (PreparedStatement ps = (returning ? upsert : readBack).prepare(c, values);
+        try (PreparedStatement ps = prepare(c, returning ? upsert : readBack, values);
              ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
                 return RETRY;

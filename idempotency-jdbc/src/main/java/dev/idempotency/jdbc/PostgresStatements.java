@@ -183,7 +183,7 @@ final class PostgresStatements extends Statements {
     @Override
     Attempt reserve(Connection c, NewRow row, Instant now, boolean asynchronousCommit) throws SQLException {
         SqlStatement statement = asynchronousCommit ? reserveAsynchronousCommit : reserve;
-        try (PreparedStatement ps = statement.prepare(c, IdempotencyTable.rowValues(row, now));
+        try (PreparedStatement ps = prepare(c, statement, IdempotencyTable.rowValues(row, now));
              ResultSet rs = ps.executeQuery()) {
             return attempt(rs, row, now);
         }
@@ -241,7 +241,7 @@ final class PostgresStatements extends Statements {
     /** Runs {@code before; reserve; after}, whose reservation rows are the second result set. */
     private Attempt runComposite(Connection c, SqlStatement composite, Map<String, Object> values, NewRow row,
                                  Instant now) throws SQLException {
-        try (PreparedStatement ps = composite.prepare(c, values)) {
+        try (PreparedStatement ps = prepare(c, composite, values)) {
             boolean resultSet = ps.execute();
             int seen = 0;
             while (true) {
@@ -276,7 +276,7 @@ final class PostgresStatements extends Statements {
     @Override
     boolean completeAndCommit(Connection c, RecordKey key, String ownerToken, StoredResponse response)
             throws SQLException {
-        try (PreparedStatement ps = completeAndCommit.prepare(c, completeValues(key, ownerToken, response))) {
+        try (PreparedStatement ps = prepare(c, completeAndCommit, completeValues(key, ownerToken, response))) {
             ps.execute(); // pgJDBC reads every result before it returns: a failed COMMIT throws here
             return true;
         } catch (SQLException e) {
@@ -291,7 +291,7 @@ final class PostgresStatements extends Statements {
     /** The release's DELETE and the COMMIT in one round trip; whether the DELETE found the row. */
     @Override
     boolean releaseAndCommit(Connection c, RecordKey key, String ownerToken) throws SQLException {
-        try (PreparedStatement ps = releaseAndCommit.prepare(c, releaseValues(key, ownerToken))) {
+        try (PreparedStatement ps = prepare(c, releaseAndCommit, releaseValues(key, ownerToken))) {
             ps.execute();
             return ps.getUpdateCount() == 1;
         }

@@ -8,6 +8,7 @@ import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -30,8 +31,10 @@ import org.jooq.exception.DataAccessException;
  *       {@link NoRouteToHostException}, {@link UnknownHostException} or
  *       {@link SocketTimeoutException} anywhere in the causes (also behind a pool timeout)</td></tr>
  *   <tr><td>BUSY</td><td>{@link SQLTransientConnectionException} (the pool's connection timeout)
- *       with no connection failure behind it, SQLState 57014 (PostgreSQL query_canceled: a
- *       statement timeout)</td></tr>
+ *       with no connection failure behind it; a {@link SQLTimeoutException} (JDBC's query timeout);
+ *       SQLState 57014 (PostgreSQL query_canceled: a statement timeout), 55P03 (lock_not_available:
+ *       a lock timeout), 70100 (MariaDB/MySQL interrupted); MariaDB/MySQL errors 1205 (lock wait
+ *       timeout), 1969 and 3024 (statement time exceeded), H2 error 50200 (lock timeout)</td></tr>
  * </table>
  */
 final class SqlFailures {
@@ -42,8 +45,13 @@ final class SqlFailures {
     private static final Set<Integer> MISSING_TABLE_CODES = Set.of(1146, 42102, 42103, 42104);
     private static final Set<String> UNREACHABLE_STATES = Set.of("57P01", "57P02", "57P03");
     private static final Set<Integer> H2_UNREACHABLE_CODES = Set.of(90067, 90098, 90121);
-    /** PostgreSQL query_canceled (a statement timeout). */
-    private static final Set<String> BUSY_STATES = Set.of("57014");
+    /**
+     * PostgreSQL query_canceled (a statement timeout) and lock_not_available (a lock timeout);
+     * MariaDB/MySQL's interrupted statement (max_statement_time).
+     */
+    private static final Set<String> BUSY_STATES = Set.of("57014", "55P03", "70100");
+    /** MariaDB/MySQL: lock wait timeout, statement time exceeded (MariaDB, MySQL); H2: lock timeout. */
+    private static final Set<Integer> BUSY_CODES = Set.of(1205, 1969, 3024, 50200);
 
     private SqlFailures() {
     }
@@ -53,6 +61,9 @@ final class SqlFailures {
      * itself, a checked one wrapped in jOOQ's unchecked {@link DataAccessException}.
      */
     static RuntimeException translate(Exception failure, String tableName) {
+        if (failure instanceof StorageUnavailableException already) {
+            return already;
+        }
         Reason reason = reasonOf(failure, tableName.substring(tableName.lastIndexOf('.') + 1));
         if (reason == null) {
             if (failure instanceof RuntimeException runtime) {
@@ -106,9 +117,11 @@ final class SqlFailures {
                     || H2_UNREACHABLE_CODES.contains(sql.getErrorCode())) {
                 return Reason.UNREACHABLE;
             }
-            if (sql instanceof SQLTransientConnectionException || BUSY_STATES.contains(state)) {
+            if (sql instanceof SQLTransientConnectionException || sql instanceof SQLTimeoutException
+                    || BUSY_STATES.contains(state) || BUSY_CODES.contains(sql.getErrorCode())) {
                 // A pool timeout with no connection failure behind it (a cause, classified deeper,
-                // overrides this): every connection is in use. Or a statement ran out of its time.
+                // overrides this): every connection is in use. Or a statement ran out of its time,
+                // or of its wait for a lock.
                 return Reason.BUSY;
             }
             return null;

@@ -66,6 +66,9 @@ abstract class Statements {
     final SqlStatement release;
     final SqlStatement renew;
 
+    /** Seconds each store statement may run ({@link JdbcStore.Builder#statementTimeout}); 0: no limit. */
+    private int timeoutSeconds;
+
     /** @param formatted render multi-line SQL, for reading rather than running */
     Statements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
         this.t = t;
@@ -89,6 +92,38 @@ abstract class Statements {
 
     final SqlStatement compile(Query query) {
         return SqlStatement.of(ctx, query, t.localTime);
+    }
+
+    /** Bounds every later statement of this store to {@code seconds} (0: no limit); set once, before use. */
+    final void statementTimeout(int seconds) {
+        this.timeoutSeconds = seconds;
+    }
+
+    /**
+     * Whether {@link JdbcStore.Builder#statementTimeout} is applied: true but on H2, where JDBC's
+     * query timeout is a setting of the whole session (it would reach the application's own
+     * statements on a pooled connection) and waits are bounded by H2's {@code LOCK_TIMEOUT} anyway.
+     */
+    boolean supportsStatementTimeout() {
+        return true;
+    }
+
+    /** {@code statement} prepared on {@code c} with {@code values}, under the store's statement timeout. */
+    final PreparedStatement prepare(Connection c, SqlStatement statement, Map<String, ?> values) throws SQLException {
+        return bounded(statement.prepare(c, values));
+    }
+
+    /** {@code s} under the store's statement timeout; closed if that cannot be set. */
+    final <S extends java.sql.Statement> S bounded(S s) throws SQLException {
+        if (timeoutSeconds > 0) {
+            try {
+                s.setQueryTimeout(timeoutSeconds);
+            } catch (SQLException | RuntimeException e) {
+                s.close();
+                throw e;
+            }
+        }
+        return s;
     }
 
     /**
@@ -242,8 +277,8 @@ abstract class Statements {
                 .and(t.state.eq(inline(IdempotencyTable.IN_FLIGHT)));
     }
 
-    static int update(Connection c, SqlStatement statement, Map<String, ?> values) throws SQLException {
-        try (PreparedStatement ps = statement.prepare(c, values)) {
+    final int update(Connection c, SqlStatement statement, Map<String, ?> values) throws SQLException {
+        try (PreparedStatement ps = prepare(c, statement, values)) {
             return ps.executeUpdate();
         }
     }
@@ -251,7 +286,7 @@ abstract class Statements {
     /** Runs a query for at most one record row. */
     final Optional<IdempotencyRecord> queryRecord(Connection c, SqlStatement statement, Map<String, ?> values,
                                                   RecordKey key) throws SQLException {
-        try (PreparedStatement ps = statement.prepare(c, values); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = prepare(c, statement, values); ResultSet rs = ps.executeQuery()) {
             return rs.next() ? Optional.of(t.read(key, rs)) : Optional.empty();
         }
     }

@@ -138,6 +138,7 @@ abstract class AbstractAtomicModeTest {
 
     static final String IN_PROGRESS = "409 idempotency_request_in_progress";
     static final String CONFLICT = "422 idempotency_key_conflict";
+    static final String STORAGE_UNAVAILABLE = "503 idempotency_storage_unavailable";
     private static final Pattern PROBLEM_CODE = Pattern.compile("\"code\"\\s*:\\s*\"([a-z_]+)\"");
 
     @FunctionalInterface
@@ -378,7 +379,7 @@ abstract class AbstractAtomicModeTest {
     }
 
     @Test
-    void aKeyHeldByATransactionThatIsNoAtomicReservationIsAnswered409AfterOneMoreAttempt() throws Exception {
+    void aKeyHeldByATransactionThatIsNoAtomicReservationIsAnswered503BusyAfterOneMoreAttempt() throws Exception {
         String key = newKey();
         RecordKey recordKey = new RecordKey("default", "POST", "/orders", key);
         Instant longAgo = IdempotencyTable.micros(Instant.now().minus(Duration.ofDays(2)));
@@ -392,8 +393,11 @@ abstract class AbstractAtomicModeTest {
             plain.setAutoCommit(false);
             try {
                 assertThat(sql.reserve(plain, expired, longAgo)).isInstanceOf(Statements.Attempt.Won.class);
-                assertThat(answer(respond(engine.before(Requests.post("/orders", key, OTHER_ORDER)))))
-                        .as("nobody's body to tell, twice: in flight").isEqualTo(IN_PROGRESS);
+                // No request holds the key: the wait was for something else, and that is no 409.
+                Decision.Respond busy = respond(engine.before(Requests.post("/orders", key, OTHER_ORDER)));
+                assertThat(answer(busy)).as("nobody's body to tell, twice: busy").isEqualTo(STORAGE_UNAVAILABLE);
+                assertThat(new String(busy.reply().body(), StandardCharsets.UTF_8)).contains("busy");
+                assertThat(busy.reply().header("Retry-After")).isNotNull();
             } finally {
                 plain.rollback();
                 plain.setAutoCommit(true);
