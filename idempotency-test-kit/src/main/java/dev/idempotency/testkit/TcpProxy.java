@@ -15,7 +15,8 @@ import java.util.function.Supplier;
  * A loopback TCP forwarder in front of the database that a test takes down — the port then
  * refuses connections and every open one is cut — and brings back on the same port: a database
  * that goes away and returns, as a connection pool sees it. A {@link Tap} can watch what clients
- * send, e.g. to count a protocol's round trips on the wire.
+ * send, e.g. to count a protocol's round trips on the wire; {@link #dropReplies} loses the
+ * server's answers on the way back, e.g. the acknowledgement of a COMMIT that landed.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -32,6 +33,7 @@ public final class TcpProxy implements AutoCloseable {
     private final int port;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile ServerSocket server;
+    private volatile boolean dropReplies;
 
     public TcpProxy(int targetPort) throws IOException {
         this(targetPort, () -> NO_TAP);
@@ -71,6 +73,15 @@ public final class TcpProxy implements AutoCloseable {
         sockets.clear();
     }
 
+    /**
+     * While {@code true}, what clients send is still forwarded and what the server answers is
+     * dropped: a statement runs, its reply never arrives (the client waits for it until the
+     * connection is {@linkplain #stop() cut}).
+     */
+    public void dropReplies(boolean drop) {
+        this.dropReplies = drop;
+    }
+
     @Override
     public void close() {
         stop();
@@ -90,8 +101,8 @@ public final class TcpProxy implements AutoCloseable {
                 upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                 sockets.add(client);
                 sockets.add(upstream);
-                pump(client, upstream, tap);
-                pump(upstream, client, NO_TAP);
+                pump(client, upstream, tap, false);
+                pump(upstream, client, NO_TAP, true);
             } catch (IOException | RuntimeException e) {
                 // the target refused (or the tap failed): the client sees its connection end
                 closeQuietly(client);
@@ -100,13 +111,16 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    private void pump(Socket from, Socket to, Tap tap) {
+    private void pump(Socket from, Socket to, Tap tap, boolean replies) {
         Thread t = new Thread(() -> {
             byte[] buffer = new byte[16384];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
                     tap.clientSent(buffer, n);
+                    if (replies && dropReplies) {
+                        continue;
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }
