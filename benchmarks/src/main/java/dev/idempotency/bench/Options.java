@@ -36,12 +36,14 @@ import java.util.Set;
 record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int connections, int rounds, int warmupRequests,
                Duration warmupTime, int requests, int openLoopRequests, double openLoopFraction,
                Duration phaseTimeLimit, List<String> serverJvmArgs, boolean jfr, boolean http, boolean jmh,
-               Duration jmhIterationTime, String databaseUrl, Path resultsDir, double waitForLoad) {
+               Duration jmhIterationTime, String databaseUrl, Path resultsDir, double waitForLoad, boolean purge,
+               int purgeRows) {
 
     static final String USAGE = """
             usage: benchmarks/run [--frameworks=javalin,micronaut,vertx] [--configs=off,optimistic,reserve,atomic,replay]
                                   [--connections=16] [--rounds=4] [--requests=2400] [--open-requests=800] [--open-fraction=0.5]
                                   [--warmup-requests=3000] [--warmup-seconds=30] [--jfr] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
+                                  [--no-purge] [--purge-rows=1000000]
                                   [--database-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres]
                                   [--wait-for-load=1.5]
               --quick: a smoke run with few requests and short JMH iterations (numbers not for publishing)
@@ -50,7 +52,7 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                        summarize a recording with dev.idempotency.bench.JfrTop
             """;
 
-    private static final Set<String> FLAGS = Set.of("--no-http", "--no-jmh", "--quick", "--jfr");
+    private static final Set<String> FLAGS = Set.of("--no-http", "--no-jmh", "--quick", "--jfr", "--no-purge");
 
     static Options parse(Path root, String... args) {
         Map<String, String> o = new HashMap<>();
@@ -65,7 +67,7 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
         boolean quick = o.containsKey("--quick");
         Set<String> known = Set.of("--frameworks", "--configs", "--connections", "--rounds", "--requests", "--open-requests",
                 "--open-fraction", "--warmup-requests", "--warmup-seconds", "--jfr", "--jmh-seconds", "--no-http", "--no-jmh", "--quick",
-                "--database-url", "--wait-for-load");
+                "--database-url", "--wait-for-load", "--no-purge", "--purge-rows");
         o.keySet().stream().filter(k -> !known.contains(k)).findFirst().ifPresent(k -> {
             throw new IllegalArgumentException("unknown option " + k + "\n" + USAGE);
         });
@@ -90,6 +92,8 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                 Duration.ofMillis((long) (1000 * Double.parseDouble(o.getOrDefault("--jmh-seconds", quick ? "0.3" : "1")))),
                 databaseUrl,
                 root.resolve("benchmarks/results"),
-                Double.parseDouble(o.getOrDefault("--wait-for-load", "0")));
+                Double.parseDouble(o.getOrDefault("--wait-for-load", "0")),
+                !o.containsKey("--no-purge"),
+                Integer.parseInt(o.getOrDefault("--purge-rows", quick ? "200000" : "1000000")));
     }
 }

@@ -26,10 +26,11 @@ final class Report {
     private final long seconds;
     private final HttpSuite.Result http;
     private final List<JmhSuite.Score> jmh;
+    private final PurgeSuite.Result purge;
     private final List<Target> targets = new ArrayList<>();
 
     Report(Options options, Machine machine, ZonedDateTime started, double loadBefore, double loadAfter, long seconds,
-           HttpSuite.Result http, List<JmhSuite.Score> jmh) {
+           HttpSuite.Result http, List<JmhSuite.Score> jmh, PurgeSuite.Result purge) {
         this.options = options;
         this.machine = machine;
         this.started = started;
@@ -38,6 +39,7 @@ final class Report {
         this.seconds = seconds;
         this.http = http;
         this.jmh = jmh;
+        this.purge = purge;
     }
 
     String render() {
@@ -53,6 +55,9 @@ final class Report {
                 machine.commit(), seconds));
         if (http != null) {
             out.append('\n').append(httpSection());
+        }
+        if (purge != null) {
+            out.append('\n').append(PurgeSuite.section(purge));
         }
         if (jmh != null) {
             out.append('\n').append(engineSection()).append('\n').append(canonicalizerSection());

@@ -72,6 +72,12 @@ public final class RunBenchmarks {
                 Runtime.getRuntime().removeShutdownHook(dropOnInterrupt);
             }
         }
+        PurgeSuite.Result purge = null;
+        if (options.purge()) {
+            try (BenchDatabase database = new BenchDatabase(options.databaseUrl())) {
+                purge = new PurgeSuite(database, options.purgeRows()).run();
+            }
+        }
         List<JmhSuite.Score> jmh = null;
         if (options.jmh()) {
             Progress.say("JMH: engine and canonicalizers (JMH's report: %s)", work.resolve("jmh.log"));
@@ -81,7 +87,7 @@ public final class RunBenchmarks {
         long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
 
         Report report = new Report(options, Machine.describe(root, databaseDescription), started, loadBefore, loadAfter,
-                seconds, http, jmh);
+                seconds, http, jmh, purge);
         String text = report.render();
         System.out.println();
         System.out.print(text);
