@@ -45,6 +45,7 @@ public final class PostgresSql {
     }
 
     private final PostgresStatements statements;
+    private final org.jooq.Name tableName;
     private final Statement reserve;
     private final Statement atomicReserve;
     private final Statement find;
@@ -54,8 +55,9 @@ public final class PostgresSql {
     private final Statement renew;
     private final Statement purge;
 
-    private PostgresSql(PostgresStatements s) {
+    private PostgresSql(PostgresStatements s, org.jooq.Name tableName) {
         this.statements = s;
+        this.tableName = tableName;
         reserve = positional(s.reserve);
         atomicReserve = positional(s.atomicReserve);
         find = positional(s.find);
@@ -71,8 +73,9 @@ public final class PostgresSql {
      * {@link JdbcStore.Builder#tableName} takes it.
      */
     public static PostgresSql forTable(String tableName) {
-        IdempotencyTable table = new IdempotencyTable(JdbcStore.parseTableName(tableName), SQLDialect.POSTGRES);
-        return new PostgresSql(new PostgresStatements(table, SQLDialect.POSTGRES, false));
+        org.jooq.Name name = JdbcStore.parseTableName(tableName);
+        IdempotencyTable table = new IdempotencyTable(name, SQLDialect.POSTGRES);
+        return new PostgresSql(new PostgresStatements(table, SQLDialect.POSTGRES, false), name);
     }
 
     /** The reservation: rows {@code won} and the record columns, or none (ask again). */
@@ -137,6 +140,34 @@ public final class PostgresSql {
         String sql = PostgresInFlightLocks.PROBE.replace(":body_lock", "$1").replace(":key_lock_low", "$2")
                 .replace(":key_lock_high", "$3");
         return new Statement(sql, List.of("body_lock", "key_lock_low", "key_lock_high"));
+    }
+
+    /**
+     * The shipped DDL for this table, as {@link JdbcStore#createTableIfMissing} runs it: the table
+     * and its index; with {@code fillfactor} the fillfactor migration (for a table created now);
+     * with a {@code tenantSetting} the row-level-security policy reading it.
+     */
+    public List<String> ddl(boolean fillfactor, String tenantSetting) {
+        org.jooq.DSLContext dsl = org.jooq.impl.DSL.using(SQLDialect.POSTGRES);
+        String setting = tenantSetting == null ? Ddl.DEFAULT_TENANT_SETTING : tenantSetting;
+        List<String> ddl = new ArrayList<>(Ddl.statements(dsl, Ddl.tableScript(SQLDialect.POSTGRES), tableName, setting));
+        if (fillfactor) {
+            ddl.addAll(Ddl.statements(dsl, Ddl.fillfactorScript(), tableName, setting));
+        }
+        if (tenantSetting != null) {
+            ddl.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, setting));
+        }
+        return ddl;
+    }
+
+    /** Serializes instances that create the table together: run first in the DDL's transaction. */
+    public String ddlLock() {
+        return statements.ddlLock();
+    }
+
+    /** The table as SQL, quoted ({@code "app"."idempotency_keys"}), for {@code to_regclass}. */
+    public String renderedTable() {
+        return org.jooq.impl.DSL.using(SQLDialect.POSTGRES).render(org.jooq.impl.DSL.table(tableName));
     }
 
     /** The advisory-lock values for {@code key} held with {@code fingerprint}. */
