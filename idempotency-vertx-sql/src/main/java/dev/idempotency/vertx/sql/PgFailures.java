@@ -2,6 +2,7 @@ package dev.idempotency.vertx.sql;
 
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
+import io.vertx.core.VertxException;
 import io.vertx.core.http.ConnectionPoolTooBusyException;
 import io.vertx.sqlclient.ClosedConnectionException;
 import io.vertx.sqlclient.DatabaseException;
@@ -26,7 +27,8 @@ import java.util.concurrent.TimeoutException;
  *       starting up); {@link ClosedConnectionException}; an {@link IOException} anywhere in the
  *       causes (connection refused or reset: Netty's are {@code ConnectException}s and
  *       {@code IOException}s), {@link UnknownHostException}</td></tr>
- *   <tr><td>BUSY</td><td>the pool's wait for a connection ran out ({@link TimeoutException}) or its
+ *   <tr><td>BUSY</td><td>the pool's wait for a connection ran out ({@value #POOL_TIMEOUT},
+ *       {@link TimeoutException}) or its
  *       wait queue is full ({@link ConnectionPoolTooBusyException}); SQLSTATE 57014
  *       (query_canceled: a statement timeout), 55P03 (lock_not_available outside the atomic
  *       reservation, which answers that itself)</td></tr>
@@ -39,6 +41,12 @@ final class PgFailures {
     private static final Set<String> MISSING_STATES = Set.of("3F000");
     private static final Set<String> UNREACHABLE_STATES = Set.of("57P01", "57P02", "57P03");
     private static final Set<String> BUSY_STATES = Set.of("57014", LOCK_NOT_AVAILABLE);
+
+    /**
+     * What the pool fails with when no connection came free within its {@code connectionTimeout}:
+     * a plain {@link VertxException} (a shared instance inside the client), told apart by its message.
+     */
+    static final String POOL_TIMEOUT = "Timeout waiting for connection";
 
     private PgFailures() {
     }
@@ -100,7 +108,8 @@ final class PgFailures {
         if (t instanceof ClosedConnectionException || t instanceof IOException || t instanceof UnknownHostException) {
             return Reason.UNREACHABLE;
         }
-        if (t instanceof TimeoutException || t instanceof ConnectionPoolTooBusyException) {
+        if (t instanceof TimeoutException || t instanceof ConnectionPoolTooBusyException
+                || t instanceof VertxException && POOL_TIMEOUT.equals(t.getMessage())) {
             return Reason.BUSY;
         }
         return null;

@@ -64,7 +64,10 @@ final class PgTestDatabase implements AutoCloseable {
 
     /** A pool on this class's schema with other connect options (a closed port, another role). */
     Pool pool(String name, int size, PgConnectOptions options) {
-        options.setProperties(Map.of("search_path", schema, "application_name", name + "-" + schema));
+        Map<String, String> properties = new java.util.HashMap<>(options.getProperties());
+        properties.put("search_path", schema);
+        properties.put("application_name", name + "-" + schema);
+        options.setProperties(properties);
         Pool pool = PgBuilder.pool()
                 .with(new PoolOptions().setMaxSize(size).setConnectionTimeout(2).setConnectionTimeoutUnit(TimeUnit.SECONDS))
                 .connectingTo(options).using(vertx).build();
