@@ -84,13 +84,23 @@ final class PgTestDatabase implements AutoCloseable {
 
     /** Runs SQL inside this class's schema. */
     RowSet<Row> execute(String sql) {
-        return adminExecute("SET search_path TO " + schema + "; " + sql);
+        RowSet<Row> rows = adminExecute("SET search_path TO " + schema + "; " + sql);
+        while (rows.next() != null) {
+            rows = rows.next(); // the result of the statement after SET
+        }
+        return rows;
     }
 
     /** Ends every other backend on this class's schema's connections (the pools' included). */
     int terminateBackends() {
         return adminExecute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
                 + " AND application_name LIKE '%-" + schema + "' AND pid <> pg_backend_pid()").rowCount();
+    }
+
+    /** How many backends of this class's pools wait for a lock now. */
+    int waitingForLocks() {
+        return adminExecute("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                + " AND application_name LIKE '%-" + schema + "'").rowCount();
     }
 
     static <T> T await(Future<T> future) {
