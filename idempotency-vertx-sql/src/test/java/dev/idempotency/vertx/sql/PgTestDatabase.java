@@ -35,6 +35,7 @@ final class PgTestDatabase implements AutoCloseable {
     private final PgConnectOptions server = server();
     private final Pool admin;
     private final List<Pool> pools = new ArrayList<>();
+    private final List<String> roles = new ArrayList<>();
 
     PgTestDatabase() {
         admin = PgBuilder.pool().with(new PoolOptions().setMaxSize(1)).connectingTo(server).using(vertx).build();
@@ -75,6 +76,15 @@ final class PgTestDatabase implements AutoCloseable {
             pools.add(pool);
         }
         return pool;
+    }
+
+    /** A login role of this class (no superuser, no BYPASSRLS), dropped with the schema. */
+    String createRole() {
+        String role = schema + "_app";
+        adminExecute("CREATE ROLE " + role + " LOGIN NOSUPERUSER NOBYPASSRLS");
+        roles.add(role);
+        adminExecute("GRANT USAGE ON SCHEMA " + schema + " TO " + role);
+        return role;
     }
 
     /** Runs SQL as the admin, outside this class's schema. */
@@ -128,6 +138,9 @@ final class PgTestDatabase implements AutoCloseable {
         }
         try {
             adminExecute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            for (String role : roles) {
+                adminExecute("DROP ROLE IF EXISTS " + role);
+            }
         } catch (RuntimeException e) {
             log.warn("Could not drop test schema {}: {}", schema, e.toString());
         }
