@@ -137,7 +137,7 @@ class PgOutageTest {
     }
 
     @Test
-    void aLockTimeoutOnTheTableIsBusy() {
+    void aLockOrStatementTimeoutIsBusy() {
         Pool locker = db.pool("locker", 1);
         SqlConnection lock = await(locker.getConnection());
         await(lock.query("BEGIN; LOCK TABLE idempotency_keys IN ACCESS EXCLUSIVE MODE").execute());
@@ -145,6 +145,11 @@ class PgOutageTest {
             PgConnectOptions options = new PgConnectOptions(PgTestDatabase.server()).addProperty("lock_timeout", "100ms");
             Pool impatient = db.pool("impatient", 1, options);
             assertThat(unavailable(PgStore.create(impatient).find(newKey(), NOW)).reason()).isEqualTo(Reason.BUSY);
+            PgConnectOptions timed = new PgConnectOptions(PgTestDatabase.server()).addProperty("statement_timeout", "100ms");
+            StorageUnavailableException canceled = unavailable(PgStore.create(db.pool("timed", 1, timed))
+                    .find(newKey(), NOW));
+            assertThat(canceled.reason()).isEqualTo(Reason.BUSY);
+            assertThat(PgFailures.sqlState(canceled.getCause())).isEqualTo("57014");
         } finally {
             await(lock.query("ROLLBACK").execute());
             await(lock.close());
