@@ -10,7 +10,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Optional;
-import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,9 +30,12 @@ final class Completion implements CapturingResponse.Finisher {
 
     private static final Logger log = LoggerFactory.getLogger(Completion.class);
 
-    /** Runs an engine step off the event loop and delivers its result on {@code context}. */
+    /**
+     * Runs an engine step — on a worker when the engine blocks its caller, else as the stage it
+     * returns — and delivers its result on {@code context}.
+     */
     interface Offloader {
-        <T> Future<T> offload(Context context, Callable<T> step);
+        <T> Future<T> offload(Context context, Supplier<CompletionStage<T>> step);
     }
 
     private final Execution execution;
@@ -48,26 +51,23 @@ final class Completion implements CapturingResponse.Finisher {
     }
 
     /**
-     * Finishes the execution on a worker, then lets the response go. Whatever the engine did
+     * Finishes the execution (on a worker for a blocking engine), then lets the response go. Whatever the engine did
      * (stored, released), a retry that arrives after the client saw the response finds it done.
      */
     @Override
     public Future<Void> ended(Buffer last, Supplier<Future<Void>> deliver) {
-        Callable<Optional<HttpReply>> step;
+        Supplier<CompletionStage<Optional<HttpReply>>> step;
         if (routing.failed()) {
             Throwable cause = routing.failure() != null ? routing.failure()
                     : new IllegalStateException("the request failed with status " + routing.statusCode());
-            step = () -> {
-                execution.fail(cause);
-                return Optional.empty();
-            };
+            step = () -> execution.failAsync(cause).thenApply(v -> Optional.empty());
         } else {
             CapturedResponse captured = response.captured(last);
             if (!captured.isCaptured()) {
                 log.debug("Response for key_preview={} not captured ({}); releasing", execution.key().keyPreview(),
                         response.uncapturedReason());
             }
-            step = () -> execution.finish(captured);
+            step = () -> execution.finishAsync(captured);
         }
         HttpServerResponse server = response.server();
         Promise<Void> sent = Promise.promise();
@@ -98,11 +98,8 @@ final class Completion implements CapturingResponse.Finisher {
         fail(new IllegalStateException("the response was reset"));
     }
 
-    /** Releases the key on a worker; nothing is held back. */
+    /** Releases the key (on a worker for a blocking engine); nothing is held back. */
     void fail(Throwable cause) {
-        offloader.offload(response.context(), () -> {
-            execution.fail(cause);
-            return null;
-        }).onFailure(e -> log.warn("Could not release key_preview={}: {}", execution.key().keyPreview(), e.toString()));
+        offloader.offload(response.context(), () -> execution.failAsync(cause)).onFailure(e -> log.warn("Could not release key_preview={}: {}", execution.key().keyPreview(), e.toString()));
     }
 }

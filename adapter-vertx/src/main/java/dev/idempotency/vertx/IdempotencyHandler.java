@@ -22,7 +22,9 @@ import java.time.format.DateTimeFormatter;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +54,10 @@ import org.slf4j.LoggerFactory;
  * writer that watches back-pressure through {@code writeQueueFull()} or a drain handler), a reset
  * stream, and bodies larger than the engine's {@code maxStoredBodyBytes}.
  *
- * <p>The event loop never waits for storage: the engine's steps run on two named worker pools —
+ * <p>The event loop never waits for storage. Over an engine built on an
+ * {@link dev.idempotency.core.store.AsyncStore} (such as idempotency-vertx-sql's {@code PgStore})
+ * the engine's stages are used as they are, and the worker pools stay idle. Over a blocking
+ * store the engine's steps run on two named worker pools —
  * one for the decision before the handler (which may wait for an in-flight twin when
  * {@code inFlightWait} is set), one for completing the record afterwards, so that waiting
  * duplicates can never starve the completion they wait for — and the request resumes on its own
@@ -141,7 +146,7 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
             return;
         }
         RoutingContextView view = new RoutingContextView(ctx, method);
-        offload(decisions, capturing.context(), () -> engine.before(view)).onComplete(ar -> {
+        run(decisions, capturing.context(), () -> engine.beforeAsync(view)).onComplete(ar -> {
             if (ar.succeeded()) {
                 apply(ctx, capturing, ar.result());
             } else {
@@ -201,9 +206,27 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
         return response.end(Buffer.buffer(reply.body()));
     }
 
-    /** Runs a finishing step of the engine on the completion pool; resumes on the request's context. */
-    private <T> Future<T> complete(Context context, Callable<T> step) {
-        return offload(completions, context, step);
+    /** Runs a finishing step of the engine (on the completion pool when it blocks); resumes on the request's context. */
+    private <T> Future<T> complete(Context context, Supplier<CompletionStage<T>> step) {
+        return run(completions, context, step);
+    }
+
+    /**
+     * Runs an engine step: over a blocking store on {@code pool}, waiting for its (then already
+     * complete) stage there; over an {@link dev.idempotency.core.store.AsyncStore} as the stage
+     * itself, no worker involved. Either way the result is delivered on {@code context}.
+     */
+    private <T> Future<T> run(WorkerExecutor pool, Context context, Supplier<CompletionStage<T>> step) {
+        if (engine.blocksCaller()) {
+            return offload(pool, context, () -> step.get().toCompletableFuture().join());
+        }
+        CompletionStage<T> stage;
+        try {
+            stage = step.get();
+        } catch (RuntimeException e) {
+            return Future.failedFuture(e);
+        }
+        return Future.fromCompletionStage(stage, context);
     }
 
     /**

@@ -74,6 +74,16 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
 
     /**
+     * Whether the engine runs over a blocking {@link Store}, so that {@link #beforeAsync} and an
+     * execution's {@code finishAsync}/{@code failAsync} do their store calls on the calling thread
+     * (an event-loop adapter then takes them off the loop); {@code false} over an {@link AsyncStore},
+     * whose stages never block the caller.
+     */
+    public boolean blocksCaller() {
+        return blockingStore;
+    }
+
+    /**
      * Decides what happens to a request before its handler runs. Never throws for bad input or
      * storage failures (those are answered with a problem).
      *

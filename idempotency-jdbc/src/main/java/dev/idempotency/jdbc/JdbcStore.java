@@ -270,6 +270,21 @@ public final class JdbcStore implements TransactionalStore {
         return call(key.tenant(), c -> sql.renew(c, key, ownerToken, lockedUntil));
     }
 
+    /** {@code table} or {@code schema.table}, each a plain SQL identifier. */
+    static Name parseTableName(String tableName) {
+        Objects.requireNonNull(tableName, "tableName");
+        String[] parts = tableName.split("\\.", -1);
+        if (parts.length > 2) {
+            throw new IllegalArgumentException("tableName must be 'table' or 'schema.table', was '" + tableName + "'");
+        }
+        for (String part : parts) {
+            if (!IDENTIFIER.matcher(part).matches()) {
+                throw new IllegalArgumentException("Not a plain SQL identifier: '" + part + "' in '" + tableName + "'");
+            }
+        }
+        return DSL.name(parts);
+    }
+
     /** Work on one connection. */
     @FunctionalInterface
     private interface Work<T> {
@@ -362,17 +377,7 @@ public final class JdbcStore implements TransactionalStore {
 
         /** The table, optionally qualified by a schema (PostgreSQL, H2) or database (MariaDB/MySQL). */
         public Builder tableName(String tableName) {
-            Objects.requireNonNull(tableName, "tableName");
-            String[] parts = tableName.split("\\.", -1);
-            if (parts.length > 2) {
-                throw new IllegalArgumentException("tableName must be 'table' or 'schema.table', was '" + tableName + "'");
-            }
-            for (String part : parts) {
-                if (!IDENTIFIER.matcher(part).matches()) {
-                    throw new IllegalArgumentException("Not a plain SQL identifier: '" + part + "' in '" + tableName + "'");
-                }
-            }
-            this.tableName = DSL.name(parts);
+            this.tableName = parseTableName(tableName);
             return this;
         }
 

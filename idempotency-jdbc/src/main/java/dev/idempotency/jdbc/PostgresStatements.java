@@ -53,8 +53,18 @@ final class PostgresStatements extends Statements {
     static final String SAVED_LOCK_TIMEOUT = "idempotency.session_lock_timeout";
 
     /** Sets the saved {@code lock_timeout} back (transaction-local), so the handler's statements wait as usual. */
-    private static final String RESTORE_LOCK_TIMEOUT =
+    static final String RESTORE_LOCK_TIMEOUT =
             "SELECT set_config('lock_timeout', current_setting('" + SAVED_LOCK_TIMEOUT + "'), true)";
+
+    /** The atomic transaction's settings: the saved and the bounded lock wait, the idle bound. */
+    static final String ATOMIC_SETTINGS = "SELECT set_config('" + SAVED_LOCK_TIMEOUT
+            + "', current_setting('lock_timeout'), true),"
+            + " set_config('lock_timeout', :lock_timeout, true),"
+            + " set_config('idle_in_transaction_session_timeout', :idle_timeout, true)";
+    /** Appended to {@link #ATOMIC_SETTINGS} with row-level security. */
+    static final String ATOMIC_TENANT_SETTING = ", set_config(:tenant_setting, :tenant, true)";
+    /** A later attempt's bounded lock wait. */
+    static final String ATOMIC_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', :lock_timeout, true)";
 
     /** What the completion's deliberate failure says when its UPDATE found no row. */
     static final String RESERVATION_GONE = "idempotency: the reservation row was gone at completion";
@@ -64,12 +74,12 @@ final class PostgresStatements extends Statements {
     final SqlStatement reserve;
     final SqlStatement reserveAsynchronousCommit;
     final SqlStatement atomicReserve;
-    private final PostgresInFlightLocks inFlightLocks;
+    final PostgresInFlightLocks inFlightLocks;
     final SqlStatement atomicBegin;
     final SqlStatement atomicBeginWithTenant;
     final SqlStatement atomicAgain;
     final SqlStatement insertCompleted;
-    private final SqlStatement purge;
+    final SqlStatement purge;
     final SqlStatement completeAndCommit;
     final SqlStatement releaseAndCommit;
 
@@ -120,16 +130,11 @@ final class PostgresStatements extends Statements {
         // The atomic mode's first attempt: open the READ COMMITTED transaction, save the session's
         // lock_timeout, bound the wait for an uncommitted duplicate, bound the idle time (and set the
         // tenant), reserve, and give the handler its usual lock wait back: one round trip.
-        String begin = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
-                + "SELECT set_config('" + SAVED_LOCK_TIMEOUT + "', current_setting('lock_timeout'), true),"
-                + " set_config('lock_timeout', :lock_timeout, true),"
-                + " set_config('idle_in_transaction_session_timeout', :idle_timeout, true)";
+        String begin = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n" + ATOMIC_SETTINGS;
         atomicBegin = atomicReserve.between(begin, RESTORE_LOCK_TIMEOUT);
-        atomicBeginWithTenant = atomicReserve.between(begin + ", set_config(:tenant_setting, :tenant, true)",
-                RESTORE_LOCK_TIMEOUT);
+        atomicBeginWithTenant = atomicReserve.between(begin + ATOMIC_TENANT_SETTING, RESTORE_LOCK_TIMEOUT);
         // A later attempt in the same transaction (a lost race the statement could not describe).
-        atomicAgain = atomicReserve.between("SELECT set_config('lock_timeout', :lock_timeout, true)",
-                RESTORE_LOCK_TIMEOUT);
+        atomicAgain = atomicReserve.between(ATOMIC_LOCK_TIMEOUT, RESTORE_LOCK_TIMEOUT);
 
         // The atomic mode's completion and COMMIT in one message (one round trip). The COMMIT must
         // not run when the UPDATE found no row, so the UPDATE is wrapped in a query that fails

@@ -176,6 +176,16 @@ final class SqlStatement {
         }
     }
 
+    /** The Java type of parameter {@code :name}. */
+    Class<?> typeOf(String name) {
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].equals(name)) {
+                return types[i];
+            }
+        }
+        throw new IllegalArgumentException("No parameter :" + name + " in " + namedSql);
+    }
+
     @Override
     public String toString() {
         return namedSql;

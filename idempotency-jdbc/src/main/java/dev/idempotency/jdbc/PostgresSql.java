@@ -1,0 +1,215 @@
+package dev.idempotency.jdbc;
+
+import dev.idempotency.core.store.RecordKey;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.time.Instant;
+import org.jooq.SQLDialect;
+
+/**
+ * {@link JdbcStore}'s PostgreSQL statements for another PostgreSQL client (the reactive
+ * {@code idempotency-vertx-sql} store): the same jOOQ queries, rendered once with
+ * {@code $1 … $n} placeholders and every bind value cast to its type ({@code cast($1 as text)}),
+ * since such a client may send parameters untyped and the server would then guess {@code text}
+ * for {@code SELECT $9 AS response_status}. There is one description of the SQL; this is a second rendering of it.
+ *
+ * <p>Each {@link Statement} names its parameters in placeholder order ({@code $1} is the first
+ * name); the values are those {@link JdbcStore} binds: {@code key}, {@code tenant_id},
+ * {@code method}, {@code path}, the other column names, {@code now}, {@code limit}, and for the
+ * atomic reservation {@code key_lock_high}, {@code key_lock_low}, {@code body_lock}
+ * ({@link #inFlightLocks}). Instants are microsecond-truncated {@code timestamptz}, shorts
+ * {@code int2}, bodies {@code bytea}.
+ */
+public final class PostgresSql {
+
+    /** The state of an in-flight row. */
+    public static final String IN_FLIGHT = IdempotencyTable.IN_FLIGHT;
+    /** The state of a completed row. */
+    public static final String COMPLETED = IdempotencyTable.COMPLETED;
+
+    private static final Pattern NAMED = Pattern.compile(":([a-z_]+)");
+
+    /** One statement: its SQL with {@code $n} placeholders and the parameter name of each {@code $n}. */
+    public record Statement(String sql, List<String> parameters) {
+        public Statement {
+            parameters = List.copyOf(parameters);
+        }
+    }
+
+    /** The three advisory-lock values of a won atomic reservation, and of the probe. */
+    public record InFlightLocks(int keyHigh, int keyLow, int body) {
+    }
+
+    private final PostgresStatements statements;
+    private final org.jooq.Name tableName;
+    private final Statement reserve;
+    private final Statement atomicReserve;
+    private final Statement find;
+    private final Statement insertCompleted;
+    private final Statement complete;
+    private final Statement release;
+    private final Statement renew;
+    private final Statement purge;
+
+    private PostgresSql(PostgresStatements s, org.jooq.Name tableName) {
+        this.statements = s;
+        this.tableName = tableName;
+        reserve = positional(s.reserve);
+        atomicReserve = positional(s.atomicReserve);
+        find = positional(s.find);
+        insertCompleted = positional(s.insertCompleted);
+        complete = positional(s.complete);
+        release = positional(s.release);
+        renew = positional(s.renew);
+        purge = positional(s.purge);
+    }
+
+    /**
+     * The statements on {@code tableName}: {@code table} or {@code schema.table}, as
+     * {@link JdbcStore.Builder#tableName} takes it.
+     */
+    public static PostgresSql forTable(String tableName) {
+        org.jooq.Name name = JdbcStore.parseTableName(tableName);
+        IdempotencyTable table = new IdempotencyTable(name, SQLDialect.POSTGRES);
+        return new PostgresSql(new PostgresStatements(table, SQLDialect.POSTGRES, false), name);
+    }
+
+    /** The reservation: rows {@code won} and the record columns, or none (ask again). */
+    public Statement reserve() {
+        return reserve;
+    }
+
+    /** The atomic mode's reservation: {@link #reserve()} plus the three shared advisory locks when it wins. */
+    public Statement atomicReserve() {
+        return atomicReserve;
+    }
+
+    public Statement find() {
+        return find;
+    }
+
+    public Statement insertCompleted() {
+        return insertCompleted;
+    }
+
+    public Statement complete() {
+        return complete;
+    }
+
+    public Statement release() {
+        return release;
+    }
+
+    public Statement renew() {
+        return renew;
+    }
+
+    public Statement purge() {
+        return purge;
+    }
+
+    /**
+     * The atomic transaction's settings, run first in it: parameters {@code lock_timeout},
+     * {@code idle_timeout} and, with {@code withTenant}, {@code tenant_setting} and {@code tenant}.
+     */
+    public Statement atomicSettings(boolean withTenant) {
+        return positional(PostgresStatements.ATOMIC_SETTINGS
+                + (withTenant ? PostgresStatements.ATOMIC_TENANT_SETTING : ""), name -> String.class);
+    }
+
+    /** A later attempt's lock wait in the same transaction: parameter {@code lock_timeout}. */
+    public Statement atomicLockTimeout() {
+        return positional(PostgresStatements.ATOMIC_LOCK_TIMEOUT, name -> String.class);
+    }
+
+    /** Gives the handler the session's own lock wait back, after the atomic reservation. No parameters. */
+    public String restoreLockTimeout() {
+        return PostgresStatements.RESTORE_LOCK_TIMEOUT;
+    }
+
+    /**
+     * After the atomic reservation's lock wait ran out (and its transaction rolled back): one read
+     * of {@code pg_locks}, columns {@code same_body} and {@code key_held}; parameters
+     * {@code body_lock}, {@code key_lock_low}, {@code key_lock_high}.
+     */
+    public Statement inFlightProbe() {
+        String sql = PostgresInFlightLocks.PROBE.replace(":body_lock", "$1").replace(":key_lock_low", "$2")
+                .replace(":key_lock_high", "$3");
+        return new Statement(sql, List.of("body_lock", "key_lock_low", "key_lock_high"));
+    }
+
+    /**
+     * The shipped DDL for this table, as {@link JdbcStore#createTableIfMissing} runs it: the table
+     * and its index; with {@code fillfactor} the fillfactor migration (for a table created now);
+     * with a {@code tenantSetting} the row-level-security policy reading it.
+     */
+    public List<String> ddl(boolean fillfactor, String tenantSetting) {
+        org.jooq.DSLContext dsl = org.jooq.impl.DSL.using(SQLDialect.POSTGRES);
+        String setting = tenantSetting == null ? Ddl.DEFAULT_TENANT_SETTING : tenantSetting;
+        List<String> ddl = new ArrayList<>(Ddl.statements(dsl, Ddl.tableScript(SQLDialect.POSTGRES), tableName, setting));
+        if (fillfactor) {
+            ddl.addAll(Ddl.statements(dsl, Ddl.fillfactorScript(), tableName, setting));
+        }
+        if (tenantSetting != null) {
+            ddl.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, setting));
+        }
+        return ddl;
+    }
+
+    /** Serializes instances that create the table together: run first in the DDL's transaction. */
+    public String ddlLock() {
+        return statements.ddlLock();
+    }
+
+    /** The table as SQL, quoted ({@code "app"."idempotency_keys"}), for {@code to_regclass}. */
+    public String renderedTable() {
+        return org.jooq.impl.DSL.using(SQLDialect.POSTGRES).render(org.jooq.impl.DSL.table(tableName));
+    }
+
+    /** The advisory-lock values for {@code key} held with {@code fingerprint}. */
+    public InFlightLocks inFlightLocks(RecordKey key, String fingerprint) {
+        PostgresInFlightLocks.Values v = statements.inFlightLocks.of(key, fingerprint);
+        return new InFlightLocks(v.keyHigh(), v.keyLow(), v.body());
+    }
+
+    private static Statement positional(SqlStatement statement) {
+        return positional(statement.namedSql, statement::typeOf);
+    }
+
+    /** {@code :name} → {@code cast($n as <its type>)}, one index per distinct name. */
+    private static Statement positional(String namedSql, java.util.function.Function<String, Class<?>> types) {
+        Map<String, Integer> index = new LinkedHashMap<>();
+        Matcher m = NAMED.matcher(namedSql);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String name = m.group(1);
+            int n = index.computeIfAbsent(name, k -> index.size() + 1);
+            m.appendReplacement(out, Matcher.quoteReplacement("cast($" + n + " as " + sqlType(types.apply(name)) + ")"));
+        }
+        m.appendTail(out);
+        return new Statement(out.toString(), new ArrayList<>(index.keySet()));
+    }
+
+    private static String sqlType(Class<?> type) {
+        if (type == String.class) {
+            return "text";
+        }
+        if (type == Short.class) {
+            return "int2";
+        }
+        if (type == Integer.class) {
+            return "int4";
+        }
+        if (type == byte[].class) {
+            return "bytea";
+        }
+        if (type == Instant.class) {
+            return "timestamptz";
+        }
+        throw new IllegalStateException("Unexpected parameter type " + type.getName());
+    }
+}

@@ -1,0 +1,132 @@
+package dev.idempotency.vertx.sql;
+
+import dev.idempotency.core.store.AsyncReservation;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StoredResponse;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.SqlConnection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The atomic mode's reservation: an open READ COMMITTED transaction on one {@link SqlConnection}
+ * that holds the in-flight row. The handler writes through {@link #connection()} (reached from
+ * the engine's execution as {@code execution.unwrap(SqlConnection.class)}); {@link #complete}
+ * stores the response and commits the handler's writes with it, {@link #release} deletes the row
+ * and commits the handler's writes, {@link #abort} rolls everything back. Each finish gives the
+ * connection back to the pool.
+ *
+ * <p>The handler must not commit, roll back or close the connection itself, nor call
+ * {@code begin()} on it: the transaction is this reservation's.
+ */
+public final class PgAtomicReservation implements AsyncReservation {
+
+    private static final Logger log = LoggerFactory.getLogger(PgAtomicReservation.class);
+
+    private final PgStore store;
+    private final SqlConnection connection;
+    private final RecordKey key;
+    private final String ownerToken;
+    private final AtomicBoolean finished = new AtomicBoolean();
+
+    PgAtomicReservation(PgStore store, SqlConnection connection, RecordKey key, String ownerToken) {
+        this.store = store;
+        this.connection = connection;
+        this.key = key;
+        this.ownerToken = ownerToken;
+    }
+
+    /** The connection whose transaction holds the reservation: the handler's writes go here. */
+    public SqlConnection connection() {
+        return connection;
+    }
+
+    @Override
+    public RecordKey key() {
+        return key;
+    }
+
+    @Override
+    public String ownerToken() {
+        return ownerToken;
+    }
+
+    /**
+     * The completion's UPDATE, then COMMIT when it found the row; when it did not (only this
+     * transaction can see the row, so the handler removed or changed it) ROLLBACK and {@code false}.
+     */
+    @Override
+    public CompletionStage<Boolean> complete(StoredResponse response) {
+        Objects.requireNonNull(response, "response");
+        return finish("complete", c -> PgStore.query(c, store.sql.complete(),
+                        Rows.completion(key, ownerToken, response))
+                .compose(rows -> rows.rowCount() == 1
+                        ? c.query("COMMIT").execute().map(true)
+                        : c.query("ROLLBACK").execute().map(false)));
+    }
+
+    /** The release's DELETE, then COMMIT whatever it found: the handler's writes stay. */
+    @Override
+    public CompletionStage<Boolean> release() {
+        return finish("release", c -> PgStore.query(c, store.sql.release(), releaseValues())
+                .compose(rows -> c.query("COMMIT").execute().map(rows.rowCount() == 1)));
+    }
+
+    /** ROLLBACK: neither the handler's writes nor the reservation remain. */
+    @Override
+    public CompletionStage<Void> abort() {
+        return finish("abort", c -> c.query("ROLLBACK").execute().<Void>mapEmpty());
+    }
+
+    /** The lease's UPDATE inside the transaction (nobody else can see the row). */
+    @Override
+    public CompletionStage<Boolean> renew(Instant now, Duration lease) {
+        if (finished.get()) {
+            return Future.succeededFuture(false).toCompletionStage();
+        }
+        return store.stage(store.renew(connection, key, ownerToken, now, lease));
+    }
+
+    /** {@link SqlConnection} (or {@link SqlClient}) gives {@link #connection()}; this class gives itself. */
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        if (type.isInstance(this)) {
+            return Optional.of(type.cast(this));
+        }
+        if (type == SqlConnection.class || type == SqlClient.class) {
+            return Optional.of(type.cast(connection));
+        }
+        return Optional.empty();
+    }
+
+    private java.util.Map<String, Object> releaseValues() {
+        java.util.Map<String, Object> values = Rows.keyValues(key);
+        values.put("owner_token", ownerToken);
+        return values;
+    }
+
+    /**
+     * Runs the finish once; on failure rolls back what is left; always gives the connection back.
+     */
+    private <T> CompletionStage<T> finish(String operation, Function<SqlConnection, Future<T>> work) {
+        if (!finished.compareAndSet(false, true)) {
+            return Future.<T>failedFuture(new IllegalStateException("Reservation for " + key
+                    + " already finished; cannot " + operation)).toCompletionStage();
+        }
+        Future<T> done = work.apply(connection)
+                .recover(failure -> connection.query("ROLLBACK").execute()
+                        .transform(rolledBack -> Future.<T>failedFuture(failure)))
+                .andThen(result -> connection.close().onFailure(e -> log.debug(
+                        "Could not return the connection of the atomic reservation of key_preview={}: {}",
+                        key.keyPreview(), e.toString())));
+        return store.stage(done);
+    }
+}

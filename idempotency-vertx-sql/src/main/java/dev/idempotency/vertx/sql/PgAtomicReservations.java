@@ -1,0 +1,173 @@
+package dev.idempotency.vertx.sql;
+
+import dev.idempotency.core.store.AsyncReserveResult;
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.RecordState;
+import dev.idempotency.jdbc.PostgresSql;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlConnection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link PgStore#reserveInTransaction}: idempotency-jdbc's atomic reservation on PostgreSQL, on one
+ * {@link SqlConnection}. One attempt sends {@code BEGIN}, the transaction's settings (the session's
+ * lock wait saved, the caller's {@code wait} as {@code lock_timeout}, a lease as
+ * {@code idle_in_transaction_session_timeout}, the tenant), the reservation (which, when it wins,
+ * takes the three shared advisory locks) and the restored lock wait, pipelined: one round trip.
+ *
+ * <p>A key whose row another transaction holds uncommitted makes the reservation wait for its row
+ * lock, at most {@code wait}. When the wait runs out (55P03), the transaction is rolled back and
+ * one read of {@code pg_locks} tells whether that transaction has the same body (the key is then
+ * answered in flight with this fingerprint: 409) or another (in flight with another: 422); when
+ * nobody holds it any more, one more round runs.
+ */
+final class PgAtomicReservations {
+
+    private static final Logger log = LoggerFactory.getLogger(PgAtomicReservations.class);
+
+    /** The fingerprint of an uncommitted holder with another body: it matches no request's. */
+    static final String ANOTHER_BODY = "(another request body, not yet committed)";
+    /** Serialization failure, deadlock: the database rolled the transaction back; start over. */
+    private static final Set<String> START_OVER = Set.of("40001", "40P01");
+    /** "No wait" still waits this long: {@code 0} would mean forever (as idempotency-jdbc). */
+    private static final long NO_WAIT_MILLIS = 50;
+
+    private enum Holder { SAME_BODY, OTHER_BODY, NONE }
+
+    private final PgStore store;
+    private final PostgresSql sql;
+
+    PgAtomicReservations(PgStore store) {
+        this.store = store;
+        this.sql = store.sql;
+    }
+
+    Future<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl,
+                                       Duration wait) {
+        Instant at = Rows.micros(now);
+        long deadline = System.nanoTime() + wait.toNanos();
+        return round(new Request(key, fingerprint, at, lease, ttl, wait, deadline), 1, false);
+    }
+
+    private record Request(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl,
+                           Duration lockWait, long deadline) {
+        String lockTimeout() {
+            long left = lockWait.isZero() ? 0 : Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+            return Math.max(NO_WAIT_MILLIS, left) + "ms";
+        }
+    }
+
+    /** One transaction on one pooled connection. */
+    private Future<AsyncReserveResult> round(Request r, int round, boolean holderWentAway) {
+        if (round > PgStore.MAX_ATTEMPTS) {
+            return Future.failedFuture(new IllegalStateException("Could not settle the atomic reservation of key_preview="
+                    + r.key().keyPreview() + " after " + PgStore.MAX_ATTEMPTS + " transactions"));
+        }
+        String token = UUID.randomUUID().toString();
+        Map<String, Object> row = Rows.newRow(r.key(), r.fingerprint(), PostgresSql.IN_FLIGHT, token,
+                Rows.micros(r.now().plus(r.lease())), null, Rows.micros(r.now().plus(r.ttl())), r.now());
+        PostgresSql.InFlightLocks locks = sql.inFlightLocks(r.key(), r.fingerprint());
+        row.put("key_lock_high", locks.keyHigh());
+        row.put("key_lock_low", locks.keyLow());
+        row.put("body_lock", locks.body());
+        return store.pool.getConnection().compose(c -> attempt(c, r, row, 1).transform(ar -> {
+            if (ar.succeeded()) {
+                PgStore.Attempt attempt = ar.result();
+                if (attempt.won()) {
+                    return Future.succeededFuture(new AsyncReserveResult.Acquired(
+                            new PgAtomicReservation(store, c, r.key(), token)));
+                }
+                return rollbackAndClose(c).map(v -> new AsyncReserveResult.Existing(attempt.lost()));
+            }
+            Throwable failure = ar.cause();
+            String state = PgFailures.sqlState(failure);
+            if (PgFailures.LOCK_NOT_AVAILABLE.equals(state)) {
+                return c.query("ROLLBACK").execute()
+                        .compose(v -> probe(c, r))
+                        .recover(unknown -> {
+                            log.warn("Could not tell which request body holds key_preview={}; answering in flight: {}",
+                                    r.key().keyPreview(), unknown.toString());
+                            return Future.succeededFuture(Holder.SAME_BODY);
+                        })
+                        .andThen(h -> c.close())
+                        .compose(holder -> {
+                            if (holder == Holder.NONE && !holderWentAway) {
+                                log.debug("The uncommitted holder of key_preview={} ended while this request stopped "
+                                        + "waiting; asking once more", r.key().keyPreview());
+                                return round(r, round + 1, true);
+                            }
+                            String held = holder == Holder.OTHER_BODY ? ANOTHER_BODY : r.fingerprint();
+                            return Future.succeededFuture(new AsyncReserveResult.Existing(new IdempotencyRecord(
+                                    r.key(), held, RecordState.IN_FLIGHT, null, (Instant) row.get("expires_at"),
+                                    r.now().plus(r.lease()))));
+                        });
+            }
+            Future<Void> ended = rollbackAndClose(c);
+            if (START_OVER.contains(state)) {
+                return ended.compose(v -> round(r, round + 1, holderWentAway));
+            }
+            return ended.transform(v -> Future.failedFuture(failure));
+        }));
+    }
+
+    /** One attempt inside the transaction: the first opens and sets it up. All of it pipelined. */
+    private Future<PgStore.Attempt> attempt(SqlConnection c, Request r, Map<String, Object> row, int attempt) {
+        Future<?> setUp;
+        if (attempt == 1) {
+            Future<?> begin = c.query("BEGIN ISOLATION LEVEL READ COMMITTED").execute();
+            boolean withTenant = store.tenantSetting != null;
+            Map<String, Object> settings = new java.util.HashMap<>();
+            settings.put("lock_timeout", r.lockTimeout());
+            // A handler that hangs must not hold the row lock and the connection forever.
+            settings.put("idle_timeout", Math.max(1, r.lease().toMillis()) + "ms");
+            if (withTenant) {
+                settings.put("tenant_setting", store.tenantSetting);
+                settings.put("tenant", r.key().tenant());
+            }
+            Future<?> set = PgStore.query(c, sql.atomicSettings(withTenant), settings);
+            setUp = begin.compose(v -> set);
+        } else {
+            setUp = PgStore.query(c, sql.atomicLockTimeout(), Map.of("lock_timeout", r.lockTimeout()));
+        }
+        Future<RowSet<Row>> reserved = PgStore.query(c, sql.atomicReserve(), row);
+        Future<RowSet<Row>> restored = c.query(sql.restoreLockTimeout()).execute();
+        return setUp.compose(v -> reserved).compose(rows -> restored.map(v -> PgStore.Attempt.of(r.key(), rows, r.now())))
+                .compose(result -> {
+                    if (result.won() || result.lost() != null) {
+                        return Future.succeededFuture(result);
+                    }
+                    if (attempt >= PgStore.MAX_ATTEMPTS) {
+                        return Future.failedFuture(new IllegalStateException("Could not settle the atomic reservation"
+                                + " of key_preview=" + r.key().keyPreview() + " after " + PgStore.MAX_ATTEMPTS
+                                + " attempts: the row kept changing"));
+                    }
+                    return attempt(c, r, row, attempt + 1);
+                });
+    }
+
+    /** One read of {@code pg_locks}, in autocommit mode, after the rollback. */
+    private Future<Holder> probe(SqlConnection c, Request r) {
+        PostgresSql.InFlightLocks locks = sql.inFlightLocks(r.key(), r.fingerprint());
+        PostgresSql.Statement probe = sql.inFlightProbe();
+        return PgStore.query(c, probe, Map.of("body_lock", locks.body(), "key_lock_low", locks.keyLow(),
+                "key_lock_high", locks.keyHigh())).map(rows -> {
+                    Row found = rows.iterator().next();
+                    return found.getBoolean("same_body") ? Holder.SAME_BODY
+                            : found.getBoolean("key_held") ? Holder.OTHER_BODY : Holder.NONE;
+                });
+    }
+
+    private static Future<Void> rollbackAndClose(SqlConnection c) {
+        return c.query("ROLLBACK").execute().<Void>mapEmpty()
+                .transform(rolledBack -> c.close().transform(closed -> Future.<Void>succeededFuture()));
+    }
+}

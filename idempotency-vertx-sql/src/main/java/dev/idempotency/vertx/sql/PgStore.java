@@ -1,0 +1,302 @@
+package dev.idempotency.vertx.sql;
+
+import dev.idempotency.core.store.AsyncReserveResult;
+import dev.idempotency.core.store.AsyncTransactionalStore;
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.jdbc.PostgresSql;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.Tuple;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Idempotency records in PostgreSQL through the reactive Vert.x SQL Client: the
+ * {@link AsyncTransactionalStore} face without a worker pool. Same table ({@code idempotency_keys},
+ * idempotency-jdbc's DDL) and the same statements as {@code JdbcStore} on PostgreSQL — they are
+ * idempotency-jdbc's, rendered with {@code $n} placeholders ({@link PostgresSql}) — so the two
+ * stores can share a table.
+ *
+ * <pre>{@code
+ * Pool pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(16).setConnectionTimeout(2))
+ *         .connectingTo(new PgConnectOptions().setHost("db").setDatabase("app").setUser("app"))
+ *         .using(vertx).build();
+ * PgStore store = PgStore.create(pool);
+ * IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyConfig.defaults());
+ * }</pre>
+ *
+ * <ul>
+ *   <li>Each primitive is one statement on a pooled connection; stages complete on the
+ *       connection's event loop.</li>
+ *   <li>A missing table, a refused, reset or closed connection, and a pool that found no free
+ *       connection within its {@code connectionTimeout} (or a full wait queue) complete with
+ *       {@link StorageUnavailableException} ({@link PgFailures}).</li>
+ *   <li>With {@linkplain Builder#rowLevelSecurity row-level security} each call runs in a
+ *       transaction that first sets the tenant with {@code set_config(setting, tenant, true)}.</li>
+ *   <li>The atomic mode: {@link #reserveInTransaction} holds the reservation in a READ COMMITTED
+ *       transaction on one {@link io.vertx.sqlclient.SqlConnection}, which the handler reaches as
+ *       {@link PgAtomicReservation#connection()} (through the engine's
+ *       {@code Execution.unwrap(SqlConnection.class)}).</li>
+ * </ul>
+ */
+public final class PgStore implements AsyncTransactionalStore {
+
+    private static final Logger log = LoggerFactory.getLogger(PgStore.class);
+
+    public static final String DEFAULT_TABLE = "idempotency_keys";
+    public static final String DEFAULT_TENANT_SETTING = "idempotency.tenant_id";
+
+    /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
+    static final int MAX_ATTEMPTS = 8;
+    private static final Pattern SETTING = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*");
+
+    final Pool pool;
+    final PostgresSql sql;
+    final String tableLabel;
+    final String tenantSetting;
+    private final PgAtomicReservations atomic;
+
+    private PgStore(Builder b) {
+        this.pool = b.pool;
+        this.sql = PostgresSql.forTable(b.tableName);
+        this.tableLabel = b.tableName;
+        this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
+        this.atomic = new PgAtomicReservations(this);
+    }
+
+    /** A store on {@code pool} with every default. */
+    public static PgStore create(Pool pool) {
+        return builder(pool).build();
+    }
+
+    public static Builder builder(Pool pool) {
+        return new Builder(pool);
+    }
+
+    /** The table, as configured. */
+    public String tableName() {
+        return tableLabel;
+    }
+
+    /**
+     * Creates the table and its index if missing (idempotency-jdbc's DDL; with row-level security
+     * also the policy), in one transaction, serialized between instances. For development and
+     * tests: production schemas belong in migrations.
+     */
+    public CompletionStage<Void> createTableIfMissing() {
+        Future<Void> done = pool.withTransaction(c -> c.query(sql.ddlLock()).execute()
+                .compose(locked -> c.preparedQuery("SELECT to_regclass($1) IS NOT NULL AS present")
+                        .execute(Tuple.of(sql.renderedTable())))
+                .compose(rows -> {
+                    boolean present = rows.iterator().next().getBoolean("present");
+                    Future<RowSet<Row>> chain = Future.succeededFuture();
+                    for (String ddl : sql.ddl(!present, tenantSetting)) {
+                        chain = chain.compose(previous -> c.query(ddl).execute());
+                    }
+                    return chain.<Void>mapEmpty();
+                }));
+        return stage(done.onSuccess(v -> log.info("Idempotency table {} is in place", tableLabel)));
+    }
+
+    @Override
+    public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now,
+                                                       Duration lease, Duration ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        Instant at = Rows.micros(now);
+        String token = UUID.randomUUID().toString();
+        Map<String, Object> row = Rows.newRow(key, fingerprint, PostgresSql.IN_FLIGHT, token,
+                Rows.micros(now.plus(lease)), null, Rows.micros(now.plus(ttl)), at);
+        return stage(reserve(key, token, row, at, 1));
+    }
+
+    private Future<AsyncReserveResult> reserve(RecordKey key, String token, Map<String, Object> row, Instant now,
+                                               int attempt) {
+        return run(key.tenant(), c -> query(c, sql.reserve(), row)).compose(rows -> {
+            Attempt result = Attempt.of(key, rows, now);
+            if (result.won()) {
+                return Future.succeededFuture(new AsyncReserveResult.Acquired(new PgReservation(this, key, token)));
+            }
+            if (result.lost() != null) {
+                return Future.succeededFuture(new AsyncReserveResult.Existing(result.lost()));
+            }
+            if (attempt >= MAX_ATTEMPTS) {
+                return Future.failedFuture(new IllegalStateException("Could not settle the reservation of key_preview="
+                        + key.keyPreview() + " after " + MAX_ATTEMPTS + " attempts: the row kept changing"));
+            }
+            log.debug("Reservation of key_preview={} raced a concurrent change; asking again (attempt {})",
+                    key.keyPreview(), attempt);
+            return reserve(key, token, row, now, attempt + 1);
+        });
+    }
+
+    /**
+     * The atomic mode's reservation, on one pooled connection in a READ COMMITTED transaction that
+     * the acquired {@link PgAtomicReservation} keeps open for the handler; as idempotency-jdbc's
+     * {@code JdbcStore#reserveInTransaction} on PostgreSQL (the wait is the transaction's
+     * {@code lock_timeout}; a duplicate that gave up waiting learns the holder's body from the
+     * advisory locks the winner took).
+     */
+    @Override
+    public CompletionStage<AsyncReserveResult> reserveInTransaction(RecordKey key, String fingerprint, Instant now,
+                                                                    Duration lease, Duration ttl, Duration wait) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(wait, "wait");
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("wait must not be negative, was " + wait);
+        }
+        return stage(atomic.reserve(key, fingerprint, now, lease, ttl, wait));
+    }
+
+    @Override
+    public CompletionStage<Optional<IdempotencyRecord>> find(RecordKey key, Instant now) {
+        Objects.requireNonNull(key, "key");
+        Map<String, Object> values = Rows.keyValues(key);
+        values.put("now", Rows.micros(now));
+        return stage(run(key.tenant(), c -> query(c, sql.find(), values)).map(rows -> {
+            Iterator<Row> it = rows.iterator();
+            return it.hasNext() ? Optional.of(Rows.read(key, it.next())) : Optional.empty();
+        }));
+    }
+
+    @Override
+    public CompletionStage<Boolean> insertCompleted(RecordKey key, String fingerprint, StoredResponse response,
+                                                    Instant now, Duration ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(response, "response");
+        Instant at = Rows.micros(now);
+        Map<String, Object> row = Rows.newRow(key, fingerprint, PostgresSql.COMPLETED, UUID.randomUUID().toString(),
+                null, response, Rows.micros(now.plus(ttl)), at);
+        return stage(run(key.tenant(), c -> query(c, sql.insertCompleted(), row)).map(rows -> rows.rowCount() == 1));
+    }
+
+    /** One bounded batch; with row-level security only the rows the connecting role may see. */
+    @Override
+    public CompletionStage<Integer> purgeExpired(Instant now, int limit) {
+        if (limit <= 0) {
+            throw new IllegalArgumentException("limit must be positive, was " + limit);
+        }
+        Map<String, Object> values = Map.of("now", Rows.micros(now), "limit", limit);
+        return stage(run(null, c -> query(c, sql.purge(), values)).map(RowSet::rowCount));
+    }
+
+    Future<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
+        Map<String, Object> values = Rows.completion(key, ownerToken, response);
+        return run(key.tenant(), c -> query(c, sql.complete(), values)).map(rows -> rows.rowCount() == 1);
+    }
+
+    Future<Boolean> release(RecordKey key, String ownerToken) {
+        Map<String, Object> values = Rows.keyValues(key);
+        values.put("owner_token", ownerToken);
+        return run(key.tenant(), c -> query(c, sql.release(), values)).map(rows -> rows.rowCount() == 1);
+    }
+
+    Future<Boolean> renew(SqlClient client, RecordKey key, String ownerToken, Instant now, Duration lease) {
+        Map<String, Object> values = Rows.keyValues(key);
+        values.put("owner_token", ownerToken);
+        values.put("locked_until", Rows.micros(now.plus(lease)));
+        return client == null
+                ? run(key.tenant(), c -> query(c, sql.renew(), values)).map(rows -> rows.rowCount() == 1)
+                : query(client, sql.renew(), values).map(rows -> rows.rowCount() == 1);
+    }
+
+    static Future<RowSet<Row>> query(SqlClient client, PostgresSql.Statement statement, Map<String, ?> values) {
+        return client.preparedQuery(statement.sql()).execute(Rows.bind(statement, values));
+    }
+
+    /**
+     * Runs {@code work} on the pool (autocommit), or — with row-level security and a tenant — in a
+     * transaction that first sets the tenant.
+     */
+    private <T> Future<T> run(String tenant, Function<SqlClient, Future<T>> work) {
+        if (tenantSetting == null || tenant == null) {
+            return work.apply(pool);
+        }
+        return pool.withTransaction(c -> c.preparedQuery("SELECT set_config($1, $2, true)")
+                .execute(Tuple.of(tenantSetting, tenant))
+                .compose(set -> work.apply(c)));
+    }
+
+    /** The future as a stage, its outages as {@link StorageUnavailableException}. */
+    <T> CompletionStage<T> stage(Future<T> future) {
+        return future.recover(failure -> Future.failedFuture(PgFailures.translate(failure, tableLabel)))
+                .toCompletionStage();
+    }
+
+    @Override
+    public String toString() {
+        return "PgStore[table=" + tableLabel + (tenantSetting == null ? "" : ", rls=" + tenantSetting) + "]";
+    }
+
+    /** The result of one reservation statement: won, lost to a live record, or (neither) ask again. */
+    record Attempt(boolean won, IdempotencyRecord lost) {
+        static Attempt of(RecordKey key, RowSet<Row> rows, Instant now) {
+            Iterator<Row> it = rows.iterator();
+            if (!it.hasNext()) {
+                return new Attempt(false, null);
+            }
+            Row row = it.next();
+            if (row.getBoolean("won")) {
+                return new Attempt(true, null);
+            }
+            IdempotencyRecord record = Rows.read(key, row);
+            return new Attempt(false, Rows.isLive(record, now) ? record : null);
+        }
+    }
+
+    /** Options of a {@link PgStore}. */
+    public static final class Builder {
+        private final Pool pool;
+        private String tableName = DEFAULT_TABLE;
+        private boolean rowLevelSecurity;
+        private String tenantSetting = DEFAULT_TENANT_SETTING;
+
+        private Builder(Pool pool) {
+            this.pool = Objects.requireNonNull(pool, "pool");
+        }
+
+        /** The table, optionally schema-qualified ({@code app.idempotency_keys}); quoted as given. */
+        public Builder tableName(String tableName) {
+            PostgresSql.forTable(tableName); // validates
+            this.tableName = tableName;
+            return this;
+        }
+
+        /** Whether to set the tenant per transaction for the shipped row-level-security policy. */
+        public Builder rowLevelSecurity(boolean rowLevelSecurity) {
+            this.rowLevelSecurity = rowLevelSecurity;
+            return this;
+        }
+
+        /** The custom setting ({@code prefix.name}) the policy reads the tenant from. */
+        public Builder tenantSetting(String tenantSetting) {
+            Objects.requireNonNull(tenantSetting, "tenantSetting");
+            if (!SETTING.matcher(tenantSetting).matches()) {
+                throw new IllegalArgumentException("A custom setting looks like 'prefix.name', was '" + tenantSetting + "'");
+            }
+            this.tenantSetting = tenantSetting;
+            return this;
+        }
+
+        public PgStore build() {
+            return new PgStore(this);
+        }
+    }
+}
