@@ -6,9 +6,9 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisKeyCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -25,16 +25,16 @@ final class TestRedis implements AutoCloseable {
     final RedisStore first;
     final RedisStore second;
     private final StatefulConnection<String, String> admin;
-    private final RedisKeyCommands<String, String> adminKeys;
+    private final RedisClusterCommands<String, String> adminCommands;
     private final List<Runnable> shutdowns = new ArrayList<>();
 
     private TestRedis(String label, Function<String, RedisStore> newInstance,
-                      StatefulConnection<String, String> admin, RedisKeyCommands<String, String> adminKeys) {
+                      StatefulConnection<String, String> admin, RedisClusterCommands<String, String> adminCommands) {
         this.prefix = "test-idem:" + label + ":" + UUID.randomUUID().toString().substring(0, 8) + ":";
         this.first = newInstance.apply(prefix);
         this.second = newInstance.apply(prefix);
         this.admin = admin;
-        this.adminKeys = adminKeys;
+        this.adminCommands = adminCommands;
     }
 
     static RedisURI standaloneUri() {
@@ -76,12 +76,12 @@ final class TestRedis implements AutoCloseable {
     /** The keys under this prefix (on a cluster: on every master). */
     List<String> keys() {
         List<String> keys = new ArrayList<>();
-        ScanIterator.scan(adminKeys, ScanArgs.Builder.matches(prefix + "*").limit(500)).forEachRemaining(keys::add);
+        ScanIterator.scan(adminCommands, ScanArgs.Builder.matches(prefix + "*").limit(500)).forEachRemaining(keys::add);
         return keys;
     }
 
-    RedisKeyCommands<String, String> adminKeys() {
-        return adminKeys;
+    RedisClusterCommands<String, String> admin() {
+        return adminCommands;
     }
 
     /** Deletes every key under the prefix, closes the stores and shuts the clients down. */
@@ -90,7 +90,7 @@ final class TestRedis implements AutoCloseable {
         try {
             List<String> keys = keys();
             for (String key : keys) {
-                adminKeys.del(key);
+                adminCommands.del(key);
             }
         } finally {
             first.close();
