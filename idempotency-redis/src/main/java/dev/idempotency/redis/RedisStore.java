@@ -102,7 +102,9 @@ public final class RedisStore implements Store, AutoCloseable {
     /** A store that connects to the Redis Cluster of {@code client}'s seed URIs, on first use. */
     public static Builder builder(RedisClusterClient client) {
         Objects.requireNonNull(client, "client");
-        return new Builder(timeout -> Connector.opening(() -> client.connectAsync(CODEC), timeout));
+        // connectAsync needs the topology loaded; loading it first keeps the first connect non-blocking too.
+        return new Builder(timeout -> Connector.opening(() -> client.refreshPartitionsAsync().toCompletableFuture()
+                .thenCompose(loaded -> client.connectAsync(CODEC)), timeout));
     }
 
     /**
