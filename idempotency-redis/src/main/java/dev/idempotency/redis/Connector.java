@@ -71,6 +71,12 @@ final class Connector {
         }
     }
 
+    /** Whether the store has a connection that is currently cut (Lettuce reconnecting meanwhile). */
+    boolean isDisconnected() {
+        CompletableFuture<StatefulConnection<String, byte[]>> existing = current.get();
+        return existing != null && existing.isDone() && !existing.isCompletedExceptionally() && !existing.join().isOpen();
+    }
+
     private static RedisScriptingAsyncCommands<String, byte[]> scripting(StatefulConnection<String, byte[]> connection) {
         if (connection instanceof StatefulRedisClusterConnection<String, byte[]> cluster) {
             return cluster.async();

@@ -33,7 +33,8 @@ import java.util.concurrent.TimeoutException;
  *       connection, and the error replies {@code CLUSTERDOWN}, {@code LOADING}, {@code READONLY},
  *       {@code MASTERDOWN}</td></tr>
  *   <tr><td>BUSY</td><td>{@link RedisCommandTimeoutException} or the store's own command timeout
- *       ({@link TimeoutException}), and the error reply {@code BUSY} (a script running too long)</td></tr>
+ *       ({@link TimeoutException}) on a connection that is up, and the error reply {@code BUSY} (a script
+ *       running too long); a timeout while the connection is cut counts as UNREACHABLE</td></tr>
  * </table>
  */
 final class RedisFailures {
@@ -42,6 +43,20 @@ final class RedisFailures {
     private static final Set<String> BUSY_REPLIES = Set.of("BUSY");
 
     private RedisFailures() {
+    }
+
+    /**
+     * As {@link #translate(Throwable)}; a timeout while the connection is cut (commands wait for
+     * Lettuce to reconnect) is an unreachable server rather than a busy one.
+     */
+    static RuntimeException translate(Throwable failure, boolean disconnected) {
+        RuntimeException translated = translate(failure);
+        if (disconnected && translated instanceof StorageUnavailableException unavailable
+                && unavailable.reason() == Reason.BUSY) {
+            return unavailable(Reason.UNREACHABLE, "Redis unreachable (connection lost, no answer within the command timeout)",
+                    unavailable.getCause());
+        }
+        return translated;
     }
 
     /** The {@link StorageUnavailableException} {@code failure} amounts to, else {@code failure} itself, unwrapped. */

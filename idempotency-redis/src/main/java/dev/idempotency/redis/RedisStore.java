@@ -253,7 +253,7 @@ public final class RedisStore implements Store, AutoCloseable {
                     if (failure == null) {
                         result.complete(value);
                     } else {
-                        result.completeExceptionally(RedisFailures.translate(failure));
+                        result.completeExceptionally(RedisFailures.translate(failure, connector.isDisconnected()));
                     }
                 });
         return result;

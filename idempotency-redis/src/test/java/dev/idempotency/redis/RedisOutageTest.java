@@ -22,6 +22,9 @@ import java.util.concurrent.ExecutionException;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import dev.idempotency.testkit.TcpProxy;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** A Redis that is not there, or does not answer: 503 material, within the command timeout plus a second. */
 class RedisOutageTest {
@@ -44,8 +47,11 @@ class RedisOutageTest {
     }
 
     private RedisStore storeOnPort(int port) {
-        RedisStore store = RedisStore.builder(client, RedisURI.create("redis://127.0.0.1:" + port))
-                .commandTimeout(TIMEOUT).build();
+        return store(RedisURI.create("redis://127.0.0.1:" + port));
+    }
+
+    private RedisStore store(RedisURI uri) {
+        RedisStore store = RedisStore.builder(client, uri).commandTimeout(TIMEOUT).build();
         opened.add(store);
         return store;
     }
@@ -117,6 +123,30 @@ class RedisOutageTest {
                 StorageUnavailableException.Reason.BUSY, port);
         assertUnavailableInTime(() -> store.find(KEY, NOW), StorageUnavailableException.Reason.BUSY, port);
         assertFailsInTime(store.async().find(KEY, NOW).toCompletableFuture());
+    }
+
+    @Test
+    void aRedisThatGoesAwayAfterConnectingIsUnreachableAndServesAgainWhenBack() throws IOException {
+        RedisURI target = TestRedis.standaloneUri();
+        assumeTrue(List.of("127.0.0.1", "localhost").contains(target.getHost()), "the proxy forwards to loopback");
+        try (TcpProxy proxy = new TcpProxy(target.getPort())) {
+            RedisStore store = store(RedisURI.builder(target).withHost("127.0.0.1").withPort(proxy.port()).build());
+            RecordKey key = new RecordKey("t", "POST", "/orders", "outage-" + java.util.UUID.randomUUID());
+            assertThat(store.find(key, NOW)).isEmpty();
+
+            proxy.stop();
+            assertUnavailableInTime(() -> store.reserve(key, FP, NOW, Duration.ofSeconds(30), Duration.ofHours(1)),
+                    StorageUnavailableException.Reason.UNREACHABLE, proxy.port());
+            assertFailsInTime(store.async().find(key, NOW).toCompletableFuture());
+
+            proxy.start();
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(StorageUnavailableException.class)
+                    .until(() -> store.find(key, NOW).isEmpty());
+            assertThat(store.reserve(key, FP, NOW, Duration.ofSeconds(30), Duration.ofSeconds(5)))
+                    .isInstanceOf(dev.idempotency.core.store.ReserveResult.Acquired.class);
+            assertThat(store.reserve(key, FP, NOW, Duration.ofSeconds(30), Duration.ofSeconds(5)))
+                    .isInstanceOf(dev.idempotency.core.store.ReserveResult.Existing.class);
+        }
     }
 
     private static void assertFailsInTime(CompletableFuture<?> stage) {
