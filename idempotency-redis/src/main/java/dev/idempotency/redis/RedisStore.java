@@ -10,6 +10,7 @@ import dev.idempotency.core.store.StoredResponse;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -27,6 +28,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A store in Redis — standalone, or a Redis Cluster — through Lettuce. This object is the
@@ -70,6 +73,8 @@ import java.util.function.Function;
  */
 public final class RedisStore implements Store, AutoCloseable {
 
+    private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
+
     /** The codec of the store's connections: keys as UTF-8 strings, values as raw bytes. */
     public static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
     /** The default key prefix. */
@@ -80,12 +85,16 @@ public final class RedisStore implements Store, AutoCloseable {
     private final Connector connector;
     private final RecordKeys keys;
     private final Duration commandTimeout;
+    private final int replicas;
+    private final Duration replicaTimeout;
     private final AsyncStore async = new RedisAsyncStore(this);
 
     private RedisStore(Builder b, Connector connector) {
         this.connector = connector;
         this.keys = new RecordKeys(b.keyPrefix);
         this.commandTimeout = b.commandTimeout;
+        this.replicas = b.replicas;
+        this.replicaTimeout = b.replicaTimeout;
     }
 
     /**
@@ -95,7 +104,7 @@ public final class RedisStore implements Store, AutoCloseable {
     public static Builder builder(RedisClient client, RedisURI uri) {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(uri, "uri");
-        return new Builder(timeout -> Connector.opening(() -> client.connectAsync(CODEC, uri).toCompletableFuture(),
+        return new Builder(false, timeout -> Connector.opening(() -> client.connectAsync(CODEC, uri).toCompletableFuture(),
                 timeout));
     }
 
@@ -103,7 +112,7 @@ public final class RedisStore implements Store, AutoCloseable {
     public static Builder builder(RedisClusterClient client) {
         Objects.requireNonNull(client, "client");
         // connectAsync needs the topology loaded; loading it first keeps the first connect non-blocking too.
-        return new Builder(timeout -> Connector.opening(() -> client.refreshPartitionsAsync().toCompletableFuture()
+        return new Builder(true, timeout -> Connector.opening(() -> client.refreshPartitionsAsync().toCompletableFuture()
                 .thenCompose(loaded -> client.connectAsync(CODEC)), timeout));
     }
 
@@ -113,13 +122,13 @@ public final class RedisStore implements Store, AutoCloseable {
      */
     public static Builder builder(StatefulRedisConnection<String, byte[]> connection) {
         Objects.requireNonNull(connection, "connection");
-        return new Builder(timeout -> Connector.given(connection));
+        return new Builder(false, timeout -> Connector.given(connection));
     }
 
     /** A store on the application's cluster connection, opened with {@link #CODEC}. */
     public static Builder builder(StatefulRedisClusterConnection<String, byte[]> connection) {
         Objects.requireNonNull(connection, "connection");
-        return new Builder(timeout -> Connector.given(connection));
+        return new Builder(true, timeout -> Connector.given(connection));
     }
 
     /** The non-blocking face of this store, over the same connection. */
@@ -214,7 +223,20 @@ public final class RedisStore implements Store, AutoCloseable {
     CompletableFuture<Boolean> complete(RecordKey key, String token, StoredResponse response) {
         List<byte[]> fields = RecordMapping.response(response);
         fields.add(0, RecordMapping.text(token));
-        return ownerChecked(Scripts.COMPLETE, key, fields.toArray(byte[][]::new));
+        byte[][] args = fields.toArray(byte[][]::new);
+        if (replicaTimeout == null) {
+            return ownerChecked(Scripts.COMPLETE, key, args);
+        }
+        return call(redis -> Scripts.COMPLETE.<Long>run(redis, keys.redisKey(key), args).thenCompose(done -> done != 1L
+                ? CompletableFuture.completedFuture(false)
+                : ((BaseRedisAsyncCommands<String, byte[]>) redis).waitForReplication(replicas, replicaTimeout.toMillis())
+                        .thenApply(acknowledged -> {
+                            if (acknowledged < replicas) {
+                                log.warn("Completion of key_preview={} acknowledged by {} of {} replicas within {}",
+                                        key.keyPreview(), acknowledged, replicas, replicaTimeout);
+                            }
+                            return true;
+                        })));
     }
 
     CompletableFuture<Boolean> release(RecordKey key, String token) {
@@ -283,15 +305,22 @@ public final class RedisStore implements Store, AutoCloseable {
      *   <tr><th>option</th><th>default</th><th>meaning</th></tr>
      *   <tr><td>{@code keyPrefix}</td><td>{@code idempotency:}</td><td>the start of every key (no braces)</td></tr>
      *   <tr><td>{@code commandTimeout}</td><td>2 s</td><td>the longest a call may take, connecting
-     *       included, before it fails with {@link StorageUnavailableException} (BUSY)</td></tr>
+     *       included, before it fails with {@link StorageUnavailableException}</td></tr>
+     *   <tr><td>{@code durability}</td><td>off</td><td>standalone only: {@code WAIT} for replicas after
+     *       each completion</td></tr>
      * </table>
      */
     public static final class Builder {
+        private final boolean cluster;
         private final Function<Duration, Connector> connector;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
 
-        private Builder(Function<Duration, Connector> connector) {
+        private int replicas;
+        private Duration replicaTimeout;
+
+        private Builder(boolean cluster, Function<Duration, Connector> connector) {
+            this.cluster = cluster;
             this.connector = connector;
         }
 
@@ -315,9 +344,45 @@ public final class RedisStore implements Store, AutoCloseable {
             return this;
         }
 
+        /**
+         * Opt-in, standalone Redis only: after a completion is written, {@code WAIT replicas timeout}
+         * on the same connection, so the completion returns once that many replicas have it — or
+         * the timeout has passed, which is logged as a warning and still counts as completed (the
+         * response is on the master; only a failover before its replicas catch up loses it). The
+         * reservation itself is not waited for. Narrows the window of a lost completion; does not
+         * make Redis synchronous (a failover may still promote a replica that missed it).
+         *
+         * @param replicas how many replicas must acknowledge, at least 1
+         * @param timeout  how long to wait for them, shorter than the command timeout
+         * @throws IllegalArgumentException from {@link #build()} on a cluster, or when the timeout
+         *                                  is not shorter than the command timeout
+         */
+        public Builder durability(int replicas, Duration timeout) {
+            if (replicas < 1) {
+                throw new IllegalArgumentException("replicas must be at least 1, was " + replicas);
+            }
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+            }
+            this.replicas = replicas;
+            this.replicaTimeout = timeout;
+            return this;
+        }
+
         /** Builds the store; it connects on first use, so Redis need not be up yet. */
         public RedisStore build() {
             new RecordKeys(keyPrefix); // validates the prefix
+            if (replicaTimeout != null) {
+                if (cluster) {
+                    // WAIT counts the writes of the connection it is sent on, and on a cluster that is the key's node's.
+                    throw new IllegalArgumentException("durability(replicas, timeout) is for a standalone Redis, not a cluster");
+                }
+                if (replicaTimeout.compareTo(commandTimeout) >= 0) {
+                    throw new IllegalArgumentException("The durability timeout " + replicaTimeout
+                            + " must be shorter than the command timeout " + commandTimeout);
+                }
+            }
             return new RedisStore(this, connector.apply(commandTimeout));
         }
     }
