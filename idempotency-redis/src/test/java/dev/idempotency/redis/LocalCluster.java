@@ -39,6 +39,26 @@ final class LocalCluster {
         this.dir = dir;
     }
 
+    /** Whether {@code redis-server} and {@code redis-cli} run here. */
+    static boolean toolsAvailable() {
+        for (String tool : List.of("redis-server", "redis-cli")) {
+            try {
+                Process version = new ProcessBuilder(tool, "--version").redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                if (!version.waitFor(10, TimeUnit.SECONDS) || version.exitValue() != 0) {
+                    version.destroyForcibly();
+                    return false;
+                }
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Starts the nodes, creates the cluster and waits until every node reports {@code cluster_state:ok}. */
     static LocalCluster start() throws IOException, InterruptedException {
         LocalCluster cluster = new LocalCluster(Files.createTempDirectory("idempotency-redis-cluster"));

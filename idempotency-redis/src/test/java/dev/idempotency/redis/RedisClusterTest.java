@@ -1,6 +1,7 @@
 package dev.idempotency.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.RecordKey;
@@ -36,6 +37,7 @@ class RedisClusterTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
+        assumeTrue(LocalCluster.toolsAvailable(), "redis-server and redis-cli are not on the PATH");
         cluster = LocalCluster.start();
     }
 
