@@ -1,0 +1,55 @@
+package dev.idempotency.redis;
+
+import dev.idempotency.core.store.AsyncReserveResult;
+import dev.idempotency.core.store.AsyncStore;
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StoredResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * {@link RedisStore#async()}: the same primitives without blocking; each stage completes on a
+ * Lettuce I/O thread, or fails with what the blocking face would throw.
+ */
+final class RedisAsyncStore implements AsyncStore {
+
+    private final RedisStore store;
+
+    RedisAsyncStore(RedisStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now, Duration lease,
+                                                       Duration ttl) {
+        String token = RedisStore.newToken();
+        return store.reserveAsync(key, fingerprint, now, lease, ttl, token).thenApply(existing -> existing
+                .<AsyncReserveResult>map(AsyncReserveResult.Existing::new)
+                .orElseGet(() -> new AsyncReserveResult.Acquired(new RedisAsyncReservation(store, key, token))));
+    }
+
+    @Override
+    public CompletionStage<Optional<IdempotencyRecord>> find(RecordKey key, Instant now) {
+        return store.findAsync(key, now);
+    }
+
+    @Override
+    public CompletionStage<Boolean> insertCompleted(RecordKey key, String fingerprint, StoredResponse response,
+                                                    Instant now, Duration ttl) {
+        return store.insertCompletedAsync(key, fingerprint, response, now, ttl);
+    }
+
+    /** As {@link RedisStore#purgeExpired}: 0, Redis expires records itself. */
+    @Override
+    public CompletionStage<Integer> purgeExpired(Instant now, int limit) {
+        try {
+            return CompletableFuture.completedFuture(store.purgeExpired(now, limit));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.idempotency.redis;
+
+import dev.idempotency.core.store.AsyncStore;
+import dev.idempotency.testkit.AsyncStoreContractTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The contract through {@link RedisStore#async()} on standalone Redis, two clients for two instances. */
+@ExtendWith(SkipPurgeContract.class)
+class RedisAsyncFaceContractTest extends AsyncStoreContractTest {
+
+    private static TestRedis redis;
+
+    @BeforeAll
+    static void connect() {
+        redis = TestRedis.standalone("async-contract");
+    }
+
+    @AfterAll
+    static void deleteKeys() {
+        redis.close();
+    }
+
+    @Override
+    protected AsyncStore createAsyncStore() {
+        return redis.first.async();
+    }
+
+    @Override
+    protected AsyncStore secondAsyncInstance() {
+        return redis.second.async();
+    }
+}
