@@ -125,7 +125,9 @@ final class LocalCluster {
         String nodes = onNode(ports.get(0), node -> node.sync().clusterNodes());
         return Arrays.stream(nodes.split("\n"))
                 .map(line -> line.split(" "))
-                .filter(fields -> fields.length > 2 && fields[2].contains("master"))
+                // masters that serve slots: right after the create a replica-to-be may still show as
+                // a master without slots, until its REPLICATE has gone round the gossip
+                .filter(fields -> fields.length > 8 && fields[2].contains("master"))
                 .map(fields -> Integer.parseInt(fields[1].substring(fields[1].lastIndexOf(':') + 1).split("@")[0]))
                 .sorted()
                 .toList();

@@ -4,10 +4,8 @@ import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.testkit.AsyncStoreContractTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The contract through {@link RedisStore#async()} on standalone Redis, two clients for two instances. */
-@ExtendWith(SkipPurgeContract.class)
 class RedisAsyncFaceContractTest extends AsyncStoreContractTest {
 
     private static TestRedis redis;
@@ -30,5 +28,11 @@ class RedisAsyncFaceContractTest extends AsyncStoreContractTest {
     @Override
     protected AsyncStore secondAsyncInstance() {
         return redis.second.async();
+    }
+
+    /** Redis expires a record's key itself (PEXPIREAT); purgeExpired has nothing to do. */
+    @Override
+    protected boolean expiresRecordsItself() {
+        return true;
     }
 }

@@ -4,10 +4,8 @@ import dev.idempotency.core.store.Store;
 import dev.idempotency.testkit.StoreContractTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The Store contract on standalone Redis: the blocking face, two clients for two instances. */
-@ExtendWith(SkipPurgeContract.class)
 class RedisStoreContractTest extends StoreContractTest {
 
     private static TestRedis redis;
@@ -30,5 +28,11 @@ class RedisStoreContractTest extends StoreContractTest {
     @Override
     protected Store secondInstance() {
         return redis.second;
+    }
+
+    /** Redis expires a record's key itself (PEXPIREAT); purgeExpired has nothing to do. */
+    @Override
+    protected boolean expiresRecordsItself() {
+        return true;
     }
 }
