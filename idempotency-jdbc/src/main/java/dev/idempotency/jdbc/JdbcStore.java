@@ -466,9 +466,12 @@ public final class JdbcStore implements TransactionalStore {
          *
          * @throws IllegalArgumentException   for an unsupported dialect, or row-level security or an
          *                                    asynchronous reservation commit off PostgreSQL
+         * @throws IllegalStateException      when the classpath's jOOQ is older than the one this store
+         *                                    is tested with (3.19.39)
          * @throws StorageUnavailableException when the dialect must be detected and the database is unreachable
          */
         public JdbcStore build() {
+            JooqVersion.require(org.jooq.Constants.VERSION);
             SQLDialect resolved = dialect != null ? dialect : detect(dataSource);
             if (!Dialects.isSupported(resolved)) {
                 throw new IllegalArgumentException("Unsupported dialect " + resolved
