@@ -6,6 +6,7 @@ import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.Optional;
 
 /** The engine's view of a Javalin request. */
 final class JavalinRequestView implements RequestView {
@@ -59,5 +60,11 @@ final class JavalinRequestView implements RequestView {
     public byte[] body() {
         IdempotencyFilter.keepBodyReadable(ctx.req());
         return ctx.bodyAsBytes();
+    }
+
+    /** {@code Context.class} (or a supertype) gives the Javalin {@link Context}; any other type, empty. */
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        return type.isInstance(ctx) ? Optional.of(type.cast(ctx)) : Optional.empty();
     }
 }

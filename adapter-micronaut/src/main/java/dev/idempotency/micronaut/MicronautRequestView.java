@@ -3,6 +3,7 @@ package dev.idempotency.micronaut;
 import dev.idempotency.core.RequestView;
 import io.micronaut.http.HttpRequest;
 import java.util.List;
+import java.util.Optional;
 
 /** The engine's view of a Micronaut request: the path its router matches, every header line, the body bytes. */
 final class MicronautRequestView implements RequestView {
@@ -49,5 +50,14 @@ final class MicronautRequestView implements RequestView {
     static String routedPath(HttpRequest<?> request) {
         String path = request.getPath();
         return path == null || path.isEmpty() ? "/" : path;
+    }
+
+    /**
+     * {@code HttpRequest.class} gives the Micronaut request the filter received (with the
+     * attributes authentication set, such as its principal); any other type, empty.
+     */
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        return type.isInstance(request) ? Optional.of(type.cast(request)) : Optional.empty();
     }
 }

@@ -5,6 +5,7 @@ import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The engine's view of a Vert.x Web request. Read on a worker thread: everything it reads (the
@@ -77,5 +78,15 @@ final class RoutingContextView implements RequestView {
     public byte[] body() {
         Buffer body = ctx.body().buffer();
         return body == null ? NO_BODY : body.getBytes();
+    }
+
+    /**
+     * {@code RoutingContext.class} gives the route's {@link RoutingContext} (with the user an
+     * authentication handler set); any other type, empty. Called on a worker thread: read from it,
+     * do not write the response.
+     */
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        return type.isInstance(ctx) ? Optional.of(type.cast(ctx)) : Optional.empty();
     }
 }

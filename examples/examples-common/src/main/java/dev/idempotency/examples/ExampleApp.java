@@ -133,16 +133,17 @@ public final class ExampleApp implements AutoCloseable {
      * command to try.
      *
      * @param framework the framework's name, e.g. {@code javalin}
-     * @param port      the port actually bound
+     * @param port      the port actually bound (the host is {@code HOST}, {@code localhost} when unset)
      */
     public String startupLine(String framework, int port) {
         String idempotency = engine == null
                 ? "idempotency OFF (same routes, no middleware)"
                 : "idempotency store: " + storeDescription + ", mode: "
                         + settings.mode().name().toLowerCase(Locale.ROOT);
-        return "Orders/payments example (" + framework + ") listening on http://localhost:" + port
+        String address = "http://" + settings.displayHost() + ":" + port;
+        return "Orders/payments example (" + framework + ") listening on " + address
                 + " | " + idempotency
-                + " | try: curl -i -X POST http://localhost:" + port + "/orders -H 'Idempotency-Key: demo-1'"
+                + " | try: curl -i -X POST " + address + "/orders -H 'Idempotency-Key: demo-1'"
                 + " -H 'Content-Type: application/json' -d '{\"item\":\"book\",\"quantity\":1}'";
     }
 

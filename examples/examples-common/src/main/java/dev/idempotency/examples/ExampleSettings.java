@@ -11,6 +11,7 @@ import java.util.Optional;
  * <table>
  *   <caption>Environment variables</caption>
  *   <tr><th>variable</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@code HOST}</td><td>unset: every interface</td><td>the bind address, e.g. {@code 127.0.0.1}</td></tr>
  *   <tr><td>{@code PORT}</td><td>8080</td><td>the HTTP port; 0 picks a free one</td></tr>
  *   <tr><td>{@code DATABASE_URL}</td><td>none: embedded H2 in memory</td><td>a JDBC URL, e.g.
  *       {@code jdbc:postgresql://127.0.0.1:5432/test?user=postgres}</td></tr>
@@ -24,8 +25,10 @@ import java.util.Optional;
  * @param databaseUrl        the JDBC URL, empty for the embedded H2 database
  * @param mode               the engine's mode
  * @param idempotencyEnabled false when {@code IDEMPOTENCY=off}
+ * @param host               the bind address ({@code HOST}), empty for the framework's default (every interface)
  */
-public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode, boolean idempotencyEnabled) {
+public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode, boolean idempotencyEnabled,
+                              Optional<String> host) {
 
     public ExampleSettings {
         if (port < 0 || port > 65535) {
@@ -50,12 +53,17 @@ public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode,
      */
     public static ExampleSettings from(Map<String, String> env) {
         return new ExampleSettings(port(value(env, "PORT")), value(env, "DATABASE_URL"),
-                mode(value(env, "IDEMPOTENCY_MODE")), enabled(value(env, "IDEMPOTENCY")));
+                mode(value(env, "IDEMPOTENCY_MODE")), enabled(value(env, "IDEMPOTENCY")), value(env, "HOST"));
     }
 
     /** The same settings on another port (tests use 0). */
     public ExampleSettings withPort(int port) {
-        return new ExampleSettings(port, databaseUrl, mode, idempotencyEnabled);
+        return new ExampleSettings(port, databaseUrl, mode, idempotencyEnabled, host);
+    }
+
+    /** Where a client reaches the service: {@code HOST} (bracketed when IPv6), {@code localhost} when unset. */
+    public String displayHost() {
+        return host.map(h -> h.indexOf(':') >= 0 && !h.startsWith("[") ? "[" + h + "]" : h).orElse("localhost");
     }
 
     private static Optional<String> value(Map<String, String> env, String name) {

@@ -37,9 +37,9 @@ public final class JavalinExample {
         System.out.println(app.startupLine("javalin", server.port()));
     }
 
-    /** Starts the service on {@code app.settings().port()} (0: any free port); stopping it closes {@code app}. */
+    /** Starts the service on {@code app.settings().port()} (0: any free port), bound to {@code HOST} when set; stopping it closes {@code app}. */
     public static Javalin start(ExampleApp app) {
-        return Javalin.create(cfg -> {
+        Javalin javalin = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.startup.showOldJavalinVersionWarning = false;
             app.engine().ifPresent(engine -> cfg.registerPlugin(
@@ -63,7 +63,9 @@ public final class JavalinExample {
 
             cfg.routes.exception(ProblemException.class, (e, ctx) -> write(ctx, e.reply()));
             cfg.events.serverStopped(app::close);
-        }).start(app.settings().port());
+        });
+        Optional<String> host = app.settings().host();
+        return host.isPresent() ? javalin.start(host.get(), app.settings().port()) : javalin.start(app.settings().port());
     }
 
     /**

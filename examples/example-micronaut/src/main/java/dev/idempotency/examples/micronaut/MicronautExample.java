@@ -28,8 +28,11 @@ public final class MicronautExample {
      * context stops the server and closes the engine and the database.
      */
     public static ApplicationContext start(ExampleSettings settings, String... args) {
+        Map<String, Object> host = settings.host().<Map<String, Object>>map(h -> Map.of("micronaut.server.host", h))
+                .orElse(Map.of());   // unset: Micronaut's default, every interface
         return Micronaut.build(args)
                 .banner(false)
+                .properties(host)
                 .properties(Map.of(
                         "micronaut.server.port", settings.port() == 0 ? -1 : settings.port(),
                         // IDEMPOTENCY=off: the same routes without the filter (the benchmark baseline).

@@ -98,7 +98,9 @@ public final class VertxExample {
 
         Handler<HttpServerRequest> requests = idempotency.<Handler<HttpServerRequest>>map(h -> h.wrap(router))
                 .orElse(router);
-        return vertx.createHttpServer().requestHandler(requests).listen(app.settings().port());
+        HttpServer server = vertx.createHttpServer().requestHandler(requests);
+        return app.settings().host().map(host -> server.listen(app.settings().port(), host))   // HOST
+                .orElseGet(() -> server.listen(app.settings().port()));               // every interface
     }
 
     /**
