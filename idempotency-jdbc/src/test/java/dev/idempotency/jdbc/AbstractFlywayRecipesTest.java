@@ -95,7 +95,7 @@ abstract class AbstractFlywayRecipesTest {
                 .locations("classpath:db/idempotency/" + dialectFolder()).load();
 
         assertThatThrownBy(withoutBaseline::migrate).isInstanceOf(FlywayException.class)
-                .hasMessageContaining("non-empty schema");
+                .hasMessageContaining("non-empty schema").hasMessageContaining("but no schema history table");
     }
 
     @Test
@@ -111,6 +111,15 @@ abstract class AbstractFlywayRecipesTest {
         assertThat(MigrationChecks.tableExists(pool, "app_orders")).isTrue();
         assertIdempotencyTableDetails();
         MigrationChecks.storeWorks(pool);
+    }
+
+    @Test
+    void flywaysDefaultLocationHoldsNoneOfOurs() throws Exception {
+        // classpath:db/migration, also Spring Boot's default: the jar ships nothing there.
+        MigrateResult result = Flyway.configure().dataSource(pool).schemas(db.name).load().migrate();
+
+        assertThat(result.migrationsExecuted).isZero();
+        assertThat(MigrationChecks.tableExists(pool, "idempotency_keys")).isFalse();
     }
 
     @Test
