@@ -9,7 +9,10 @@ import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.core.store.TransactionalStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,6 +20,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -96,8 +101,9 @@ public final class JdbcStore implements TransactionalStore {
     private final String tenantSetting;
     private final boolean asynchronousReservationCommit;
     private final AtomicReservations atomic;
+    private final IdempotencyTable table;
 
-    private JdbcStore(Builder b, SQLDialect dialect, Statements sql) {
+    private JdbcStore(Builder b, SQLDialect dialect, IdempotencyTable table, Statements sql) {
         this.dialect = dialect;
         this.tableName = b.tableName;
         this.tableLabel = String.join(".", b.tableName.getName());
@@ -106,6 +112,7 @@ public final class JdbcStore implements TransactionalStore {
         this.dataSource = b.dataSource;
         this.dsl = DSL.using(dialect);
         this.sql = sql;
+        this.table = table;
         this.atomic = new AtomicReservations(dataSource, sql, dialect, tenantSetting, tableLabel);
     }
 
@@ -167,6 +174,46 @@ public final class JdbcStore implements TransactionalStore {
             return null;
         });
         log.info("Idempotency table {} is in place ({})", tableLabel, dialect);
+    }
+
+    /**
+     * Checks that this store's table exists and has every column the store reads and writes, so
+     * that a missing migration fails the application's start rather than its first request. Runs
+     * one {@code SELECT * FROM <table> WHERE 1 = 0} and compares the result's column names: the
+     * table name resolves exactly as in the store's own statements (PostgreSQL's
+     * {@code search_path}, a schema- or database-qualified name, quoting). Column types,
+     * constraints and the index are not checked. {@link Builder#verifySchema(boolean)} runs it at
+     * {@code build()}.
+     *
+     * @throws IllegalStateException       naming the missing table, or the missing columns
+     * @throws StorageUnavailableException when the database cannot be reached
+     */
+    public void verifySchema() {
+        String probe = dsl.renderInlined(dsl.selectFrom(table.table).where(DSL.falseCondition()));
+        Set<String> present = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(probe)) {
+            ResultSetMetaData columns = rs.getMetaData();
+            for (int i = 1; i <= columns.getColumnCount(); i++) {
+                present.add(columns.getColumnName(i));
+            }
+        } catch (SQLException e) {
+            RuntimeException translated = SqlFailures.translate(e, tableLabel);
+            if (translated instanceof StorageUnavailableException unavailable
+                    && unavailable.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED) {
+                throw new IllegalStateException("Idempotency schema check failed: table " + tableLabel
+                        + " does not exist (" + dialect + "); apply the migrations in db/idempotency/ (see the"
+                        + " idempotency-jdbc README, Schema) or call createTableIfMissing()", e);
+            }
+            throw translated;
+        }
+        List<String> missing = table.columns.stream().map(f -> f.getName()).filter(n -> !present.contains(n)).toList();
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException("Idempotency schema check failed: table " + tableLabel + " has no column"
+                    + (missing.size() == 1 ? " " : "s ") + String.join(", ", missing) + " (" + dialect
+                    + "); apply the migrations in db/idempotency/ (see the idempotency-jdbc README, Schema)");
+        }
+        log.debug("Idempotency table {} has every column the store uses", tableLabel);
     }
 
     /** The classpath resource with this dialect's DDL, for migration tools. */
@@ -359,6 +406,8 @@ public final class JdbcStore implements TransactionalStore {
      *       (see the option)</td></tr>
      *   <tr><td>{@code statementTimeout}</td><td>5 s</td><td>how long a statement on the table may run, lock
      *       waits included, before the request is answered 503 busy</td></tr>
+     *   <tr><td>{@code verifySchema}</td><td>false</td><td>{@code build()} checks the table and its columns
+     *       ({@link JdbcStore#verifySchema()})</td></tr>
      * </table>
      */
     public static final class Builder {
@@ -369,6 +418,7 @@ public final class JdbcStore implements TransactionalStore {
         private String tenantSetting = DEFAULT_TENANT_SETTING;
         private boolean asynchronousReservationCommit;
         private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
+        private boolean verifySchema;
         private java.util.function.BiFunction<IdempotencyTable, SQLDialect, Statements> statements;
 
         private Builder(DataSource dataSource) {
@@ -455,6 +505,17 @@ public final class JdbcStore implements TransactionalStore {
             return this;
         }
 
+        /**
+         * Whether {@link #build()} runs {@link JdbcStore#verifySchema()}, failing the start with an
+         * {@link IllegalStateException} that names a missing table or columns. Default false, so
+         * that a store can be built while the database is down (give the {@link #dialect} too);
+         * with it on, {@code build()} needs the database.
+         */
+        public Builder verifySchema(boolean verifySchema) {
+            this.verifySchema = verifySchema;
+            return this;
+        }
+
         /** Replaces the dialect's statements; for tests that exercise another dialect's path. */
         Builder statements(java.util.function.BiFunction<IdempotencyTable, SQLDialect, Statements> statements) {
             this.statements = statements;
@@ -491,7 +552,11 @@ public final class JdbcStore implements TransactionalStore {
             if (sql.supportsStatementTimeout()) {
                 sql.statementTimeout(wholeSeconds(statementTimeout));
             }
-            return new JdbcStore(this, resolved, sql);
+            JdbcStore store = new JdbcStore(this, resolved, table, sql);
+            if (verifySchema) {
+                store.verifySchema();
+            }
+            return store;
         }
 
         private static int wholeSeconds(Duration timeout) {
