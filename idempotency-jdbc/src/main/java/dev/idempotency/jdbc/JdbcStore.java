@@ -318,6 +318,15 @@ public final class JdbcStore implements TransactionalStore {
     }
 
     /** {@code table} or {@code schema.table}, each a plain SQL identifier. */
+    /** {@code tenantSetting} when it is a custom setting ({@code prefix.name}); for every PostgreSQL store. */
+    static String checkedTenantSetting(String tenantSetting) {
+        Objects.requireNonNull(tenantSetting, "tenantSetting");
+        if (!SETTING.matcher(tenantSetting).matches()) {
+            throw new IllegalArgumentException("A custom setting looks like 'prefix.name', was '" + tenantSetting + "'");
+        }
+        return tenantSetting;
+    }
+
     static Name parseTableName(String tableName) {
         Objects.requireNonNull(tableName, "tableName");
         String[] parts = tableName.split("\\.", -1);
@@ -445,11 +454,7 @@ public final class JdbcStore implements TransactionalStore {
 
         /** The custom setting ({@code prefix.name}) the policy reads the tenant from. */
         public Builder tenantSetting(String tenantSetting) {
-            Objects.requireNonNull(tenantSetting, "tenantSetting");
-            if (!SETTING.matcher(tenantSetting).matches()) {
-                throw new IllegalArgumentException("A custom setting looks like 'prefix.name', was '" + tenantSetting + "'");
-            }
-            this.tenantSetting = tenantSetting;
+            this.tenantSetting = checkedTenantSetting(tenantSetting);
             return this;
         }
 

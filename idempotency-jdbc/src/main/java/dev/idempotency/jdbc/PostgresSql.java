@@ -69,6 +69,16 @@ public final class PostgresSql {
     }
 
     /**
+     * {@code tenantSetting} when it is a custom setting ({@code prefix.name}), as
+     * {@link JdbcStore.Builder#tenantSetting} accepts it.
+     *
+     * @throws IllegalArgumentException otherwise
+     */
+    public static String checkedTenantSetting(String tenantSetting) {
+        return JdbcStore.checkedTenantSetting(tenantSetting);
+    }
+
+    /**
      * The statements on {@code tableName}: {@code table} or {@code schema.table}, as
      * {@link JdbcStore.Builder#tableName} takes it.
      */

@@ -6,6 +6,7 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.jdbc.JdbcStore;
 import dev.idempotency.jdbc.PostgresSql;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
@@ -22,7 +23,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,11 +60,10 @@ public final class PgStore implements AsyncTransactionalStore {
     private static final Logger log = LoggerFactory.getLogger(PgStore.class);
 
     public static final String DEFAULT_TABLE = "idempotency_keys";
-    public static final String DEFAULT_TENANT_SETTING = "idempotency.tenant_id";
+    public static final String DEFAULT_TENANT_SETTING = JdbcStore.DEFAULT_TENANT_SETTING;
 
     /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
     static final int MAX_ATTEMPTS = 8;
-    private static final Pattern SETTING = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*");
 
     final Pool pool;
     final PostgresSql sql;
@@ -287,11 +286,7 @@ public final class PgStore implements AsyncTransactionalStore {
 
         /** The custom setting ({@code prefix.name}) the policy reads the tenant from. */
         public Builder tenantSetting(String tenantSetting) {
-            Objects.requireNonNull(tenantSetting, "tenantSetting");
-            if (!SETTING.matcher(tenantSetting).matches()) {
-                throw new IllegalArgumentException("A custom setting looks like 'prefix.name', was '" + tenantSetting + "'");
-            }
-            this.tenantSetting = tenantSetting;
+            this.tenantSetting = PostgresSql.checkedTenantSetting(tenantSetting);
             return this;
         }
 
