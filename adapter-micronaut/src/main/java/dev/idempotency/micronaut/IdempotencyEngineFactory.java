@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * {@link TenantResolver}, {@link BodyCanonicalizer} and {@link ReplayPolicy} the application
  * defines as beans, with every {@link IdempotencyListener} bean (the application's and the
  * metrics') added; the engine's defaults fill the rest. The store, the application's or the
- * in-memory fallback, goes through each {@link StoreDecorator} bean (the metrics' store timers).
+ * in-memory fallback, is checked by each {@link StoreCheck} bean (the JDBC schema check) and then
+ * goes through each {@link StoreDecorator} bean (the metrics' store timers).
  * An application that defines an {@link IdempotencyEngine} bean itself gets that one.
  */
 @Factory
@@ -43,6 +44,7 @@ class IdempotencyEngineFactory {
                                         @Nullable BodyCanonicalizer canonicalizer,
                                         @Nullable ReplayPolicy replayPolicy,
                                         List<IdempotencyListener> listeners,
+                                        List<StoreCheck> checks,
                                         List<StoreDecorator> decorators) {
         IdempotencyConfig.Builder config = properties.toConfigBuilder();
         if (tenantResolver != null) {
@@ -60,6 +62,9 @@ class IdempotencyEngineFactory {
                     + "restart and not shared between instances; define a Store bean (e.g. the JDBC store) "
                     + "in production.");
             store = new InMemoryStore();
+        }
+        for (StoreCheck check : checks) {
+            check.check(store);
         }
         for (StoreDecorator decorator : decorators) {
             store = decorator.decorate(store);
