@@ -17,6 +17,7 @@ import java.util.stream.Stream;
  * <pre>{@code
  * <!-- readme-test: javalin,vertx pom -->           a pom.xml fragment of these applications
  * <!-- readme-test: javalin file src/main/java/quickstart/OrdersApp.java -->   a file of one
+ * <!-- readme-test: javalin gradle -->               the same dependencies in Gradle's Kotlin DSL
  * <!-- readme-test: install -->                      the commands that install the artifacts
  * }</pre>
  */
@@ -27,7 +28,7 @@ record Snippets(List<Snippet> all) {
     }
 
     private static final Pattern MARKER = Pattern.compile(
-            "^<!-- readme-test: (install|([a-z0-9-]+(?:,[a-z0-9-]+)*) (pom|file)(?: (\\S+))?) -->$");
+            "^<!-- readme-test: (install|([a-z0-9-]+(?:,[a-z0-9-]+)*) (pom|file|gradle)(?: (\\S+))?) -->$");
 
     /** The marked blocks of README.md and of every module's README.md under {@code root}. */
     static Snippets collect(Path root) {
