@@ -1,5 +1,6 @@
 package dev.idempotency.vertx;
 
+import dev.idempotency.testkit.vertx.BlockedThreadWarnings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.IdempotencyConfig;

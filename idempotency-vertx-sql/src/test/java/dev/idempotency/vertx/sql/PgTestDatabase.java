@@ -65,13 +65,22 @@ final class PgTestDatabase implements AutoCloseable {
 
     /** A pool on this class's schema with other connect options (a closed port, another role). */
     Pool pool(String name, int size, PgConnectOptions options) {
+        return pool(vertx, name, size, options);
+    }
+
+    /** A pool on this class's schema on another Vert.x instance (one whose event loops a test watches). */
+    Pool pool(Vertx on, String name, int size) {
+        return pool(on, name, size, new PgConnectOptions(server));
+    }
+
+    private Pool pool(Vertx on, String name, int size, PgConnectOptions options) {
         Map<String, String> properties = new java.util.HashMap<>(options.getProperties());
         properties.put("search_path", schema);
         properties.put("application_name", name + "-" + schema);
         options.setProperties(properties);
         Pool pool = PgBuilder.pool()
                 .with(new PoolOptions().setMaxSize(size).setConnectionTimeout(2).setConnectionTimeoutUnit(TimeUnit.SECONDS))
-                .connectingTo(options).using(vertx).build();
+                .connectingTo(options).using(on).build();
         synchronized (pools) {
             pools.add(pool);
         }

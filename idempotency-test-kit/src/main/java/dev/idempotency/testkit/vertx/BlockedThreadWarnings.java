@@ -1,4 +1,4 @@
-package dev.idempotency.vertx;
+package dev.idempotency.testkit.vertx;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -24,20 +24,28 @@ import org.slf4j.LoggerFactory;
  * warning counts against the adapter when the blocked thread was inside the engine or a store
  * ({@link Warning#inEngineOrStore()}) — which is what "the event loop never waits for storage"
  * rules out. The others are still logged by Vert.x.
+ *
+ * <p>Needs {@code io.vertx:vertx-core} and {@code ch.qos.logback:logback-classic} on the test
+ * classpath (optional dependencies of the test kit).
  */
-final class BlockedThreadWarnings implements AutoCloseable {
+public final class BlockedThreadWarnings implements AutoCloseable {
 
-    static final long MAX_EVENT_LOOP_MILLIS = 100;
+    /** How long an event loop may be busy before the checker warns. */
+    public static final long MAX_EVENT_LOOP_MILLIS = 100;
 
     private static final String CHECKER_LOGGER = "io.vertx.core.impl.BlockedThreadChecker";
 
     /** One warning: the checker's message and the stack of the blocked thread. */
-    record Warning(String message, List<StackTraceElement> stack) {
+    public record Warning(String message, List<StackTraceElement> stack) {
 
-        /** Whether the blocked thread was running engine or store code (core, jdbc, a test store). */
-        boolean inEngineOrStore() {
+        /**
+         * Whether the blocked thread was running engine or store code: core, the JDBC, Vert.x SQL
+         * and Redis stores, a test store.
+         */
+        public boolean inEngineOrStore() {
             return stack.stream().map(StackTraceElement::getClassName).anyMatch(name ->
                     name.startsWith("dev.idempotency.core.") || name.startsWith("dev.idempotency.jdbc.")
+                            || name.startsWith("dev.idempotency.vertx.sql.") || name.startsWith("dev.idempotency.redis.")
                             || name.startsWith(InterceptingStore.class.getName()));
         }
 
@@ -53,7 +61,8 @@ final class BlockedThreadWarnings implements AutoCloseable {
     private final Logger logger = (Logger) LoggerFactory.getLogger(CHECKER_LOGGER);
     private final Vertx vertx;
 
-    BlockedThreadWarnings() {
+    /** A new Vert.x instance with the strict checker; close it after the test. */
+    public BlockedThreadWarnings() {
         appender.start();
         logger.addAppender(appender);
         vertx = Vertx.vertx(new VertxOptions()
@@ -63,12 +72,13 @@ final class BlockedThreadWarnings implements AutoCloseable {
                 .setWarningExceptionTime(MAX_EVENT_LOOP_MILLIS).setWarningExceptionTimeUnit(TimeUnit.MILLISECONDS));
     }
 
-    Vertx vertx() {
+    /** The Vert.x instance to run the servers under test on. */
+    public Vertx vertx() {
         return vertx;
     }
 
     /** The warnings logged since the last call. */
-    synchronized List<Warning> takeWarnings() {
+    public synchronized List<Warning> takeWarnings() {
         List<ILoggingEvent> events = List.copyOf(appender.list);
         appender.list.removeAll(events);
         return events.stream().map(BlockedThreadWarnings::warning).toList();

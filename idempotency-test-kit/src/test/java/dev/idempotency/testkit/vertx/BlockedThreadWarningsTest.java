@@ -1,4 +1,4 @@
-package dev.idempotency.vertx;
+package dev.idempotency.testkit.vertx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
