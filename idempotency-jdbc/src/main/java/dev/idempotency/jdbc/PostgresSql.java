@@ -144,8 +144,10 @@ public final class PostgresSql {
     /**
      * For a client that bounds its statements on the server ({@code idempotency-vertx-sql}): the
      * statements after this one in the current transaction may run {@code millis} milliseconds
-     * ({@code statement_timeout}, transaction-local: it ends with the transaction). A simple
-     * statement without parameters, to send in one message with the {@code BEGIN} before it.
+     * ({@code statement_timeout}, transaction-local: it ends with the transaction) — or less, when
+     * the session's own {@code statement_timeout} is shorter: the shorter of the two applies, as
+     * with JDBC's query timeout beside a session's. A statement without parameters, to send in one
+     * (simple-protocol) message with the {@code BEGIN} before it.
      *
      * @throws IllegalArgumentException unless {@code millis} is positive
      */
@@ -153,7 +155,10 @@ public final class PostgresSql {
         if (millis <= 0) {
             throw new IllegalArgumentException("millis must be positive, was " + millis);
         }
-        return "SET LOCAL statement_timeout = " + millis;
+        String bound = "'" + millis + "ms'";
+        return "SELECT set_config('statement_timeout', CASE WHEN s = interval '0' OR s > interval " + bound
+                + " THEN " + bound + " ELSE current_setting('statement_timeout') END, true)"
+                + " FROM (SELECT cast(current_setting('statement_timeout') as interval) AS s) AS session";
     }
 
     /**

@@ -230,7 +230,7 @@ public final class PgStore implements AsyncTransactionalStore {
 
     /**
      * Runs {@code work}, one statement, on a pooled connection in a transaction that first bounds
-     * it ({@code SET LOCAL statement_timeout}) and, with row-level security and a tenant, sets the
+     * it ({@code statement_timeout}, transaction-local: {@link PostgresSql#localStatementTimeout}) and, with row-level security and a tenant, sets the
      * tenant; all of it pipelined ({@code BEGIN} and the bound in one message, the tenant, the
      * statement, {@code COMMIT}): one round trip. With neither a bound nor a tenant, on the pool
      * as it is (autocommit).
@@ -329,12 +329,13 @@ public final class PgStore implements AsyncTransactionalStore {
          * runs as it is, in autocommit. Default 5 seconds ({@link #DEFAULT_STATEMENT_TIMEOUT}).
          *
          * <p>How it is applied, and why: PostgreSQL's own {@code statement_timeout}, set
-         * transaction-local ({@code SET LOCAL}) in front of the store's statements in the same
-         * pipelined write, so it costs no round trip and reaches none of the application's
-         * statements. A statement the reserve and optimistic modes run alone goes out as
-         * {@code BEGIN; SET LOCAL statement_timeout = n} (one message), the statement and
-         * {@code COMMIT}: three messages, one round trip, three more (trivial) statements for the
-         * server. The atomic mode's reservation already runs in a transaction with its settings
+         * transaction-local ({@code set_config(…, true)}, as {@code SET LOCAL}) in front of the
+         * store's statements in the same pipelined write, so it costs no round trip and reaches
+         * none of the application's statements. When the session's own {@code statement_timeout}
+         * is shorter, that one stays: the shorter applies. A statement the reserve and optimistic
+         * modes run alone goes out as {@code BEGIN; SELECT set_config('statement_timeout', …)}
+         * (one message), the statement and {@code COMMIT}: three messages in one write, one round
+         * trip, three more (trivial) statements for the server; {@link Duration#ZERO} saves those. The atomic mode's reservation already runs in a transaction with its settings
          * pipelined: the session's {@code statement_timeout} is kept and set back, with its
          * {@code lock_timeout}, before the handler gets the connection, so the handler's
          * statements run under the session's limit. The atomic completion, release and rollback
