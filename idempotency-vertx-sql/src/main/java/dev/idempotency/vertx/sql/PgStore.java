@@ -42,11 +42,20 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <ul>
- *   <li>Each primitive is one statement on a pooled connection; stages complete on the
- *       connection's event loop.</li>
+ *   <li>Each primitive is one statement on a pooled connection, one round trip; stages complete
+ *       on the connection's event loop.</li>
+ *   <li>Each statement of the store may run at most the {@linkplain Builder#statementTimeout
+ *       statement timeout}, default 5 seconds ({@link #DEFAULT_STATEMENT_TIMEOUT}), lock waits
+ *       included: PostgreSQL's {@code statement_timeout}, set transaction-local in the same
+ *       pipelined write (see the option for how and why). A statement it cancels (57014) completes
+ *       with {@link StorageUnavailableException} {@code BUSY}: the engine answers 503
+ *       "Idempotency storage is busy" with {@code Retry-After}.</li>
  *   <li>A missing table, a refused, reset or closed connection, and a pool that found no free
  *       connection within its {@code connectionTimeout} (or a full wait queue) complete with
- *       {@link StorageUnavailableException} ({@link PgFailures}).</li>
+ *       {@link StorageUnavailableException} ({@link PgFailures}); so do a lock timeout (55P03,
+ *       {@code BUSY}) and an atomic reservation that twice waited for a lock other than its key's
+ *       row — a table lock of a migration, {@code LOCK TABLE} or {@code VACUUM FULL} ({@code BUSY},
+ *       never 409, as idempotency-jdbc's {@code JdbcStore}).</li>
  *   <li>With {@linkplain Builder#rowLevelSecurity row-level security} each call runs in a
  *       transaction that first sets the tenant with {@code set_config(setting, tenant, true)}.</li>
  *   <li>The atomic mode: {@link #reserveInTransaction} holds the reservation in a READ COMMITTED
