@@ -142,6 +142,45 @@ public final class PostgresSql {
     }
 
     /**
+     * For a client that bounds its statements on the server ({@code idempotency-vertx-sql}): the
+     * statements after this one in the current transaction may run {@code millis} milliseconds
+     * ({@code statement_timeout}, transaction-local: it ends with the transaction) — or less, when
+     * the session's own {@code statement_timeout} is shorter: the shorter of the two applies, as
+     * with JDBC's query timeout beside a session's. A statement without parameters, to send in one
+     * (simple-protocol) message with the {@code BEGIN} before it.
+     *
+     * @throws IllegalArgumentException unless {@code millis} is positive
+     */
+    public static String localStatementTimeout(long millis) {
+        if (millis <= 0) {
+            throw new IllegalArgumentException("millis must be positive, was " + millis);
+        }
+        String bound = "'" + millis + "ms'";
+        return "SELECT set_config('statement_timeout', CASE WHEN s = interval '0' OR s > interval " + bound
+                + " THEN " + bound + " ELSE current_setting('statement_timeout') END, true)"
+                + " FROM (SELECT cast(current_setting('statement_timeout') as interval) AS s) AS session";
+    }
+
+    /**
+     * As {@link #localStatementTimeout}, first keeping the session's own {@code statement_timeout}
+     * (transaction-local) for {@link #restoreLockAndStatementTimeout()}: for the atomic
+     * transaction, whose handler's statements must run under the session's limit, not the store's.
+     */
+    public static String savedAndLocalStatementTimeout(long millis) {
+        return "SELECT set_config('" + PostgresStatements.SAVED_STATEMENT_TIMEOUT
+                + "', current_setting('statement_timeout'), true); " + localStatementTimeout(millis);
+    }
+
+    /**
+     * {@link #restoreLockTimeout()} that also gives the handler back the session's
+     * {@code statement_timeout} kept by {@link #savedAndLocalStatementTimeout}. No parameters.
+     */
+    public String restoreLockAndStatementTimeout() {
+        return PostgresStatements.RESTORE_LOCK_TIMEOUT + ", set_config('statement_timeout', current_setting('"
+                + PostgresStatements.SAVED_STATEMENT_TIMEOUT + "'), true)";
+    }
+
+    /**
      * After the atomic reservation's lock wait ran out (and its transaction rolled back): one read
      * of {@code pg_locks}, columns {@code same_body} and {@code key_held}; parameters
      * {@code body_lock}, {@code key_lock_low}, {@code key_lock_high}.

@@ -52,6 +52,13 @@ final class PostgresStatements extends Statements {
      */
     static final String SAVED_LOCK_TIMEOUT = "idempotency.session_lock_timeout";
 
+    /**
+     * Where idempotency-vertx-sql's atomic transaction keeps the session's own
+     * {@code statement_timeout} while the reservation runs under the store's
+     * ({@link PostgresSql#savedAndLocalStatementTimeout}).
+     */
+    static final String SAVED_STATEMENT_TIMEOUT = "idempotency.session_statement_timeout";
+
     /** Sets the saved {@code lock_timeout} back (transaction-local), so the handler's statements wait as usual. */
     static final String RESTORE_LOCK_TIMEOUT =
             "SELECT set_config('lock_timeout', current_setting('" + SAVED_LOCK_TIMEOUT + "'), true)";

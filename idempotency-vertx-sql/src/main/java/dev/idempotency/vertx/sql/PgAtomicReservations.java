@@ -4,6 +4,8 @@ import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.RecordState;
+import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.core.store.StorageUnavailableException.Reason;
 import dev.idempotency.jdbc.PostgresSql;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
@@ -28,7 +30,17 @@ import org.slf4j.LoggerFactory;
  * lock, at most {@code wait}. When the wait runs out (55P03), the transaction is rolled back and
  * one read of {@code pg_locks} tells whether that transaction has the same body (the key is then
  * answered in flight with this fingerprint: 409) or another (in flight with another: 422); when
- * nobody holds it any more, one more round runs.
+ * nobody holds it any more, one more round runs, with what is left of the wait. When that one's
+ * wait runs out too and again nobody holds the key, the wait was not for the key's own row — a
+ * table lock such as a migration's, {@code LOCK TABLE} or {@code VACUUM FULL} — and the
+ * reservation fails with {@link StorageUnavailableException} {@link Reason#BUSY} (503
+ * "Idempotency storage is busy", never 409: the key is not in flight), as idempotency-jdbc's.
+ *
+ * <p>With a {@linkplain PgStore.Builder#statementTimeout statement timeout} the {@code BEGIN}
+ * message also keeps the session's {@code statement_timeout} and sets the store's
+ * ({@code SET LOCAL}); the restore after the reservation gives the session's back with its lock
+ * wait, so the handler's statements run under the session's limits. A reservation cancelled by it
+ * (57014) is rolled back and fails as {@link Reason#BUSY}.
  */
 final class PgAtomicReservations {
 
@@ -105,6 +117,15 @@ final class PgAtomicReservations {
                                         + "waiting; asking once more", r.key().keyPreview());
                                 return round(r, round + 1, true);
                             }
+                            if (holder == Holder.NONE) {
+                                // Twice nobody held the key after the wait ran out: what the statement
+                                // waited for is not the key's own row (a table lock of a migration or
+                                // VACUUM FULL, a lock queue). The key is not in flight; the storage is busy.
+                                return Future.failedFuture(new StorageUnavailableException(Reason.BUSY,
+                                        "The atomic reservation of key_preview=" + r.key().keyPreview()
+                                                + " waited for a lock other than its row's (" + store.tableLabel + ")",
+                                        failure));
+                            }
                             String held = holder == Holder.OTHER_BODY ? ANOTHER_BODY : r.fingerprint();
                             return Future.succeededFuture(new AsyncReserveResult.Existing(new IdempotencyRecord(
                                     r.key(), held, RecordState.IN_FLIGHT, null, (Instant) row.get("expires_at"),
@@ -123,7 +144,9 @@ final class PgAtomicReservations {
     private Future<PgStore.Attempt> attempt(SqlConnection c, Request r, Map<String, Object> row, int attempt) {
         Future<?> setUp;
         if (attempt == 1) {
-            Future<?> begin = c.query("BEGIN ISOLATION LEVEL READ COMMITTED").execute();
+            Future<?> begin = c.query(store.statementTimeoutMillis == 0 ? "BEGIN ISOLATION LEVEL READ COMMITTED"
+                    : "BEGIN ISOLATION LEVEL READ COMMITTED; "
+                            + PostgresSql.savedAndLocalStatementTimeout(store.statementTimeoutMillis)).execute();
             boolean withTenant = store.tenantSetting != null;
             Map<String, Object> settings = new java.util.HashMap<>();
             settings.put("lock_timeout", r.lockTimeout());
@@ -136,10 +159,15 @@ final class PgAtomicReservations {
             Future<?> set = PgStore.query(c, sql.atomicSettings(withTenant), settings);
             setUp = begin.compose(v -> set);
         } else {
-            setUp = PgStore.query(c, sql.atomicLockTimeout(), Map.of("lock_timeout", r.lockTimeout()));
+            // The restore after the first attempt gave the session's limits back: bound this one again.
+            Future<?> bound = store.statementTimeoutMillis == 0 ? Future.succeededFuture()
+                    : c.query(PostgresSql.localStatementTimeout(store.statementTimeoutMillis)).execute();
+            Future<?> lockWait = PgStore.query(c, sql.atomicLockTimeout(), Map.of("lock_timeout", r.lockTimeout()));
+            setUp = bound.compose(v -> lockWait);
         }
         Future<RowSet<Row>> reserved = PgStore.query(c, sql.atomicReserve(), row);
-        Future<RowSet<Row>> restored = c.query(sql.restoreLockTimeout()).execute();
+        Future<RowSet<Row>> restored = c.query(store.statementTimeoutMillis == 0 ? sql.restoreLockTimeout()
+                : sql.restoreLockAndStatementTimeout()).execute();
         return setUp.compose(v -> reserved).compose(rows -> restored.map(v -> PgStore.Attempt.of(r.key(), rows, r.now())))
                 .compose(result -> {
                     if (result.won() || result.lost() != null) {

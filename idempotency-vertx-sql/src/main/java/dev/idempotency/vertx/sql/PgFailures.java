@@ -27,10 +27,12 @@ import java.util.concurrent.TimeoutException;
  *       starting up); {@link ClosedConnectionException}; an {@link IOException} anywhere in the
  *       causes (connection refused or reset: Netty's are {@code ConnectException}s and
  *       {@code IOException}s), {@link UnknownHostException}</td></tr>
- *   <tr><td>BUSY</td><td>the pool's wait for a connection ran out ({@value #POOL_TIMEOUT},
+ *   <tr><td>BUSY</td><td>the pool's wait for a connection ran out ({@value #POOL_TIMEOUT} from a
+ *       statement on the pool, {@value #ACQUIRE_TIMEOUT} from {@code getConnection()},
  *       {@link TimeoutException}) or its
  *       wait queue is full ({@link ConnectionPoolTooBusyException}); SQLSTATE 57014
- *       (query_canceled: a statement timeout), 55P03 (lock_not_available outside the atomic
+ *       (query_canceled: the store's {@linkplain PgStore.Builder#statementTimeout statement timeout}
+ *       or the session's), 55P03 (lock_not_available outside the atomic
  *       reservation, which answers that itself)</td></tr>
  * </table>
  */
@@ -47,6 +49,13 @@ final class PgFailures {
      * a plain {@link VertxException} (a shared instance inside the client), told apart by its message.
      */
     static final String POOL_TIMEOUT = "Timeout waiting for connection";
+    /**
+     * What {@code Pool.getConnection()} (and so {@code withTransaction}, the atomic mode and every
+     * bounded statement) fails with when no connection came free within the pool's
+     * {@code connectionTimeout}: a {@code NoStackTraceThrowable} (a {@link VertxException}) with
+     * this message (vertx-sql-client 5.0, {@code SqlConnectionPool.acquire}).
+     */
+    static final String ACQUIRE_TIMEOUT = "Timeout";
 
     private PgFailures() {
     }
@@ -109,7 +118,8 @@ final class PgFailures {
             return Reason.UNREACHABLE;
         }
         if (t instanceof TimeoutException || t instanceof ConnectionPoolTooBusyException
-                || t instanceof VertxException && POOL_TIMEOUT.equals(t.getMessage())) {
+                || t instanceof VertxException && (POOL_TIMEOUT.equals(t.getMessage())
+                        || ACQUIRE_TIMEOUT.equals(t.getMessage()))) {
             return Reason.BUSY;
         }
         return null;

@@ -42,11 +42,20 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <ul>
- *   <li>Each primitive is one statement on a pooled connection; stages complete on the
- *       connection's event loop.</li>
+ *   <li>Each primitive is one statement on a pooled connection, one round trip; stages complete
+ *       on the connection's event loop.</li>
+ *   <li>Each statement of the store may run at most the {@linkplain Builder#statementTimeout
+ *       statement timeout}, default 5 seconds ({@link #DEFAULT_STATEMENT_TIMEOUT}), lock waits
+ *       included: PostgreSQL's {@code statement_timeout}, set transaction-local in the same
+ *       pipelined write (see the option for how and why). A statement it cancels (57014) completes
+ *       with {@link StorageUnavailableException} {@code BUSY}: the engine answers 503
+ *       "Idempotency storage is busy" with {@code Retry-After}.</li>
  *   <li>A missing table, a refused, reset or closed connection, and a pool that found no free
  *       connection within its {@code connectionTimeout} (or a full wait queue) complete with
- *       {@link StorageUnavailableException} ({@link PgFailures}).</li>
+ *       {@link StorageUnavailableException} ({@link PgFailures}); so do a lock timeout (55P03,
+ *       {@code BUSY}) and an atomic reservation that twice waited for a lock other than its key's
+ *       row — a table lock of a migration, {@code LOCK TABLE} or {@code VACUUM FULL} ({@code BUSY},
+ *       never 409, as idempotency-jdbc's {@code JdbcStore}).</li>
  *   <li>With {@linkplain Builder#rowLevelSecurity row-level security} each call runs in a
  *       transaction that first sets the tenant with {@code set_config(setting, tenant, true)}.</li>
  *   <li>The atomic mode: {@link #reserveInTransaction} holds the reservation in a READ COMMITTED
@@ -61,6 +70,11 @@ public final class PgStore implements AsyncTransactionalStore {
 
     public static final String DEFAULT_TABLE = "idempotency_keys";
     public static final String DEFAULT_TENANT_SETTING = JdbcStore.DEFAULT_TENANT_SETTING;
+    /**
+     * The default {@linkplain Builder#statementTimeout(Duration) statement timeout}: 5 seconds, as
+     * idempotency-jdbc's {@link JdbcStore#DEFAULT_STATEMENT_TIMEOUT}.
+     */
+    public static final Duration DEFAULT_STATEMENT_TIMEOUT = JdbcStore.DEFAULT_STATEMENT_TIMEOUT;
 
     /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
     static final int MAX_ATTEMPTS = 8;
@@ -69,6 +83,8 @@ public final class PgStore implements AsyncTransactionalStore {
     final PostgresSql sql;
     final String tableLabel;
     final String tenantSetting;
+    /** {@link Builder#statementTimeout} in milliseconds; 0: no bound. */
+    final long statementTimeoutMillis;
     private final PgAtomicReservations atomic;
 
     private PgStore(Builder b) {
@@ -76,6 +92,7 @@ public final class PgStore implements AsyncTransactionalStore {
         this.sql = PostgresSql.forTable(b.tableName);
         this.tableLabel = b.tableName;
         this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
+        this.statementTimeoutMillis = millisRoundedUp(b.statementTimeout);
         this.atomic = new PgAtomicReservations(this);
     }
 
@@ -221,22 +238,41 @@ public final class PgStore implements AsyncTransactionalStore {
     }
 
     /**
-     * Runs {@code work} on the pool (autocommit), or — with row-level security and a tenant — in a
-     * transaction that first sets the tenant.
+     * Runs {@code work}, one statement, on a pooled connection in a transaction that first bounds
+     * it ({@code statement_timeout}, transaction-local: {@link PostgresSql#localStatementTimeout}) and, with row-level security and a tenant, sets the
+     * tenant; all of it pipelined ({@code BEGIN} and the bound in one message, the tenant, the
+     * statement, {@code COMMIT}): one round trip. With neither a bound nor a tenant, on the pool
+     * as it is (autocommit).
      */
     private <T> Future<T> run(String tenant, Function<SqlClient, Future<T>> work) {
-        if (tenantSetting == null || tenant == null) {
+        boolean withTenant = tenantSetting != null && tenant != null;
+        if (!withTenant && statementTimeoutMillis == 0) {
             return work.apply(pool);
         }
-        return pool.withTransaction(c -> c.preparedQuery("SELECT set_config($1, $2, true)")
-                .execute(Tuple.of(tenantSetting, tenant))
-                .compose(set -> work.apply(c)));
+        return pool.getConnection().compose(c -> {
+            Future<?> begin = c.query(statementTimeoutMillis == 0 ? "BEGIN"
+                    : "BEGIN; " + PostgresSql.localStatementTimeout(statementTimeoutMillis)).execute();
+            Future<?> tenantSet = withTenant
+                    ? c.preparedQuery("SELECT set_config($1, $2, true)").execute(Tuple.of(tenantSetting, tenant))
+                    : Future.succeededFuture();
+            Future<T> result = work.apply(c);
+            // After a failed statement the transaction is aborted and COMMIT rolls it back, without an error.
+            Future<?> commit = c.query("COMMIT").execute();
+            return begin.compose(v -> tenantSet).compose(v -> result)
+                    .compose(value -> commit.map(value))
+                    .eventually(() -> commit.transform(ended -> c.close()));
+        });
     }
 
     /** The future as a stage, its outages as {@link StorageUnavailableException}. */
     <T> CompletionStage<T> stage(Future<T> future) {
         return future.recover(failure -> Future.failedFuture(PgFailures.translate(failure, tableLabel)))
                 .toCompletionStage();
+    }
+
+    private static long millisRoundedUp(Duration timeout) {
+        long millis = timeout.toMillis();
+        return timeout.minusMillis(millis).isZero() ? millis : millis + 1;
     }
 
     @Override
@@ -266,6 +302,7 @@ public final class PgStore implements AsyncTransactionalStore {
         private String tableName = DEFAULT_TABLE;
         private boolean rowLevelSecurity;
         private String tenantSetting = DEFAULT_TENANT_SETTING;
+        private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
 
         private Builder(Pool pool) {
             this.pool = Objects.requireNonNull(pool, "pool");
@@ -287,6 +324,45 @@ public final class PgStore implements AsyncTransactionalStore {
         /** The custom setting ({@code prefix.name}) the policy reads the tenant from. */
         public Builder tenantSetting(String tenantSetting) {
             this.tenantSetting = PostgresSql.checkedTenantSetting(tenantSetting);
+            return this;
+        }
+
+        /**
+         * How long each of this store's statements on its table may run, waits for locks included
+         * — a migration's or {@code VACUUM FULL}'s table lock, {@code LOCK TABLE}, a long
+         * transaction holding the row — before PostgreSQL cancels it (SQLSTATE 57014) and the
+         * request is answered {@code 503} "Idempotency storage is busy" with {@code Retry-After}.
+         * Counted in milliseconds (a fraction is rounded up). {@link Duration#ZERO} sets no bound:
+         * the session's own {@code statement_timeout} then applies, e.g. one the pool sets with
+         * {@code PgConnectOptions.addProperty("statement_timeout", "5000")}, and each statement
+         * runs as it is, in autocommit. Default 5 seconds ({@link #DEFAULT_STATEMENT_TIMEOUT}).
+         *
+         * <p>How it is applied, and why: PostgreSQL's own {@code statement_timeout}, set
+         * transaction-local ({@code set_config(…, true)}, as {@code SET LOCAL}) in front of the
+         * store's statements in the same pipelined write, so it costs no round trip and reaches
+         * none of the application's statements. When the session's own {@code statement_timeout}
+         * is shorter, that one stays: the shorter applies. A statement the reserve and optimistic
+         * modes run alone goes out as {@code BEGIN; SELECT set_config('statement_timeout', …)}
+         * (one message), the statement and {@code COMMIT}: three messages in one write, one round
+         * trip, three more (trivial) statements for the server; {@link Duration#ZERO} saves those. The atomic mode's reservation already runs in a transaction with its settings
+         * pipelined: the session's {@code statement_timeout} is kept and set back, with its
+         * {@code lock_timeout}, before the handler gets the connection, so the handler's
+         * statements run under the session's limit. The atomic completion, release and rollback
+         * are not bounded: they touch the row the transaction holds, under the table lock it
+         * holds already, and wait for nobody. Not chosen: a timer on the client that sends a
+         * cancel request ({@code PgConnection.cancelRequest()}, as pgJDBC's query timeout does).
+         * Vert.x's cancel does not wait for the server to act on it, so a cancel sent just as the
+         * statement finished can land on the next statement on that pooled connection — perhaps
+         * the application's; and a statement timeout set on the pool belongs to the application.
+         *
+         * @throws IllegalArgumentException when negative
+         */
+        public Builder statementTimeout(Duration statementTimeout) {
+            Objects.requireNonNull(statementTimeout, "statementTimeout");
+            if (statementTimeout.isNegative()) {
+                throw new IllegalArgumentException("statementTimeout must not be negative, was " + statementTimeout);
+            }
+            this.statementTimeout = statementTimeout;
             return this;
         }
 

@@ -130,10 +130,77 @@ class PgOutageTest {
         SqlConnection held = await(single.getConnection());
         try {
             assertThat(unavailable(PgStore.create(single).find(newKey(), NOW)).reason()).isEqualTo(Reason.BUSY);
+            // Through Pool.getConnection() (the bounded statements, the atomic mode): Vert.x fails otherwise.
+            StorageUnavailableException bounded = unavailable(PgStore.builder(single)
+                    .statementTimeout(Duration.ofSeconds(1)).build().find(newKey(), NOW));
+            assertThat(bounded.reason()).isEqualTo(Reason.BUSY);
+            assertThat(bounded.getCause()).isInstanceOf(io.vertx.core.VertxException.class).hasMessage("Timeout");
+            assertThat(unavailable(PgStore.create(single).reserveInTransaction(newKey(), FP, NOW,
+                    Duration.ofSeconds(30), Duration.ofHours(1), Duration.ZERO)).reason()).isEqualTo(Reason.BUSY);
         } finally {
             await(held.close());
         }
         assertThat(await(PgStore.create(single).find(newKey(), NOW))).isEqualTo(Optional.empty());
+    }
+
+    @Test
+    void theStoresStatementTimeoutEndsAWaitForATableLockAsBusy() {
+        Pool locker = db.pool("locker", 1);
+        SqlConnection lock = await(locker.getConnection());
+        await(lock.query("BEGIN; LOCK TABLE idempotency_keys IN ACCESS EXCLUSIVE MODE").execute());
+        try {
+            PgStore bounded = PgStore.builder(db.pool("bounded", 2)).statementTimeout(Duration.ofMillis(300)).build();
+            List<CompletionStage<?>> calls = List.of(
+                    bounded.find(newKey(), NOW),
+                    bounded.reserve(newKey(), FP, NOW, Duration.ofSeconds(30), Duration.ofHours(1)),
+                    bounded.insertCompleted(newKey(), FP, new dev.idempotency.core.store.StoredResponse(201,
+                            "text/plain", java.util.Map.of(), new byte[0]), NOW, Duration.ofHours(1)),
+                    bounded.purgeExpired(NOW, 10),
+                    // The caller's wait (10 s) is longer: the statement timeout ends it first.
+                    bounded.reserveInTransaction(newKey(), FP, NOW, Duration.ofSeconds(30), Duration.ofHours(1),
+                            Duration.ofSeconds(10)));
+            for (CompletionStage<?> call : calls) {
+                long start = System.nanoTime();
+                StorageUnavailableException busy = unavailable(call);
+                assertThat(busy.reason()).isEqualTo(Reason.BUSY);
+                assertThat(PgFailures.sqlState(busy.getCause())).isEqualTo("57014");
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as("well before the caller's wait")
+                        .isLessThan(Duration.ofSeconds(8));
+            }
+        } finally {
+            await(lock.query("ROLLBACK").execute());
+            await(lock.close());
+        }
+    }
+
+    @Test
+    void aStatementTimeoutOfZeroLeavesTheSessionsOwn() {
+        PgConnectOptions timed = new PgConnectOptions(PgTestDatabase.server()).addProperty("statement_timeout", "100ms");
+        PgStore unbounded = PgStore.builder(db.pool("session-timeout", 1, timed)).statementTimeout(Duration.ZERO).build();
+        Pool locker = db.pool("locker", 1);
+        SqlConnection lock = await(locker.getConnection());
+        await(lock.query("BEGIN; LOCK TABLE idempotency_keys IN ACCESS EXCLUSIVE MODE").execute());
+        try {
+            StorageUnavailableException busy = unavailable(unbounded.find(newKey(), NOW));
+            assertThat(busy.reason()).isEqualTo(Reason.BUSY);
+            assertThat(busy.getCause()).hasMessageContaining("statement timeout");
+            // The store's 5 s does not lengthen the session's shorter limit: it is cancelled as soon.
+            PgStore byDefault = PgStore.create(db.pool("session-timeout-default", 1, timed));
+            long start = System.nanoTime();
+            assertThat(unavailable(byDefault.reserve(newKey(), FP, NOW, Duration.ofSeconds(30), Duration.ofHours(1)))
+                    .reason()).isEqualTo(Reason.BUSY);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+        } finally {
+            await(lock.query("ROLLBACK").execute());
+            await(lock.close());
+        }
+    }
+
+    @Test
+    void aNegativeStatementTimeoutIsRefused() {
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() ->
+                PgStore.builder(db.pool("refused", 1)).statementTimeout(Duration.ofMillis(-1)));
+        assertThat(PgStore.DEFAULT_STATEMENT_TIMEOUT).isEqualTo(Duration.ofSeconds(5));
     }
 
     @Test
