@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ReadmeQuickStartTest {
 
     /** The applications the READMEs must describe completely. */
-    private static final List<String> APPS = List.of("javalin", "micronaut", "readme", "vertx");
+    private static final List<String> APPS = List.of("javalin", "micronaut", "readme", "vertx", "vertx-pg");
     private static final Duration BUILD_LIMIT = Duration.ofMinutes(6);
     private static final Duration START_LIMIT = Duration.ofSeconds(60);
     private static final String ORDER = "{\"item\":\"book\",\"quantity\":1}";
@@ -92,6 +92,10 @@ class ReadmeQuickStartTest {
                 .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(Map.of("PORT", String.valueOf(port),
                 "MICRONAUT_SERVER_PORT", String.valueOf(port)));
+        QuickStartDatabase database = app.equals("vertx-pg") ? QuickStartDatabase.create() : null;
+        if (database != null) {
+            builder.environment().put("DATABASE_URL", database.vertxUri());
+        }
         Process process = builder.start();
         try {
             HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -112,10 +116,18 @@ class ReadmeQuickStartTest {
             assertThat(other.headers().firstValue("Idempotent-Replayed")).isEmpty();
             assertThat(other.body()).as(app + ": a new key runs the handler again (a new order)")
                     .isNotEqualTo(first.body());
+            if (database != null) {
+                assertThat(database.count("SELECT count(*) FROM orders")).as(app + ": orders written").isEqualTo(2);
+                assertThat(database.count("SELECT count(*) FROM idempotency_keys WHERE state = 'COMPLETED'"))
+                        .as(app + ": records stored").isEqualTo(2);
+            }
         } finally {
             process.destroy();
             if (!process.waitFor(15, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(15, TimeUnit.SECONDS);
+            }
+            if (database != null) {
+                database.close();
             }
         }
     }
