@@ -1,10 +1,7 @@
 package dev.idempotency.jdbc;
 
-import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.core.store.RecordState;
 import dev.idempotency.core.store.ReserveResult;
-import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -52,7 +49,7 @@ final class AtomicReservations {
     private static final Logger log = LoggerFactory.getLogger(AtomicReservations.class);
 
     /** Attempts per transaction (lost races the statement cannot describe) and transactions per call. */
-    private static final int MAX_ATTEMPTS = 8;
+    private static final int MAX_ATTEMPTS = AtomicWaits.MAX_ROUNDS;
 
     private final DataSource dataSource;
     private final Statements sql;
@@ -149,22 +146,18 @@ final class AtomicReservations {
                                     key.keyPreview(), unknown.toString());
                             holder = Optional.of(row.fingerprint());
                         }
-                        if (holder.isEmpty()) {
-                            if (!holderWentAway) {
+                        switch (AtomicWaits.afterLockTimeout(holder.isPresent(), holderWentAway)) {
+                            case ASK_AGAIN:
                                 return HOLDER_GONE;
-                            }
-                            // Twice nobody held the key after the wait ran out: what the statement
-                            // waited for is not the key's own row (a table lock of a migration or
-                            // VACUUM FULL, a lock queue). The key is not in flight; the storage is busy.
-                            throw new StorageUnavailableException(Reason.BUSY, "The atomic reservation of key_preview="
-                                    + key.keyPreview() + " waited for a lock other than its row's ("
-                                    + tableLabel + ")", e);
+                            case BUSY:
+                                throw AtomicWaits.busy(key, tableLabel, e);
+                            default:
+                                log.debug("Key_preview={} is held by an uncommitted transaction ({}); answering in "
+                                        + "flight", key.keyPreview(),
+                                        holder.get().equals(row.fingerprint()) ? "the same body" : "another body");
+                                return new Round.Answer(new ReserveResult.Existing(AtomicWaits.heldUncommitted(
+                                        key, holder.get(), row.expiresAt(), now, lease)));
                         }
-                        log.debug("Key_preview={} is held by an uncommitted transaction ({}); answering in flight",
-                                key.keyPreview(), holder.isEmpty() ? "whose body cannot be told"
-                                        : holder.get().equals(row.fingerprint()) ? "the same body" : "another body");
-                        return new Round.Answer(new ReserveResult.Existing(
-                                heldByAnotherTransaction(row, holder.orElse(row.fingerprint()), now, lease)));
                     }
                     if (session.mustStartOver(e)) {
                         return ROLLED_BACK;
@@ -193,17 +186,6 @@ final class AtomicReservations {
                 giveBack(c, session, key, ended);
             }
         }
-    }
-
-    /**
-     * The record as the engine should see a key whose row another transaction holds uncommitted:
-     * in flight, with the holder's fingerprint as far as the dialect could tell it (the caller's own
-     * for the same body, or when it could not; another for a different body).
-     */
-    private static IdempotencyRecord heldByAnotherTransaction(NewRow row, String fingerprint, Instant now,
-                                                              Duration lease) {
-        return new IdempotencyRecord(row.key(), fingerprint, RecordState.IN_FLIGHT, null, row.expiresAt(),
-                now.plus(lease));
     }
 
     private static Duration remaining(long deadline, Duration wait) {

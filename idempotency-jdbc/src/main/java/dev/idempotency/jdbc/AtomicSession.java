@@ -65,7 +65,7 @@ abstract class AtomicSession {
      * The fingerprint the in-flight record carries when PostgreSQL can tell that the holder's body
      * differs but not what it is: not a SHA-256 in hex, so it equals no request's fingerprint.
      */
-    static final String ANOTHER_BODY = "(another request body, not yet committed)";
+    static final String ANOTHER_BODY = AtomicWaits.ANOTHER_BODY;
 
     /**
      * From the newest version of the key's row, committed or not (a dirty read): whose body holds

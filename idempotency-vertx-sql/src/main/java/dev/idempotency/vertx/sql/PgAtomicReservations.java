@@ -1,11 +1,10 @@
 package dev.idempotency.vertx.sql;
 
 import dev.idempotency.core.store.AsyncReserveResult;
-import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.core.store.RecordState;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
+import dev.idempotency.jdbc.AtomicWaits;
 import dev.idempotency.jdbc.PostgresSql;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
@@ -46,8 +45,6 @@ final class PgAtomicReservations {
 
     private static final Logger log = LoggerFactory.getLogger(PgAtomicReservations.class);
 
-    /** The fingerprint of an uncommitted holder with another body: it matches no request's. */
-    static final String ANOTHER_BODY = "(another request body, not yet committed)";
     /** Serialization failure, deadlock: the database rolled the transaction back; start over. */
     private static final Set<String> START_OVER = Set.of("40001", "40P01");
     /** "No wait" still waits this long: {@code 0} would mean forever (as idempotency-jdbc). */
@@ -111,25 +108,17 @@ final class PgAtomicReservations {
                             return Future.succeededFuture(Holder.SAME_BODY);
                         })
                         .andThen(h -> c.close())
-                        .compose(holder -> {
-                            if (holder == Holder.NONE && !holderWentAway) {
+                        .compose(holder -> switch (AtomicWaits.afterLockTimeout(holder != Holder.NONE, holderWentAway)) {
+                            case ASK_AGAIN -> {
                                 log.debug("The uncommitted holder of key_preview={} ended while this request stopped "
                                         + "waiting; asking once more", r.key().keyPreview());
-                                return round(r, round + 1, true);
+                                yield round(r, round + 1, true);
                             }
-                            if (holder == Holder.NONE) {
-                                // Twice nobody held the key after the wait ran out: what the statement
-                                // waited for is not the key's own row (a table lock of a migration or
-                                // VACUUM FULL, a lock queue). The key is not in flight; the storage is busy.
-                                return Future.failedFuture(new StorageUnavailableException(Reason.BUSY,
-                                        "The atomic reservation of key_preview=" + r.key().keyPreview()
-                                                + " waited for a lock other than its row's (" + store.tableLabel + ")",
-                                        failure));
-                            }
-                            String held = holder == Holder.OTHER_BODY ? ANOTHER_BODY : r.fingerprint();
-                            return Future.succeededFuture(new AsyncReserveResult.Existing(new IdempotencyRecord(
-                                    r.key(), held, RecordState.IN_FLIGHT, null, (Instant) row.get("expires_at"),
-                                    r.now().plus(r.lease()))));
+                            case BUSY -> Future.failedFuture(AtomicWaits.busy(r.key(), store.tableLabel, failure));
+                            case IN_FLIGHT -> Future.succeededFuture(new AsyncReserveResult.Existing(
+                                    AtomicWaits.heldUncommitted(r.key(),
+                                            holder == Holder.OTHER_BODY ? AtomicWaits.ANOTHER_BODY : r.fingerprint(),
+                                            (Instant) row.get("expires_at"), r.now(), r.lease())));
                         });
             }
             Future<Void> ended = rollbackAndClose(c);

@@ -151,7 +151,7 @@ class PgAtomicModeTest {
         assertThat(same.state()).isEqualTo(RecordState.IN_FLIGHT);
         assertThat(same.fingerprint()).isEqualTo(FP);
         assertThat(different.state()).isEqualTo(RecordState.IN_FLIGHT);
-        assertThat(different.fingerprint()).isEqualTo(PgAtomicReservations.ANOTHER_BODY);
+        assertThat(different.fingerprint()).isEqualTo(dev.idempotency.jdbc.AtomicWaits.ANOTHER_BODY);
         await(reservation.abort());
     }
 
