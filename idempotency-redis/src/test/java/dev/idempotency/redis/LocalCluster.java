@@ -104,6 +104,8 @@ final class LocalCluster {
             Process process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
                     "--cluster-enabled", "yes", "--cluster-config-file", dir.resolve("nodes-" + port + ".conf").toString(),
                     "--cluster-node-timeout", Long.toString(nodeTimeout.toMillis()), "--dir", dir.toString(), "--save", "", "--appendonly", "no",
+                    // a replica's first sync starts at once, not after the default 5 s of waiting for others
+                    "--repl-diskless-sync-delay", "0",
                     "--daemonize", "no")
                     .redirectErrorStream(true)
                     .redirectOutput(dir.resolve("redis-" + port + ".log").toFile())
@@ -134,6 +136,13 @@ final class LocalCluster {
             await("cluster_state:ok on " + port).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
                     .until(() -> onNode(port, node -> node.sync().clusterInfo()).contains("cluster_state:ok"));
         }
+        // every replica attached and through its first sync: until then it cannot take over a master
+        await("three replicas in sync").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .ignoreExceptions().until(() -> ports.stream().filter(port -> {
+                    String replication = onNode(port, node -> node.sync().info("replication"));
+                    return replication.contains("role:slave") && replication.contains("master_link_status:up")
+                            && replication.contains("master_sync_in_progress:0");
+                }).count() == NODES / 2);
     }
 
     /** Seed URIs of every node. */
@@ -205,6 +214,28 @@ final class LocalCluster {
      * serving none: the replica has taken over.
      */
     void awaitFailover(int failed, int promoted, Duration atMost) {
+        try {
+            awaitFailoverOnce(failed, promoted, atMost);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            String nodes;
+            try {
+                nodes = onNode(livePorts().get(0), node -> node.sync().clusterNodes());
+            } catch (RuntimeException unknown) {
+                nodes = unknown.toString();
+            }
+            String log;
+            try {
+                List<String> lines = Files.readAllLines(dir.resolve("redis-" + promoted + ".log"));
+                log = String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+            } catch (IOException unreadable) {
+                log = unreadable.toString();
+            }
+            throw new IllegalStateException("No failover of " + failed + " to " + promoted + " within " + atMost
+                    + "; cluster nodes:\n" + nodes + "\nlog of " + promoted + ":\n" + log, e);
+        }
+    }
+
+    private void awaitFailoverOnce(int failed, int promoted, Duration atMost) {
         await("failover of " + failed + " to " + promoted).atMost(atMost).pollInterval(Duration.ofMillis(100))
                 .ignoreExceptions().until(() -> livePorts().stream().allMatch(port -> {
                     if (!onNode(port, node -> node.sync().clusterInfo()).contains("cluster_state:ok")) {

@@ -209,7 +209,7 @@ class RedisFailoverTest {
                     unavailable.stream().mapToLong(Attempt::millis).max().orElse(0));
 
             assertThat(others).as("failures other than StorageUnavailableException: %s", others.stream()
-                    .limit(5).map(a -> a.step() + ": " + a.failure()).toList()).isEmpty();
+                    .limit(5).map(a -> a.step() + ": " + chain(a.failure())).toList()).isEmpty();
             assertThat(unavailable).as("StorageUnavailableException within the command timeout")
                     .allSatisfy(a -> assertThat(Duration.ofMillis(a.millis()))
                             .isLessThanOrEqualTo(COMMAND_TIMEOUT.plus(SCHEDULING_SLACK)));
@@ -229,6 +229,14 @@ class RedisFailoverTest {
             stop.set(true);
             store.close();
         }
+    }
+
+    private static String chain(Throwable failure) {
+        StringBuilder chain = new StringBuilder();
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            chain.append(chain.length() == 0 ? "" : " <- ").append(t);
+        }
+        return chain.toString();
     }
 
     private static Attempt write(RedisStore store, RecordKey key) {
