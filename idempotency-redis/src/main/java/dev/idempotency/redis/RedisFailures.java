@@ -7,6 +7,7 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.PartitionSelectorException;
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
@@ -28,7 +29,8 @@ import java.util.concurrent.TimeoutException;
  *   <caption>What counts as which</caption>
  *   <tr><th>reason</th><th>recognised by</th></tr>
  *   <tr><td>UNREACHABLE</td><td>{@link RedisConnectionException}, {@link ConnectException},
- *       {@link NoRouteToHostException}, {@link UnknownHostException}, {@link ClosedChannelException},
+ *       {@link NoRouteToHostException}, {@link UnknownHostException}, {@link ClosedChannelException}, any
+ *       other {@link IOException} of the transport (a connection reset by a server that died mid-command),
  *       {@link PartitionSelectorException} (no cluster node for the slot), a closed or disconnected
  *       connection, and the error replies {@code CLUSTERDOWN}, {@code LOADING}, {@code READONLY},
  *       {@code MASTERDOWN}</td></tr>
@@ -88,8 +90,10 @@ final class RedisFailures {
     }
 
     private static boolean isConnectionFailure(Throwable t) {
+        // IOException: the transport's own failures, e.g. a connection reset by a server that died
+        // mid-command (SocketException, Netty's native IOException), besides the ones named.
         if (t instanceof RedisConnectionException || t instanceof ConnectException || t instanceof NoRouteToHostException
-                || t instanceof UnknownHostException || t instanceof ClosedChannelException
+                || t instanceof UnknownHostException || t instanceof ClosedChannelException || t instanceof IOException
                 || t instanceof PartitionSelectorException) {
             return true;
         }

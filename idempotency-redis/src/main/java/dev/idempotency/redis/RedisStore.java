@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  *       the braces make it one cluster slot. The hash also holds the four parts, checked on every
  *       read, and a format version.</li>
  *   <li>Each primitive — reserve, find, insertCompleted, complete, release, renew — is one Lua
- *       script run by {@code EVALSHA} (loaded and retried once on {@code NOSCRIPT}), so it is
+ *       script run by {@code EVALSHA} (run once more as {@code EVAL} with its source on {@code NOSCRIPT}), so it is
  *       atomic on the record's key. Complete, release and renew act only while the reservation's
  *       random owner token is in the record and it is still in flight.</li>
  *   <li>Time is the {@code now} the engine passes; Redis's clock plays no part in any decision.
@@ -331,7 +331,7 @@ public final class RedisStore implements Store, AutoCloseable {
         }
 
         /**
-         * The longest a call may take — connecting, the script, a NOSCRIPT reload — before it fails
+         * The longest a call may take — connecting, the script, a NOSCRIPT retry — before it fails
          * with {@link StorageUnavailableException}. Also the Lettuce timeout of a connection the
          * store opens.
          */

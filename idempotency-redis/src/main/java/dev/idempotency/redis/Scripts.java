@@ -14,7 +14,7 @@ import java.util.concurrent.CompletionStage;
 /**
  * The store's primitives, each one Lua script on the record's key, run by {@code EVALSHA}; a
  * server that answers {@code NOSCRIPT} (restarted, failed over, {@code SCRIPT FLUSH}ed) gets the
- * script loaded ({@code SCRIPT LOAD}, on every master of a cluster) and the call retried once.
+ * call once more as {@code EVAL} with the script's source, on the key's node, which caches it there.
  *
  * <p>A record is a hash: {@code v} format version, {@code t m p k} the key's parts, {@code fp}
  * fingerprint, {@code st} {@code I} (in flight) or {@code C} (completed), {@code own} owner token,
@@ -99,7 +99,7 @@ enum Scripts {
         this.sha1 = sha1(this.source);
     }
 
-    /** Runs this script on {@code key}: EVALSHA, and on NOSCRIPT a load and one more EVALSHA. */
+    /** Runs this script on {@code key}: EVALSHA, and on NOSCRIPT once more as EVAL with its source. */
     <T> CompletionStage<T> run(RedisScriptingAsyncCommands<String, byte[]> redis, String key, byte[]... args) {
         String[] keys = {key};
         CompletionStage<T> first = redis.evalsha(sha1, output, keys, args);
@@ -107,7 +107,10 @@ enum Scripts {
             if (!(unwrap(failure) instanceof RedisNoScriptException)) {
                 return CompletableFuture.failedFuture(failure);
             }
-            return redis.scriptLoad(source).thenCompose(loaded -> redis.<T>evalsha(sha1, output, keys, args));
+            // EVAL with the source, on the key's node only, which also caches it there for the next
+            // EVALSHA. (A SCRIPT LOAD goes to every master a cluster client knows, and fails while a
+            // failed-over master is still in the topology.)
+            return redis.<T>eval(source, output, keys, args);
         });
     }
 

@@ -8,7 +8,9 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
+import java.io.IOException;
 import java.net.ConnectException;
+import java.net.SocketException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,6 +40,9 @@ class RedisFailuresTest {
         assertThat(reason(new RedisConnectionException("Unable to connect to " + SECRET))).isEqualTo(Reason.UNREACHABLE);
         assertThat(reason(new RedisException("wrapped", new ConnectException("refused")))).isEqualTo(Reason.UNREACHABLE);
         assertThat(reason(new RedisException("Connection closed"))).isEqualTo(Reason.UNREACHABLE);
+        // what a pending command gets when its server is killed (RedisFailoverTest)
+        assertThat(reason(new CompletionException(new SocketException("Connection reset")))).isEqualTo(Reason.UNREACHABLE);
+        assertThat(reason(new IOException("Connection reset by peer"))).isEqualTo(Reason.UNREACHABLE);
         assertThat(RedisFailures.translate(new RedisConnectionException("Unable to connect to " + SECRET)).getMessage())
                 .doesNotContain("s3cret");
     }
