@@ -42,7 +42,7 @@ final class ExampleDatabase implements AutoCloseable {
     static ExampleDatabase open(ExampleSettings settings) {
         boolean embedded = settings.databaseUrl().isEmpty();
         // A name of its own, so two services in one JVM (tests) never share rows.
-        String url = settings.databaseUrl().orElse("jdbc:h2:mem:example-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        String url = settings.jdbcUrl().orElse("jdbc:h2:mem:example-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setPoolName("example");
