@@ -48,6 +48,8 @@ final class VertxPgStore {
             options.addProperty("search_path", schema);
         }
         url.applicationName().ifPresent(name -> options.addProperty("application_name", name));
+        // CREATE TABLE IF NOT EXISTS on every start would otherwise log its NOTICE as a warning
+        options.addProperty("client_min_messages", "warning");
         boolean atomic = settings.mode() == Mode.ATOMIC;
         Pool pool = PgBuilder.pool()
                 .with(new PoolOptions().setName("example-pg").setMaxSize(atomic ? ATOMIC_POOL_SIZE : POOL_SIZE)
