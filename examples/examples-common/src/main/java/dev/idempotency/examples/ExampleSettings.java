@@ -171,6 +171,21 @@ public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode,
     }
 
     /**
+     * {@link #fromEnvironment()} for a {@code main}: a variable that makes no sense (or a
+     * combination, such as {@code REDIS_URL} with {@code IDEMPOTENCY_MODE=atomic}) prints
+     * {@code Cannot start the example: <why>} to standard error and exits with status 2.
+     */
+    public static ExampleSettings fromEnvironmentOrExit() {
+        try {
+            return fromEnvironment();
+        } catch (IllegalArgumentException e) {
+            System.err.println("Cannot start the example: " + e.getMessage());
+            System.exit(2);
+            throw e; // not reached
+        }
+    }
+
+    /**
      * Reads the variables from {@code env}; blank values count as unset.
      *
      * @throws IllegalArgumentException naming the variable whose value makes no sense

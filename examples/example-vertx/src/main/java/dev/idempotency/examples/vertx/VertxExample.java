@@ -46,7 +46,7 @@ public final class VertxExample {
     }
 
     public static void main(String[] args) throws Exception {
-        ExampleSettings settings = ExampleSettings.fromEnvironment();
+        ExampleSettings settings = ExampleSettings.fromEnvironmentOrExit();
         Vertx vertx = Vertx.vertx();
         ExampleApp app;
         try {
