@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * A throwaway key prefix on the local Redis (127.0.0.1:6379, or {@code IDEMPOTENCY_TEST_REDIS_URL}) for
+ * A throwaway key prefix on the local Redis (127.0.0.1:6379, or {@code REDIS_URL} as in idempotency-redis's tests) for
  * one test class: {@link #count()} counts its keys, {@link #close()} deletes them.
  */
 public final class RedisTestPrefix implements AutoCloseable {
@@ -22,7 +22,7 @@ public final class RedisTestPrefix implements AutoCloseable {
     private final StatefulRedisConnection<String, String> connection;
 
     public RedisTestPrefix() {
-        String fromEnv = System.getenv("IDEMPOTENCY_TEST_REDIS_URL");
+        String fromEnv = System.getenv("REDIS_URL");
         url = fromEnv == null || fromEnv.isBlank() ? "redis://127.0.0.1:6379" : fromEnv;
         client = RedisClient.create(url);
         connection = client.connect();
