@@ -70,7 +70,7 @@ public final class ExampleApp implements AutoCloseable {
     public static ExampleApp create(ExampleSettings settings, StoreSupport support) {
         // Before the database opens: IDEMPOTENCY_STORE=pg where there is no PgStore fails at once.
         ExampleSettings.StoreKind kind = settings.store(support.pgStore() != null);
-        ExampleDatabase database = ExampleDatabase.open(settings);
+        ExampleDatabase database = ExampleDatabase.open(settings, kind == ExampleSettings.StoreKind.JDBC);
         try {
             if (!settings.idempotencyEnabled()) {
                 return new ExampleApp(settings, database, null, null, null);
