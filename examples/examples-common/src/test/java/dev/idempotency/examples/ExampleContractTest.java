@@ -31,9 +31,8 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * The examples' HTTP contract (see examples/README.md), run against each framework's real service
  * on embedded H2. A service's test implements {@link #start} in a few lines; a subclass of that
- * test runs the same contract on another store by overriding {@link #environment()} (e.g.
- * {@code REDIS_URL}, or a PostgreSQL {@code DATABASE_URL}), {@link #expectedStore()} and
- * {@link #storedRecords()}.
+ * test runs the same contract on another store by overriding {@link #storage()} with an
+ * {@link ExampleStorage} (Redis, a Redis Cluster, PostgreSQL in either URL form).
  */
 public abstract class ExampleContractTest {
 
@@ -49,30 +48,13 @@ public abstract class ExampleContractTest {
         String startupLine();
     }
 
-    /**
-     * The environment every start of this class adds to its test's own variables (which win), read
-     * before each start, so an implementation may reset its storage there. Empty: embedded H2 and
-     * the JDBC store.
-     */
-    protected Map<String, String> environment() {
-        return Map.of();
-    }
-
-    /** The store's class name the start-up line must show with {@link #environment()}. */
-    protected String expectedStore() {
-        return "JdbcStore";
-    }
-
-    /**
-     * How many idempotency records this class's store holds now (Redis keys under the class's
-     * prefix, rows of the class's schema); empty when the test cannot count them.
-     */
-    protected OptionalLong storedRecords() throws Exception {
-        return OptionalLong.empty();
+    /** Where this class's service keeps its records; embedded H2 and the JDBC store unless overridden. */
+    protected ExampleStorage storage() {
+        return ExampleStorage.EMBEDDED_H2;
     }
 
     private boolean redis() {
-        return environment().containsKey("REDIS_URL");
+        return storage().environment().containsKey("REDIS_URL");
     }
 
     /** Starts the service with {@code settings} (port 0: any free port). */
@@ -102,7 +84,7 @@ public abstract class ExampleContractTest {
     }
 
     private ExampleSettings settings(Map<String, String> env) {
-        Map<String, String> all = new HashMap<>(environment());
+        Map<String, String> all = new HashMap<>(storage().environment());
         all.putAll(env);
         return ExampleSettings.from(all).withPort(0);
     }
@@ -158,18 +140,18 @@ public abstract class ExampleContractTest {
         start(Map.of());
 
         assertThat(server.startupLine()).contains("listening on http://")
-                .contains("idempotency store: " + expectedStore() + " ");
+                .contains("idempotency store: " + storage().expectedStore() + " ");
     }
 
     @Test
     void aRetryIsReplayedAndCreatesNothing() throws Exception {
         start(Map.of());
         String key = key();
-        OptionalLong recordsBefore = storedRecords();
+        OptionalLong recordsBefore = storage().storedRecords();
 
         HttpResponse<String> first = post("/orders", ORDER, "Idempotency-Key", key);
         if (recordsBefore.isPresent()) {
-            assertThat(storedRecords().getAsLong()).as("the record is in " + expectedStore())
+            assertThat(storage().storedRecords().getAsLong()).as("the record is in " + storage().expectedStore())
                     .isEqualTo(recordsBefore.getAsLong() + 1);
         }
         HttpResponse<String> retry = post("/orders", ORDER, "Idempotency-Key", key);

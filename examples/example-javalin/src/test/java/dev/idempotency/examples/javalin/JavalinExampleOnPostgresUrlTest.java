@@ -1,9 +1,8 @@
 package dev.idempotency.examples.javalin;
 
-import dev.idempotency.examples.PostgresTestSchema;
+import dev.idempotency.examples.ExampleStorage;
 import java.util.Map;
-import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The examples' contract against the Javalin service on the local PostgreSQL, in a throwaway
@@ -12,21 +11,11 @@ import org.junit.jupiter.api.AfterAll;
  */
 class JavalinExampleOnPostgresUrlTest extends JavalinExampleTest {
 
-    private static final PostgresTestSchema SCHEMA = new PostgresTestSchema();
-
-    @AfterAll
-    static void dropSchema() {
-        SCHEMA.close();
-    }
+    @RegisterExtension
+    static final ExampleStorage STORAGE = ExampleStorage.postgres(ExampleStorage.UrlForm.POSTGRESQL, "JdbcStore", Map.of());
 
     @Override
-    protected Map<String, String> environment() {
-        SCHEMA.reset();
-        return Map.of("DATABASE_URL", SCHEMA.postgresqlUrl());
-    }
-
-    @Override
-    protected OptionalLong storedRecords() throws Exception {
-        return OptionalLong.of(SCHEMA.queryLong("SELECT count(*) FROM idempotency_keys"));
+    protected ExampleStorage storage() {
+        return STORAGE;
     }
 }

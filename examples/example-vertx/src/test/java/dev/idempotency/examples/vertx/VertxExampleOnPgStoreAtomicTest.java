@@ -1,9 +1,8 @@
 package dev.idempotency.examples.vertx;
 
-import dev.idempotency.examples.PostgresTestSchema;
+import dev.idempotency.examples.ExampleStorage;
 import java.util.Map;
-import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The examples' contract against the Vert.x service on the local PostgreSQL with PgStore in the
@@ -13,26 +12,12 @@ import org.junit.jupiter.api.AfterAll;
  */
 class VertxExampleOnPgStoreAtomicTest extends VertxExampleTest {
 
-    private static final PostgresTestSchema SCHEMA = new PostgresTestSchema();
-
-    @AfterAll
-    static void dropSchema() {
-        SCHEMA.close();
-    }
+    @RegisterExtension
+    static final ExampleStorage STORAGE = ExampleStorage.postgres(ExampleStorage.UrlForm.POSTGRESQL, "PgStore",
+            Map.of("IDEMPOTENCY_MODE", "atomic"));
 
     @Override
-    protected Map<String, String> environment() {
-        SCHEMA.reset();
-        return Map.of("DATABASE_URL", SCHEMA.postgresqlUrl(), "IDEMPOTENCY_MODE", "atomic");
-    }
-
-    @Override
-    protected String expectedStore() {
-        return "PgStore";
-    }
-
-    @Override
-    protected OptionalLong storedRecords() throws Exception {
-        return OptionalLong.of(SCHEMA.queryLong("SELECT count(*) FROM idempotency_keys"));
+    protected ExampleStorage storage() {
+        return STORAGE;
     }
 }

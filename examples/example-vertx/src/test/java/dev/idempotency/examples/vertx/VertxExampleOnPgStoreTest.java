@@ -1,9 +1,8 @@
 package dev.idempotency.examples.vertx;
 
-import dev.idempotency.examples.PostgresTestSchema;
+import dev.idempotency.examples.ExampleStorage;
 import java.util.Map;
-import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The examples' contract against the Vert.x service on the local PostgreSQL, in a throwaway
@@ -13,27 +12,11 @@ import org.junit.jupiter.api.AfterAll;
  */
 class VertxExampleOnPgStoreTest extends VertxExampleTest {
 
-    static final PostgresTestSchema SCHEMA = new PostgresTestSchema();
-
-    @AfterAll
-    static void dropSchema() {
-        SCHEMA.close();
-    }
-
-    /** Each start begins with empty tables: the contract counts orders from zero. */
-    @Override
-    protected Map<String, String> environment() {
-        SCHEMA.reset();
-        return Map.of("DATABASE_URL", SCHEMA.jdbcUrl());
-    }
+    @RegisterExtension
+    static final ExampleStorage STORAGE = ExampleStorage.postgres(ExampleStorage.UrlForm.JDBC, "PgStore", Map.of());
 
     @Override
-    protected String expectedStore() {
-        return "PgStore";
-    }
-
-    @Override
-    protected OptionalLong storedRecords() throws Exception {
-        return OptionalLong.of(SCHEMA.queryLong("SELECT count(*) FROM idempotency_keys"));
+    protected ExampleStorage storage() {
+        return STORAGE;
     }
 }
