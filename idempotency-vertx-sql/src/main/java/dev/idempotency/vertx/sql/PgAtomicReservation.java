@@ -1,6 +1,6 @@
 package dev.idempotency.vertx.sql;
 
-import dev.idempotency.core.store.AsyncReservation;
+import dev.idempotency.core.store.AbstractAsyncReservation;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
 import io.vertx.core.Future;
@@ -8,10 +8,8 @@ import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlConnection;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,21 +25,17 @@ import org.slf4j.LoggerFactory;
  * <p>The handler must not commit, roll back or close the connection itself, nor call
  * {@code begin()} on it: the transaction is this reservation's.
  */
-public final class PgAtomicReservation implements AsyncReservation {
+public final class PgAtomicReservation extends AbstractAsyncReservation {
 
     private static final Logger log = LoggerFactory.getLogger(PgAtomicReservation.class);
 
     private final PgStore store;
     private final SqlConnection connection;
-    private final RecordKey key;
-    private final String ownerToken;
-    private final AtomicBoolean finished = new AtomicBoolean();
 
     PgAtomicReservation(PgStore store, SqlConnection connection, RecordKey key, String ownerToken) {
+        super(key, ownerToken);
         this.store = store;
         this.connection = connection;
-        this.key = key;
-        this.ownerToken = ownerToken;
     }
 
     /** The connection whose transaction holds the reservation: the handler's writes go here. */
@@ -49,25 +43,13 @@ public final class PgAtomicReservation implements AsyncReservation {
         return connection;
     }
 
-    @Override
-    public RecordKey key() {
-        return key;
-    }
-
-    @Override
-    public String ownerToken() {
-        return ownerToken;
-    }
-
     /**
      * The completion's UPDATE, then COMMIT when it found the row; when it did not (only this
      * transaction can see the row, so the handler removed or changed it) ROLLBACK and {@code false}.
      */
     @Override
-    public CompletionStage<Boolean> complete(StoredResponse response) {
-        Objects.requireNonNull(response, "response");
-        return finish("complete", c -> PgStore.query(c, store.sql.complete(),
-                        Rows.completion(key, ownerToken, response))
+    protected CompletionStage<Boolean> doComplete(StoredResponse response) {
+        return finish(c -> PgStore.query(c, store.sql.complete(), Rows.completion(key(), ownerToken(), response))
                 .compose(rows -> rows.rowCount() == 1
                         ? c.query("COMMIT").execute().map(true)
                         : c.query("ROLLBACK").execute().map(false)));
@@ -75,24 +57,21 @@ public final class PgAtomicReservation implements AsyncReservation {
 
     /** The release's DELETE, then COMMIT whatever it found: the handler's writes stay. */
     @Override
-    public CompletionStage<Boolean> release() {
-        return finish("release", c -> PgStore.query(c, store.sql.release(), releaseValues())
+    protected CompletionStage<Boolean> doRelease() {
+        return finish(c -> PgStore.query(c, store.sql.release(), releaseValues())
                 .compose(rows -> c.query("COMMIT").execute().map(rows.rowCount() == 1)));
     }
 
     /** ROLLBACK: neither the handler's writes nor the reservation remain. */
     @Override
-    public CompletionStage<Void> abort() {
-        return finish("abort", c -> c.query("ROLLBACK").execute().<Void>mapEmpty());
+    protected CompletionStage<Void> doAbort() {
+        return finish(c -> c.query("ROLLBACK").execute().<Void>mapEmpty());
     }
 
     /** The lease's UPDATE inside the transaction (nobody else can see the row). */
     @Override
-    public CompletionStage<Boolean> renew(Instant now, Duration lease) {
-        if (finished.get()) {
-            return Future.succeededFuture(false).toCompletionStage();
-        }
-        return store.stage(store.renew(connection, key, ownerToken, now, lease));
+    protected CompletionStage<Boolean> doRenew(Instant now, Duration lease) {
+        return store.stage(store.renew(connection, key(), ownerToken(), now, lease));
     }
 
     /** {@link SqlConnection} (or {@link SqlClient}) gives {@link #connection()}; this class gives itself. */
@@ -108,25 +87,19 @@ public final class PgAtomicReservation implements AsyncReservation {
     }
 
     private java.util.Map<String, Object> releaseValues() {
-        java.util.Map<String, Object> values = Rows.keyValues(key);
-        values.put("owner_token", ownerToken);
+        java.util.Map<String, Object> values = Rows.keyValues(key());
+        values.put("owner_token", ownerToken());
         return values;
     }
 
-    /**
-     * Runs the finish once; on failure rolls back what is left; always gives the connection back.
-     */
-    private <T> CompletionStage<T> finish(String operation, Function<SqlConnection, Future<T>> work) {
-        if (!finished.compareAndSet(false, true)) {
-            return Future.<T>failedFuture(new IllegalStateException("Reservation for " + key
-                    + " already finished; cannot " + operation)).toCompletionStage();
-        }
+    /** Runs the finish (the base class lets it run once); on failure rolls back what is left; always gives the connection back. */
+    private <T> CompletionStage<T> finish(Function<SqlConnection, Future<T>> work) {
         Future<T> done = work.apply(connection)
                 .recover(failure -> connection.query("ROLLBACK").execute()
                         .transform(rolledBack -> Future.<T>failedFuture(failure)))
                 .andThen(result -> connection.close().onFailure(e -> log.debug(
                         "Could not return the connection of the atomic reservation of key_preview={}: {}",
-                        key.keyPreview(), e.toString())));
+                        key().keyPreview(), e.toString())));
         return store.stage(done);
     }
 }
