@@ -9,12 +9,15 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import javax.sql.DataSource;
 
 /**
  * Everything an example service needs besides its framework: the database with the example's
- * tables, the {@link ShopRepository}, and the {@link IdempotencyEngine} over a {@link JdbcStore} in
- * the same database (absent with {@code IDEMPOTENCY=off}). A service creates one on start,
+ * tables, the {@link ShopRepository}, and the {@link IdempotencyEngine} (absent with
+ * {@code IDEMPOTENCY=off}) over the store {@link ExampleSettings#store(boolean)} selects: a
+ * {@link JdbcStore} in the same database, a {@code RedisStore} at {@code REDIS_URL}, or the
+ * framework's own (Vert.x: {@code PgStore}, through {@link StoreSupport}). A service creates one on start,
  * registers its framework's adapter with {@link #engine()} on {@link #IDEMPOTENT_PATHS}, serves the
  * routes, prints {@link #startupLine(String, int)}, and closes it on shutdown.
  *
@@ -33,35 +36,73 @@ public final class ExampleApp implements AutoCloseable {
     private final ExampleDatabase database;
     private final ShopRepository repository;
     private final IdempotencyEngine engine;
-    private final String storeDescription;
+    private final ExampleStore store;
+    private final ExampleSettings.StoreKind storeKind;
 
     private ExampleApp(ExampleSettings settings, ExampleDatabase database, IdempotencyEngine engine,
-                       String storeDescription) {
+                       ExampleStore store, ExampleSettings.StoreKind storeKind) {
         this.settings = settings;
         this.database = database;
         this.repository = new ShopRepository(database.dataSource());
         this.engine = engine;
-        this.storeDescription = storeDescription;
+        this.store = store;
+        this.storeKind = storeKind;
     }
 
-    /** Opens the database, creates the tables, builds the engine. */
+    /**
+     * What a framework adds to the store selection.
+     *
+     * @param nonBlocking whether the engine should get a store's non-blocking face ({@code RedisStore.async()})
+     * @param pgStore     opens {@code PgStore} for {@code DATABASE_URL} (given the settings and where the orders are);
+     *                    null when the framework has none
+     */
+    public record StoreSupport(boolean nonBlocking, BiFunction<ExampleSettings, PostgresUrl, ExampleStore> pgStore) {
+        /** Blocking stores only, no PgStore: the Javalin and Micronaut examples. */
+        public static final StoreSupport BLOCKING = new StoreSupport(false, null);
+    }
+
+    /** Opens the database, creates the tables, builds the engine (blocking stores: JDBC or Redis). */
     public static ExampleApp create(ExampleSettings settings) {
-        ExampleDatabase database = ExampleDatabase.open(settings);
+        return create(settings, StoreSupport.BLOCKING);
+    }
+
+    /** {@link #create(ExampleSettings)} with what the framework adds ({@code PgStore}, non-blocking faces). */
+    public static ExampleApp create(ExampleSettings settings, StoreSupport support) {
+        // Before the database opens: IDEMPOTENCY_STORE=pg where there is no PgStore fails at once.
+        ExampleSettings.StoreKind kind = settings.store(support.pgStore() != null);
+        ExampleDatabase database = ExampleDatabase.open(settings, kind == ExampleSettings.StoreKind.JDBC);
         try {
             if (!settings.idempotencyEnabled()) {
-                return new ExampleApp(settings, database, null, "none");
+                return new ExampleApp(settings, database, null, null, null);
             }
-            // The records live next to the orders and payments, in the same database.
-            JdbcStore store = JdbcStore.create(database.dataSource());
-            store.createTableIfMissing();
-            String storeDescription = "JdbcStore (table " + JdbcStore.DEFAULT_TABLE + ") in "
-                    + database.description();
-            IdempotencyEngine engine = new IdempotencyEngine(store, engineConfig(settings.mode()));
-            return new ExampleApp(settings, database, engine, storeDescription);
+            ExampleStore store = switch (kind) {
+                case JDBC -> jdbcStore(database);
+                case REDIS -> RedisStores.open(settings, support.nonBlocking(), database.description());
+                case PG -> support.pgStore().apply(settings, settings.postgres().orElseThrow());
+            };
+            try {
+                return new ExampleApp(settings, database, store.engine(engineConfig(settings.mode())), store, kind);
+            } catch (RuntimeException e) {
+                store.close();
+                throw e;
+            }
         } catch (RuntimeException e) {
             database.close();
             throw e;
         }
+    }
+
+    /** The records next to the orders and payments, in the same database. */
+    private static ExampleStore jdbcStore(ExampleDatabase database) {
+        JdbcStore store = JdbcStore.create(database.dataSource());
+        store.createTableIfMissing();
+        return ExampleStore.blocking(store, "JdbcStore (table " + JdbcStore.DEFAULT_TABLE + ") in "
+                + database.description(), () -> { });
+    }
+
+    /** The store the engine runs on; empty with {@code IDEMPOTENCY=off}. */
+    public Optional<ExampleSettings.StoreKind> storeKind() {
+        return Optional.ofNullable(storeKind);
     }
 
     /** The engine settings every example uses: the given mode and the demo tenant header. */
@@ -138,7 +179,7 @@ public final class ExampleApp implements AutoCloseable {
     public String startupLine(String framework, int port) {
         String idempotency = engine == null
                 ? "idempotency OFF (same routes, no middleware)"
-                : "idempotency store: " + storeDescription + ", mode: "
+                : "idempotency store: " + store.description() + ", mode: "
                         + settings.mode().name().toLowerCase(Locale.ROOT);
         String address = "http://" + settings.displayHost() + ":" + port;
         return "Orders/payments example (" + framework + ") listening on " + address
@@ -147,11 +188,12 @@ public final class ExampleApp implements AutoCloseable {
                 + " -H 'Content-Type: application/json' -d '{\"item\":\"book\",\"quantity\":1}'";
     }
 
-    /** Closes the engine and the pool. */
+    /** Closes the engine, the store's connections and the pool. */
     @Override
     public void close() {
         if (engine != null) {
             engine.close();
+            store.close();
         }
         database.close();
     }

@@ -39,17 +39,22 @@ final class ExampleDatabase implements AutoCloseable {
         this.description = description;
     }
 
-    static ExampleDatabase open(ExampleSettings settings) {
+    /**
+     * @param transactionsHere whether the atomic mode's transactions are on this pool (the JDBC store); with
+     *                         another store (PgStore's own pool) this one serves single statements only
+     */
+    static ExampleDatabase open(ExampleSettings settings, boolean transactionsHere) {
         boolean embedded = settings.databaseUrl().isEmpty();
         // A name of its own, so two services in one JVM (tests) never share rows.
-        String url = settings.databaseUrl().orElse("jdbc:h2:mem:example-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        String url = settings.jdbcUrl().orElse("jdbc:h2:mem:example-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setPoolName("example");
         // In the atomic mode every request in flight holds a connection (its transaction) until it
         // is answered; the other modes borrow one per statement.
-        config.setMaximumPoolSize(settings.mode() == Mode.ATOMIC && settings.idempotencyEnabled()
-                ? ATOMIC_POOL_SIZE : POOL_SIZE);
+        boolean oneConnectionPerRequest = transactionsHere && settings.mode() == Mode.ATOMIC
+                && settings.idempotencyEnabled();
+        config.setMaximumPoolSize(oneConnectionPerRequest ? ATOMIC_POOL_SIZE : POOL_SIZE);
         // Opened on demand beyond the usual ten, so an idle service does not sit on 16 or 40 of
         // the server's connections.
         config.setMinimumIdle(MIN_IDLE);
@@ -58,7 +63,6 @@ final class ExampleDatabase implements AutoCloseable {
         // keeps it (its write and its rollback use the same one), so it waits at most once; in the
         // other modes it may wait up to three times (reservation, its own write, the release after
         // that write failed).
-        boolean oneConnectionPerRequest = settings.mode() == Mode.ATOMIC && settings.idempotencyEnabled();
         config.setConnectionTimeout(oneConnectionPerRequest ? 1_500 : 600);
         config.setValidationTimeout(250);
         HikariDataSource dataSource = new HikariDataSource(config);

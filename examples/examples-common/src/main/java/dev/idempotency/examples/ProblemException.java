@@ -2,7 +2,6 @@ package dev.idempotency.examples;
 
 import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.Problem;
-import java.sql.SQLException;
 import java.time.Duration;
 
 /**
@@ -38,7 +37,7 @@ public final class ProblemException extends RuntimeException {
      * 503 {@code database_unavailable}: the service's own database failed while handling the
      * request. Retryable: with the same key, the retry runs again (a failed request is not stored).
      */
-    public static ProblemException databaseUnavailable(SQLException cause) {
+    public static ProblemException databaseUnavailable(Throwable cause) {
         return new ProblemException(new Problem(TYPE_BASE + "database_unavailable", "Database unavailable", 503,
                 "The service's database is unavailable; retry later", "database_unavailable"), cause);
     }

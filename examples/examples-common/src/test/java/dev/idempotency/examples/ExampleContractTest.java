@@ -1,6 +1,9 @@
 package dev.idempotency.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,9 +16,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +32,10 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * The examples' HTTP contract (see examples/README.md), run against each framework's real service
- * on embedded H2. A service's test implements {@link #start} in a few lines.
+ * on embedded H2. A service's test implements {@link #start} in a few lines; a subclass of that
+ * test runs the same contract on another store by overriding {@link #environment()} (e.g.
+ * {@code REDIS_URL}, or a PostgreSQL {@code DATABASE_URL}), {@link #expectedStore()} and
+ * {@link #storedRecords()}.
  */
 public abstract class ExampleContractTest {
 
@@ -38,6 +46,35 @@ public abstract class ExampleContractTest {
     public interface RunningExample extends AutoCloseable {
         /** The port it listens on. */
         int port();
+
+        /** The line the service prints when it listens ({@link ExampleApp#startupLine}). */
+        String startupLine();
+    }
+
+    /**
+     * The environment every start of this class adds to its test's own variables (which win), read
+     * before each start, so an implementation may reset its storage there. Empty: embedded H2 and
+     * the JDBC store.
+     */
+    protected Map<String, String> environment() {
+        return Map.of();
+    }
+
+    /** The store's class name the start-up line must show with {@link #environment()}. */
+    protected String expectedStore() {
+        return "JdbcStore";
+    }
+
+    /**
+     * How many idempotency records this class's store holds now (Redis keys under the class's
+     * prefix, rows of the class's schema); empty when the test cannot count them.
+     */
+    protected OptionalLong storedRecords() throws Exception {
+        return OptionalLong.empty();
+    }
+
+    private boolean redis() {
+        return environment().containsKey("REDIS_URL");
     }
 
     /** Starts the service with {@code settings} (port 0: any free port). */
@@ -63,7 +100,13 @@ public abstract class ExampleContractTest {
     }
 
     private void start(Map<String, String> env) throws Exception {
-        server = start(ExampleSettings.from(env).withPort(0));
+        server = start(settings(env));
+    }
+
+    private ExampleSettings settings(Map<String, String> env) {
+        Map<String, String> all = new HashMap<>(environment());
+        all.putAll(env);
+        return ExampleSettings.from(all).withPort(0);
     }
 
     private HttpRequest.Builder request(String path, String... headers) {
@@ -113,11 +156,24 @@ public abstract class ExampleContractTest {
     }
 
     @Test
+    void theStartupLineNamesTheStore() throws Exception {
+        start(Map.of());
+
+        assertThat(server.startupLine()).contains("listening on http://")
+                .contains("idempotency store: " + expectedStore() + " ");
+    }
+
+    @Test
     void aRetryIsReplayedAndCreatesNothing() throws Exception {
         start(Map.of());
         String key = key();
+        OptionalLong recordsBefore = storedRecords();
 
         HttpResponse<String> first = post("/orders", ORDER, "Idempotency-Key", key);
+        if (recordsBefore.isPresent()) {
+            assertThat(storedRecords().getAsLong()).as("the record is in " + expectedStore())
+                    .isEqualTo(recordsBefore.getAsLong() + 1);
+        }
         HttpResponse<String> retry = post("/orders", ORDER, "Idempotency-Key", key);
 
         assertThat(replayed(retry)).isTrue();
@@ -199,6 +255,7 @@ public abstract class ExampleContractTest {
      */
     @Test
     void inTheAtomicModeTheWritesCommitWithTheRecord() throws Exception {
+        assumeFalse(redis(), "Redis has no atomic mode (see withRedisTheAtomicModeRefusesToStart)");
         start(Map.of("IDEMPOTENCY_MODE", "atomic"));
         get("/orders"); // warm up, so the slow request below takes its key well within the pause
         String key = key();
@@ -235,6 +292,21 @@ public abstract class ExampleContractTest {
         assertThat(replayed(again)).isFalse();
         assertThat(json(again).path("id").asLong()).isNotEqualTo(json(attempt).path("id").asLong());
         assertThat(json(get("/payments"))).hasSize(2);
+    }
+
+    /**
+     * Redis has no atomic mode: the orders are in the SQL database and the records in Redis, with no
+     * transaction spanning both, so the service refuses to start and says why.
+     */
+    @Test
+    void withRedisTheAtomicModeRefusesToStart() {
+        assumeTrue(redis(), "only with REDIS_URL");
+
+        assertThatThrownBy(() -> start(Map.of("IDEMPOTENCY_MODE", "atomic")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("IDEMPOTENCY_MODE=atomic cannot be used with REDIS_URL")
+                .hasMessageContaining("no transaction");
+        assertThat(server).isNull();
     }
 
     /**

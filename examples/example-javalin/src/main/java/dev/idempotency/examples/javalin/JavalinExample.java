@@ -25,7 +25,7 @@ public final class JavalinExample {
     }
 
     public static void main(String[] args) {
-        ExampleApp app = ExampleApp.create(ExampleSettings.fromEnvironment());
+        ExampleApp app = ExampleApp.create(ExampleSettings.fromEnvironmentOrExit());
         Javalin server;
         try {
             server = start(app);

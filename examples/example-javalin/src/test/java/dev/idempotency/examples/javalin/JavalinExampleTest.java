@@ -10,11 +10,17 @@ class JavalinExampleTest extends ExampleContractTest {
 
     @Override
     protected RunningExample start(ExampleSettings settings) {
-        Javalin server = JavalinExample.start(ExampleApp.create(settings));
+        ExampleApp app = ExampleApp.create(settings);
+        Javalin server = JavalinExample.start(app);
         return new RunningExample() {
             @Override
             public int port() {
                 return server.port();
+            }
+
+            @Override
+            public String startupLine() {
+                return app.startupLine("javalin", server.port());
             }
 
             @Override

@@ -18,7 +18,7 @@ public final class MicronautExample {
     }
 
     public static void main(String[] args) {
-        ApplicationContext context = start(ExampleSettings.fromEnvironment(), args);
+        ApplicationContext context = start(ExampleSettings.fromEnvironmentOrExit(), args);
         int port = context.getBean(EmbeddedServer.class).getPort();
         System.out.println(context.getBean(ExampleApp.class).startupLine("micronaut", port));
     }

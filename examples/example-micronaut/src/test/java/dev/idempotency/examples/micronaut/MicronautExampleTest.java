@@ -1,5 +1,6 @@
 package dev.idempotency.examples.micronaut;
 
+import dev.idempotency.examples.ExampleApp;
 import dev.idempotency.examples.ExampleContractTest;
 import dev.idempotency.examples.ExampleSettings;
 import io.micronaut.context.ApplicationContext;
@@ -16,6 +17,11 @@ class MicronautExampleTest extends ExampleContractTest {
             @Override
             public int port() {
                 return port;
+            }
+
+            @Override
+            public String startupLine() {
+                return context.getBean(ExampleApp.class).startupLine("micronaut", port);
             }
 
             @Override

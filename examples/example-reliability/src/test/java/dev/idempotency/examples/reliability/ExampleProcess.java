@@ -68,7 +68,8 @@ final class ExampleProcess implements AutoCloseable {
         command.addAll(List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
         command.addAll(List.of("-cp", classPath(), MAIN_CLASS));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().keySet().removeIf(k -> k.equals("DATABASE_URL") || k.startsWith("IDEMPOTENCY"));
+        builder.environment().keySet().removeIf(k -> k.equals("DATABASE_URL") || k.startsWith("IDEMPOTENCY")
+                || k.startsWith("REDIS_"));
         builder.environment().putAll(env);
         builder.environment().put("PORT", "0");
 

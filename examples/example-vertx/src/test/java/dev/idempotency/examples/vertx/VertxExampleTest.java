@@ -25,9 +25,21 @@ class VertxExampleTest extends ExampleContractTest {
     @Override
     protected RunningExample start(ExampleSettings settings) throws Exception {
         Vertx vertx = Vertx.vertx();
-        ExampleApp app = ExampleApp.create(settings);
-        HttpServer server = VertxExample.start(vertx, app).toCompletionStage().toCompletableFuture()
-                .get(10, TimeUnit.SECONDS);
+        ExampleApp app;
+        HttpServer server;
+        try {
+            app = VertxExample.createApp(vertx, settings);
+        } catch (RuntimeException e) {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            throw e;
+        }
+        try {
+            server = VertxExample.start(vertx, app).toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            app.close();
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            throw e;
+        }
         return new RunningExample() {
             @Override
             public int port() {
@@ -35,9 +47,16 @@ class VertxExampleTest extends ExampleContractTest {
             }
 
             @Override
+            public String startupLine() {
+                return app.startupLine("vertx", server.actualPort());
+            }
+
+            @Override
             public void close() throws Exception {
-                vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                // the server first (no request in flight), then the engine, store pools and database, then Vert.x
+                server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
                 app.close();
+                vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             }
         };
     }

@@ -1,0 +1,80 @@
+package dev.idempotency.examples.vertx;
+
+import dev.idempotency.core.Mode;
+import dev.idempotency.examples.ExampleSettings;
+import dev.idempotency.examples.ExampleStore;
+import dev.idempotency.examples.PostgresUrl;
+import dev.idempotency.vertx.sql.PgStore;
+import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code PgStore} on a Vert.x PostgreSQL pool over {@code DATABASE_URL}: the Vert.x example's
+ * store when the database is PostgreSQL (unless {@code IDEMPOTENCY_STORE=jdbc}). Of the URL's
+ * parameters it takes {@code user}, {@code password}, {@code currentSchema} (or
+ * {@code search_path}) and {@code ApplicationName} (or {@code application_name}); any other is
+ * refused, so that nothing the JDBC driver would have honoured is silently dropped.
+ */
+final class VertxPgStore {
+
+    /** Connections in the reserve and optimistic modes: one per statement, as many as the JDBC pool. */
+    static final int POOL_SIZE = 16;
+    /** The atomic mode: each keyed request in flight holds one (its transaction), as the JDBC pool's 40. */
+    static final int ATOMIC_POOL_SIZE = 40;
+
+    private static final Set<String> PARAMETERS = Set.of("currentSchema", "search_path", "ApplicationName",
+            "application_name");
+
+    private VertxPgStore() {
+    }
+
+    static ExampleStore open(Vertx vertx, ExampleSettings settings, PostgresUrl url) {
+        for (String name : url.parameters().keySet()) {
+            if (!PARAMETERS.contains(name)) {
+                throw new IllegalArgumentException("DATABASE_URL parameter '" + name + "' is not supported by the "
+                        + "Vert.x example's PgStore (it takes user, password, currentSchema, ApplicationName); "
+                        + "set IDEMPOTENCY_STORE=jdbc to use the JDBC driver instead");
+            }
+        }
+        PgConnectOptions options = new PgConnectOptions().setHost(url.host()).setPort(url.port())
+                .setDatabase(url.database()).setUser(url.user()).setPassword(url.password());
+        String schema = url.currentSchema().orElse(url.parameters().get("search_path"));
+        if (schema != null) {
+            options.addProperty("search_path", schema);
+        }
+        url.applicationName().ifPresent(name -> options.addProperty("application_name", name));
+        // CREATE TABLE IF NOT EXISTS on every start would otherwise log its NOTICE as a warning
+        options.addProperty("client_min_messages", "warning");
+        boolean atomic = settings.mode() == Mode.ATOMIC;
+        Pool pool = PgBuilder.pool()
+                .with(new PoolOptions().setName("example-pg").setMaxSize(atomic ? ATOMIC_POOL_SIZE : POOL_SIZE)
+                        // a request gets its 503 within seconds when the database is gone
+                        .setConnectionTimeout(2).setConnectionTimeoutUnit(TimeUnit.SECONDS))
+                .connectingTo(options).using(vertx).build();
+        PgStore store = PgStore.create(pool);
+        try {
+            store.createTableIfMissing().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            close(pool);
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new IllegalStateException("Could not prepare PgStore's table at " + url.display() + ": "
+                    + cause.getMessage(), cause);
+        }
+        String description = "PgStore (table " + store.tableName() + ", reactive Vert.x PostgreSQL client) in PostgreSQL at "
+                + url.display() + (schema == null ? "" : " (schema " + schema + ")");
+        return ExampleStore.async(store, description, () -> close(pool));
+    }
+
+    private static void close(Pool pool) {
+        try {
+            pool.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            // closed with Vert.x anyway
+        }
+    }
+}
