@@ -37,9 +37,14 @@ final class BenchDatabase implements AutoCloseable {
      * connections named {@code applicationName} (to find their backends, see {@link #backendPids}).
      */
     String serviceUrl(String schema, String applicationName) {
-        String url = baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema
-                + "&ApplicationName=" + applicationName;
+        String url = plainServiceUrl(schema, applicationName);
         return "jdbc:counting:" + url.substring("jdbc:".length());
+    }
+
+    /** {@link #serviceUrl} without the counting driver: a {@code jdbc:postgresql:} URL. */
+    String plainServiceUrl(String schema, String applicationName) {
+        return baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema
+                + "&ApplicationName=" + applicationName;
     }
 
     /** The server processes serving the connections named {@code applicationName}. */
