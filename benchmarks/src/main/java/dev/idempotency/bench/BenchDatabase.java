@@ -47,6 +47,12 @@ final class BenchDatabase implements AutoCloseable {
                 + "&ApplicationName=" + applicationName;
     }
 
+    /** The server's TCP port, from the base URL (5432 when it names none). */
+    int port() {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^jdbc:postgresql://[^/:?]+(?::(\\d+))?").matcher(baseUrl);
+        return m.find() && m.group(1) != null ? Integer.parseInt(m.group(1)) : 5432;
+    }
+
     /** The server processes serving the connections named {@code applicationName}. */
     List<Long> backendPids(String applicationName) throws SQLException {
         List<Long> pids = new ArrayList<>();

@@ -20,13 +20,16 @@ import java.util.Map;
  *                          (not for {@code pg}: the example takes PgStore only for a plain PostgreSQL URL)
  * @param redisCalls        Redis commands the server executed over the closed-loop rounds, per command
  *                          ({@code INFO commandstats}, the runner's own {@code INFO} excluded); empty unless {@code redis}
+ * @param pgSegments        TCP data segments the service sent to PostgreSQL over the closed-loop rounds
+ *                          ({@link SocketMeter}), -1 when not measured
+ * @param redisSegments     the same to Redis, -1 when not measured
  */
 record HttpRow(String framework, HttpConfig config, LoadResult capacity, List<Double> roundThroughputs,
                LoadResult latency, Counters.Snapshot jdbc, HttpSuite.Cpu cpu, String unavailable, BenchStore store,
-               boolean jdbcCounted, Map<String, Long> redisCalls) {
+               boolean jdbcCounted, Map<String, Long> redisCalls, long pgSegments, long redisSegments) {
 
     static HttpRow unavailable(String framework, HttpCase c, String why) {
-        return new HttpRow(framework, c.config(), null, List.of(), null, null, null, why, c.store(), false, Map.of());
+        return new HttpRow(framework, c.config(), null, List.of(), null, null, null, why, c.store(), false, Map.of(), -1, -1);
     }
 
     HttpCase httpCase() {

@@ -118,6 +118,12 @@ final class HttpSuite {
         return new Result(rows, rates, redisDescription);
     }
 
+    /** The Redis server's port, from {@code --redis-url}. */
+    private int redisPort() {
+        int port = java.net.URI.create(options.redisUrl()).getPort();
+        return port < 0 ? 6379 : port;
+    }
+
     /**
      * Best effort: the run's Redis keys (only those under its own prefix) are removed, over a
      * connection of its own (this also runs from the runner's shutdown hook).
@@ -176,17 +182,33 @@ final class HttpSuite {
             Map<HttpCase, Counters.Snapshot> jdbc = new LinkedHashMap<>();
             Map<HttpCase, Cpu> cpu = new LinkedHashMap<>();
             Map<HttpCase, Map<String, Long>> redisCalls = new LinkedHashMap<>();
+            Map<HttpCase, Long> pgSegments = new LinkedHashMap<>();
+            Map<HttpCase, Long> redisSegments = new LinkedHashMap<>();
+            boolean segments = !options.stores().equals(List.of(BenchStore.JDBC));
+            int redisPort = redisPort();
             int perRound = Math.max(1, options.requests() / options.rounds());
             for (int round = 0; round < options.rounds(); round++) {
                 for (HttpCase c : rotated(active, round)) {
                     Service service = services.get(c.service());
                     List<Long> backends = database.backendPids(service.applicationName());
+                    long pid = service.server().pid();
+                    Map<String, Long> pgSocketsBefore = segments ? SocketMeter.segmentsTo(pid, database.port()) : null;
+                    Map<String, Long> redisSocketsBefore = segments && service.store() == BenchStore.REDIS
+                            ? SocketMeter.segmentsTo(pid, redisPort) : null;
                     Counters.Snapshot before = service.counters().snapshot();
                     Map<String, Long> redisBefore = service.store() == BenchStore.REDIS ? redis.commandCalls() : null;
                     Cpu cpuBefore = cpu(service, backends);
                     LoadResult result = load(service).closedLoop(perRound,
                             keys(framework, c, "c" + round), options.phaseTimeLimit());
                     Cpu cpuAfter = cpu(service, backends);
+                    if (pgSocketsBefore != null) {
+                        pgSegments.merge(c, SocketMeter.delta(SocketMeter.segmentsTo(pid, database.port()), pgSocketsBefore),
+                                Long::sum);
+                    }
+                    if (redisSocketsBefore != null) {
+                        redisSegments.merge(c, SocketMeter.delta(SocketMeter.segmentsTo(pid, redisPort), redisSocketsBefore),
+                                Long::sum);
+                    }
                     if (redisBefore != null) {
                         Map<String, Long> delta = redisCallsMinus(redis.commandCalls(), redisBefore);
                         delta.forEach((command, calls) -> redisCalls.computeIfAbsent(c, k -> new LinkedHashMap<>())
@@ -225,7 +247,8 @@ final class HttpSuite {
                 List<Double> rounds = capacity.get(c).stream().map(LoadResult::throughput).toList();
                 rows.add(new HttpRow(framework, c.config(), LoadResult.merge(capacity.get(c)), rounds,
                         LoadResult.merge(latency.get(c)), jdbc.get(c), cpu.get(c), null, c.store(),
-                        c.store() != BenchStore.PG, redisCalls.getOrDefault(c, Map.of())));
+                        c.store() != BenchStore.PG, redisCalls.getOrDefault(c, Map.of()), pgSegments.getOrDefault(c, -1L),
+                        redisSegments.getOrDefault(c, -1L)));
             }
             return rows;
         } finally {

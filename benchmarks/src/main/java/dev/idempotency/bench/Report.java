@@ -90,8 +90,11 @@ final class Report {
                 ">× off per round", ">× off by CPU", ">p50 ms", ">× off", ">p99 ms", ">× off",
                 stores ? ">JDBC round trips/req" : ">round trips/req", stores ? ">JdbcStore stmts/req" : ">store stmts/req",
                 stores ? ">JDBC commits/req" : ">commits/req"));
+        if (stores) {
+            headers.add(">PostgreSQL TCP segs/req");
+        }
         if (redis) {
-            headers.add(">Redis cmds/req");
+            headers.add(">Redis cmds / TCP segs per req");
         }
         headers.addAll(List.of(">CPU µs/req service / db / load gen", ">errors", "notes"));
         Table table = new Table(headers.toArray(String[]::new));
@@ -118,9 +121,13 @@ final class Report {
                     row.store() == BenchStore.JDBC || row.config() == HttpConfig.OFF
                             ? Table.number(row.perRequest(j.get(Counters.Slot.STORE_STATEMENTS)), 2) : "n/a",
                     row.jdbcCounted() ? Table.number(row.perRequest(j.get(Counters.Slot.COMMITS)), 2) : "n/a"));
+            if (stores) {
+                cells.add(row.pgSegments() < 0 ? "" : Table.number(row.perRequest(row.pgSegments()), 2));
+            }
             if (redis) {
                 cells.add(row.store() == BenchStore.REDIS && row.config() != HttpConfig.OFF
-                        ? Table.number(row.redisCommandsPerRequest(), 2) : "");
+                        ? Table.number(row.redisCommandsPerRequest(), 2) + " / "
+                        + (row.redisSegments() < 0 ? "n/a" : Table.number(row.perRequest(row.redisSegments()), 2)) : "");
             }
             cells.addAll(List.of(cpu(row), Integer.toString(c.errors() + l.errors()), notes(row)));
             table.row(cells.toArray(String[]::new));
@@ -138,12 +145,16 @@ final class Report {
                     the service's JDBC connections only: the orders for `redis`, everything for `jdbc`; `n/a` for \
                     `pg`, whose service gets a plain PostgreSQL URL (the example takes `PgStore` only for one, so \
                     the counting driver is not in between; the reactive client is not JDBC anyway, and \
-                    `pg_stat_statements` is not loaded on this server), so PgStore's round trips are not \
-                    counted. **Redis cmds/req**: commands the Redis server executed during the row's \
-                    closed-loop turns (`INFO commandstats` before and after, the runner's `INFO` left out; \
-                    server-wide, so anyone else's commands in those seconds would count too), per request — each \
-                    one a round trip unless the client pipelined them (notes: per command). **db** CPU for \
-                    `redis` rows: PostgreSQL backends + the `redis-server` process.
+                    `pg_stat_statements` is not loaded on this server). **TCP segs/req** count round trips on \
+                    any client instead, from the kernel: the TCP data segments the service's connections sent to \
+                    PostgreSQL (all of them: JDBC pool and reactive pool) or to Redis during the row's \
+                    closed-loop turns (`data_segs_out` of `ss -tinp`, per socket, before and after) — a request \
+                    message leaves as one segment on loopback, so this is the round trips, except that requests \
+                    a client pipelines into one write count once; for `jdbc` rows it should match the JDBC round \
+                    trips. **Redis cmds**: commands the Redis server executed during those turns (`INFO \
+                    commandstats` before and after, the runner's `INFO` left out; server-wide, so anyone else's \
+                    commands in those seconds would count too; notes: per command). **db** CPU for `redis` rows: \
+                    PostgreSQL backends + the `redis-server` process.
                     """);
         }
         out.append("""

@@ -22,7 +22,8 @@ class ReportStoresTest {
                 new long[] {2_000_000}, 100, null, false);
         return new HttpRow(framework, config, capacity, List.of(reqPerSecond, reqPerSecond), latency,
                 Counters.Snapshot.zero(), new HttpSuite.Cpu(1000L * 500_000, 1000L * 200_000, 1000L * 100_000, 0,
-                store == BenchStore.REDIS ? 1000L * 50_000 : 0), null, store, store != BenchStore.PG, redisCalls);
+                store == BenchStore.REDIS ? 1000L * 50_000 : 0), null, store, store != BenchStore.PG, redisCalls, 3000,
+                store == BenchStore.REDIS ? 1900 : -1);
     }
 
     @Test
@@ -41,12 +42,13 @@ class ReportStoresTest {
                 new HttpSuite.Result(rows, Map.of("vertx", 200.0), "Redis 7.0.15 at redis://127.0.0.1:6379"), null, null);
         String text = report.render();
 
-        assertThat(text).contains("### Stores side by side").contains("Redis cmds/req").contains("JDBC round trips/req")
+        assertThat(text).contains("### Stores side by side").contains("Redis cmds / TCP segs per req").contains("JDBC round trips/req")
                 .contains("- Redis (the `redis` rows): Redis 7.0.15");
         assertThat(text).containsPattern("\\| vertx +\\| reserve +\\| pg +\\| +650 \\| +500 \\| +1\\.30× \\|");
         assertThat(text).containsPattern("\\| vertx +\\| reserve +\\| redis +\\| +800 \\| +500 \\| +1\\.60× \\|");
         assertThat(text).containsPattern("\\| vertx +\\| off +\\| none +\\|");
-        assertThat(text).contains("Redis: evalsha 2.00").contains("200+50");
+        assertThat(text).contains("Redis: evalsha 2.00").contains("200+50").contains(" 2.00 / 1.90 |")
+                .contains("PostgreSQL TCP segs/req");
         assertThat(report.targets()).anySatisfy(t -> {
             assertThat(t.what()).isEqualTo("vertx: pg reserve ≥ 1.25× jdbc reserve (req/s)");
             assertThat(t.met()).isTrue();
@@ -59,7 +61,7 @@ class ReportStoresTest {
             assertThat(t.figure()).isEqualTo("n/a (did not start)");
         }).anySatisfy(t -> assertThat(t.what()).isEqualTo("vertx: reserve ≥ 0.60× off (req/s)"));
         // the pg row's JDBC columns are not counted
-        assertThat(text).containsPattern("\\| vertx +\\| reserve +\\| pg +\\|[^\\n]*\\| +n/a \\| +n/a \\| +n/a \\|");
+        assertThat(text).containsPattern("\\| vertx +\\| reserve +\\| pg +\\|[^\\n]*\\| +n/a \\| +n/a \\| +n/a \\| +3\\.00 \\|");
     }
 
     @Test
