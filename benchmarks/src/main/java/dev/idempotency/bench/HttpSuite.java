@@ -263,7 +263,7 @@ final class HttpSuite {
      */
     private Map<HttpCase, Service> startServices(String framework, List<HttpCase> cases, Map<HttpCase, String> unavailable)
             throws SQLException, IOException {
-        Map<HttpCase, CompletableFuture<Service>> starting = new LinkedHashMap<>();
+        Map<HttpCase, java.util.function.Supplier<Service>> starters = new LinkedHashMap<>();
         for (HttpCase mode : cases.stream().map(HttpCase::service).distinct().toList()) {
             String name = framework + "-" + mode.name();
             String schema = database.createSchema(("bench_" + runId + "_" + name).replace('-', '_'));
@@ -291,15 +291,30 @@ final class HttpSuite {
                         + "filename=" + workDir.resolve(name + ".jfr"));
             }
             Path log = workDir.resolve(name + ".log");
-            starting.put(mode, CompletableFuture.supplyAsync(() -> new Service(
+            starters.put(mode, () -> new Service(
                     ExampleServer.start(options.root(), framework, env, jvm, log, Duration.ofSeconds(90)), counters,
-                    applicationName, mode.store())));
+                    applicationName, mode.store()));
         }
+        Map<HttpCase, CompletableFuture<Service>> starting = new LinkedHashMap<>();
+        starters.forEach((mode, starter) -> starting.put(mode, CompletableFuture.supplyAsync(starter)));
         Map<HttpCase, Service> services = new LinkedHashMap<>();
         starting.forEach((mode, future) -> {
             Path log = workDir.resolve(framework + "-" + mode.name() + ".log");
             try {
-                Service service = future.join();
+                Service service;
+                try {
+                    service = future.join();
+                } catch (RuntimeException e) {
+                    Throwable cause = e.getCause() != null ? e.getCause() : e;
+                    String output = cause instanceof ExampleServer.StartFailure f ? f.output() : "";
+                    if (output.toLowerCase(Locale.ROOT).contains("idempotency_mode")) {
+                        throw e;
+                    }
+                    // e.g. PgStore's pool gives up connecting after 2 s while every service of the
+                    // framework starts at once on a busy machine: once more, alone
+                    Progress.say("  %s: %s; starting it again, alone", mode.label(), firstLine(cause.getMessage(), output));
+                    service = starters.get(mode).get();
+                }
                 String wrongStore = wrongStore(mode, service);
                 if (wrongStore != null) {
                     Progress.say("  %s: %s; see %s", mode.label(), wrongStore, log);
@@ -320,6 +335,16 @@ final class HttpSuite {
             }
         });
         return services;
+    }
+
+    /** The message, and the first line of the service's output that tells why, e.g. its exception. */
+    private static String firstLine(String message, String output) {
+        for (String line : output.split("\n")) {
+            if (line.contains("Exception") || line.contains("Cannot start")) {
+                return message + " (" + line.trim() + ")";
+            }
+        }
+        return message;
     }
 
     /**
