@@ -3,6 +3,7 @@ package dev.idempotency.examples;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -33,7 +34,7 @@ public record PostgresUrl(String host, int port, String database, String user, S
             "^(jdbc:postgresql|postgresql|postgres)://(?:([^@/?]*)@)?([^:/?]+|\\[[^\\]]+\\])(?::(\\d+))?(?:/([^?]*))?(?:\\?(.*))?$");
 
     public PostgresUrl {
-        parameters = Map.copyOf(parameters);
+        parameters = Collections.unmodifiableMap(new LinkedHashMap<>(parameters)); // in the URL's order
     }
 
     /** Whether {@code url} is a PostgreSQL URL in one of the two forms. */
