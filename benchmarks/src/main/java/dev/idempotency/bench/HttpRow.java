@@ -23,17 +23,20 @@ import java.util.Map;
  * @param pgSegments        TCP data segments the service sent to PostgreSQL over the closed-loop rounds
  *                          ({@link SocketMeter}), -1 when not measured
  * @param redisSegments     the same to Redis, -1 when not measured
+ * @param group             the group of services it was measured in ({@link HttpCase#group()}), empty for the main one
  */
 record HttpRow(String framework, HttpConfig config, LoadResult capacity, List<Double> roundThroughputs,
                LoadResult latency, Counters.Snapshot jdbc, HttpSuite.Cpu cpu, String unavailable, BenchStore store,
-               boolean jdbcCounted, Map<String, Long> redisCalls, long pgSegments, long redisSegments) {
+               boolean jdbcCounted, Map<String, Long> redisCalls, long pgSegments, long redisSegments,
+               String group) {
 
     static HttpRow unavailable(String framework, HttpCase c, String why) {
-        return new HttpRow(framework, c.config(), null, List.of(), null, null, null, why, c.store(), false, Map.of(), -1, -1);
+        return new HttpRow(framework, c.config(), null, List.of(), null, null, null, why, c.store(), false, Map.of(), -1, -1,
+                c.group());
     }
 
     HttpCase httpCase() {
-        return new HttpCase(config, store);
+        return new HttpCase(config, store, group);
     }
 
     /** Redis commands per answered request of the closed-loop phases. */

@@ -142,29 +142,60 @@ final class HttpSuite {
     }
 
     /**
-     * The cases of a framework, configuration by configuration and, within one, store by store —
-     * so that a configuration's store rows stand side by side; {@code off} once (it has no store).
+     * The groups of cases of a framework, each a set of services started together and measured in
+     * rotated turns, then stopped: first the main group — {@code off} and the JdbcStore's
+     * configurations, as without {@code --stores} — then, per other store and service mode, the
+     * JdbcStore's and that store's service head to head (with the replays where the mode is
+     * reserve). All of a framework's services at once would hold more connections than
+     * PostgreSQL's {@code max_connections} (100 here): the JDBC pools keep 10 and grow to 16 (40
+     * in the atomic mode), a PgStore service has a reactive pool beside its JDBC pool.
      */
-    private List<HttpCase> cases(String framework) {
-        List<HttpCase> cases = new ArrayList<>();
+    private List<List<HttpCase>> groups(String framework) {
+        List<List<HttpCase>> groups = new ArrayList<>();
+        List<HttpCase> main = new ArrayList<>();
         for (HttpConfig config : options.configs()) {
-            if (config == HttpConfig.OFF) {
-                cases.add(new HttpCase(config, BenchStore.JDBC));
+            if (config == HttpConfig.OFF || options.stores().contains(BenchStore.JDBC)) {
+                main.add(new HttpCase(config, BenchStore.JDBC));
+            }
+        }
+        groups.add(main);
+        for (BenchStore store : options.stores()) {
+            if (store == BenchStore.JDBC) {
                 continue;
             }
-            for (BenchStore store : options.stores()) {
-                if (store.runs(framework, config)) {
-                    cases.add(new HttpCase(config, store));
+            for (HttpConfig mode : options.configs().stream().map(c -> new HttpCase(c, store).service().config())
+                    .distinct().toList()) {
+                String group = store.label() + "-" + mode.label();
+                List<HttpCase> pair = new ArrayList<>();
+                for (HttpConfig config : options.configs()) {
+                    if (new HttpCase(config, store).service().config() == mode && store.runs(framework, config)) {
+                        pair.add(new HttpCase(config, BenchStore.JDBC, group));
+                        pair.add(new HttpCase(config, store, group));
+                    }
+                }
+                if (!pair.isEmpty()) {
+                    groups.add(pair);
                 }
             }
         }
-        return cases;
+        return groups;
     }
 
     private List<HttpRow> runFramework(String framework, Map<String, Double> rates) throws SQLException, IOException {
-        List<HttpCase> cases = cases(framework);
-        Progress.say("HTTP %s: starting the services (%s)", framework, cases.stream()
-                .map(HttpCase::service).distinct().map(HttpCase::label).toList());
+        List<HttpRow> rows = new ArrayList<>();
+        for (List<HttpCase> group : groups(framework)) {
+            if (!group.isEmpty()) {
+                rows.addAll(runGroup(framework, group, rates));
+            }
+        }
+        return rows;
+    }
+
+    private List<HttpRow> runGroup(String framework, List<HttpCase> cases, Map<String, Double> rates)
+            throws SQLException, IOException {
+        String group = cases.get(0).group();
+        Progress.say("HTTP %s%s: starting the services (%s)", framework, group.isEmpty() ? "" : ", " + group + " pair",
+                cases.stream().map(HttpCase::service).distinct().map(HttpCase::label).toList());
         Map<HttpCase, String> unavailable = new LinkedHashMap<>();
         Map<HttpCase, Service> services = startServices(framework, cases, unavailable);
         try {
@@ -227,7 +258,7 @@ final class HttpSuite {
                 double slowest = capacity.values().stream().mapToDouble(r -> LoadResult.merge(r).throughput())
                         .min().orElseThrow();
                 double rate = Math.max(1, Math.round(slowest * options.openLoopFraction()));
-                rates.put(framework, rate);
+                rates.put(group.isEmpty() ? framework : framework + " " + group + " pair", rate);
                 int perLatencyRound = Math.max(1, options.openLoopRequests() / options.rounds());
                 for (int round = 0; round < options.rounds(); round++) {
                     for (HttpCase c : rotated(active, round)) {
@@ -248,7 +279,7 @@ final class HttpSuite {
                 rows.add(new HttpRow(framework, c.config(), LoadResult.merge(capacity.get(c)), rounds,
                         LoadResult.merge(latency.get(c)), jdbc.get(c), cpu.get(c), null, c.store(),
                         c.store() != BenchStore.PG, redisCalls.getOrDefault(c, Map.of()), pgSegments.getOrDefault(c, -1L),
-                        redisSegments.getOrDefault(c, -1L)));
+                        redisSegments.getOrDefault(c, -1L), c.group()));
             }
             return rows;
         } finally {

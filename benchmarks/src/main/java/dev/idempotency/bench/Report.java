@@ -98,25 +98,27 @@ final class Report {
         }
         headers.addAll(List.of(">CPU µs/req service / db / load gen", ">errors", "notes"));
         Table table = new Table(headers.toArray(String[]::new));
-        for (HttpRow row : http.rows()) {
+        for (HttpRow row : mainTableRows()) {
             String storeLabel = row.httpCase().storeLabel();
             if (!row.ran()) {
                 table.row(row.framework(), row.config().label(), storeLabel, "n/a (" + row.unavailable() + ")");
                 continue;
             }
             Optional<HttpRow> off = off(row.framework());
+            // a pair's rows ran in other turns than off, at another open-loop rate: no per-round or latency ratios
+            Optional<HttpRow> sameTurns = off.filter(o -> o.group().equals(row.group()));
             LoadResult c = row.capacity();
             LoadResult l = row.latency();
             Counters.Snapshot j = row.jdbc();
             List<String> cells = new ArrayList<>(List.of(row.framework(), row.config().label(), storeLabel,
                     Table.number(c.throughput(), 0),
                     off.map(o -> Table.ratio(c.throughput() / o.capacity().throughput())).orElse(""),
-                    off.filter(o -> o != row).map(o -> roundRange(row, o)).orElse(""),
+                    sameTurns.filter(o -> o != row).map(o -> roundRange(row, o)).orElse(""),
                     off.map(o -> Table.ratio(cpuPerRequest(o) / cpuPerRequest(row))).orElse(""),
                     Table.number(l.latencyMillis(0.50), 2),
-                    off.map(o -> Table.ratio(l.latencyMillis(0.50) / o.latency().latencyMillis(0.50))).orElse(""),
+                    sameTurns.map(o -> Table.ratio(l.latencyMillis(0.50) / o.latency().latencyMillis(0.50))).orElse(""),
                     Table.number(l.latencyMillis(0.99), 2),
-                    off.map(o -> Table.ratio(l.latencyMillis(0.99) / o.latency().latencyMillis(0.99))).orElse(""),
+                    sameTurns.map(o -> Table.ratio(l.latencyMillis(0.99) / o.latency().latencyMillis(0.99))).orElse(""),
                     row.jdbcCounted() ? Table.number(row.perRequest(j.roundTrips()), 2) : "n/a",
                     row.store() == BenchStore.JDBC || row.config() == HttpConfig.OFF
                             ? Table.number(row.perRequest(j.get(Counters.Slot.STORE_STATEMENTS)), 2) : "n/a",
@@ -141,7 +143,10 @@ final class Report {
                     (`IDEMPOTENCY_STORE=pg`; in the atomic mode the order is written through the reservation's \
                     connection, otherwise by the blocking JDBC handler); `redis`: `RedisStore` (`REDIS_URL`, a \
                     key prefix of the run's own, removed at the end), the orders still in PostgreSQL. `off` opens \
-                    no store: one row per framework, the baseline of every store's rows. **JDBC** columns count \
+                    no store: one row per framework, the baseline of every store's rows. The `pg` and `redis` rows \
+                    come from pairs of services measured after the main group (see *Stores side by side*): their \
+                    `× off` compares turns minutes apart, and their latency was taken at their pair's rate, so it \
+                    has no ratio here. **JDBC** columns count \
                     the service's JDBC connections only: the orders for `redis`, everything for `jdbc`; `n/a` for \
                     `pg`, whose service gets a plain PostgreSQL URL (the example takes `PgStore` only for one, so \
                     the counting driver is not in between; the reactive client is not JDBC anyway, and \
@@ -153,7 +158,9 @@ final class Report {
                     a client pipelines into one write count once; for `jdbc` rows it should match the JDBC round \
                     trips. **Redis cmds**: commands the Redis server executed during those turns (`INFO \
                     commandstats` before and after, the runner's `INFO` left out; server-wide, so anyone else's \
-                    commands in those seconds would count too; notes: per command). **db** CPU for `redis` rows: \
+                    commands in those seconds would count too; notes: per command) — the commands a Lua script \
+                    runs count as well, so the client's own calls are the `evalsha`/`eval` and whatever is not \
+                    called from a script; the round trips are the TCP segments. **db** CPU for `redis` rows: \
                     PostgreSQL backends + the `redis-server` process.
                     """);
         }
@@ -193,14 +200,18 @@ final class Report {
     private String storeSection() {
         StringBuilder out = new StringBuilder("### Stores side by side\n\n");
         out.append("""
-                Each store's row against the `JdbcStore` row of the same framework and configuration (the same \
-                rounds, turn by turn): **× jdbc** = req/s ÷ the JdbcStore's req/s (above 1.00× is faster), \
-                **per round** = the lowest and highest ratio of a single round; for latency below 1.00× is faster. \
-                `redis` against `jdbc` is Redis against PostgreSQL (both keep the orders in PostgreSQL).
+                Each store was measured in pairs: per service mode, a `JdbcStore` service and one on the store, \
+                freshly started and warmed up together, taking turns head to head (the pair's own rounds, with its \
+                own open-loop rate); the other services of the framework were stopped. Each store row against the \
+                `JdbcStore` row of its pair: **× jdbc** = req/s ÷ the pair's JdbcStore req/s (above 1.00× is \
+                faster), **per round** = the lowest and highest ratio of a single round of the pair; p50/p99 at the \
+                pair's rate (below 1.00× is faster); **× off** against the main group's `off` (other turns: \
+                indicative only). `redis` against `jdbc` is Redis against PostgreSQL (both keep the orders in \
+                PostgreSQL).
 
                 """);
         Table table = new Table("framework", "configuration", "store", ">req/s", ">jdbc req/s", ">× jdbc", ">per round",
-                ">p50 × jdbc", ">p99 × jdbc", ">× off", "target");
+                ">p50 ms", ">jdbc p50 ms", ">p99 ms", ">jdbc p99 ms", ">p99 × jdbc", ">× off", "target");
         for (HttpRow row : http.rows()) {
             if (row.store() == BenchStore.JDBC || row.config() == HttpConfig.OFF) {
                 continue;
@@ -209,7 +220,8 @@ final class Report {
             String what = String.format(Locale.ROOT, "%s: %s %s ≥ %.2f× jdbc %s (req/s)", row.framework(),
                     row.store().label(), row.config().label(), bound == null ? 0 : bound, row.config().label());
             Optional<HttpRow> jdbc = http.rows().stream().filter(r -> r.framework().equals(row.framework())
-                    && r.config() == row.config() && r.store() == BenchStore.JDBC).findFirst();
+                    && r.config() == row.config() && r.store() == BenchStore.JDBC && r.group().equals(row.group()))
+                    .findFirst();
             if (!row.ran() || jdbc.isEmpty() || !jdbc.get().ran()) {
                 String why = !row.ran() ? row.unavailable() : jdbc.isEmpty() ? "no jdbc row" : "jdbc " + jdbc.get().unavailable();
                 table.row(row.framework(), row.config().label(), row.store().label(), "n/a (" + why + ")");
@@ -223,7 +235,8 @@ final class Report {
             Optional<HttpRow> off = off(row.framework());
             table.row(row.framework(), row.config().label(), row.store().label(), Table.number(row.capacity().throughput(), 0),
                     Table.number(j.capacity().throughput(), 0), Table.ratio(ratio), roundRange(row, j),
-                    Table.ratio(row.latency().latencyMillis(0.50) / j.latency().latencyMillis(0.50)),
+                    Table.number(row.latency().latencyMillis(0.50), 2), Table.number(j.latency().latencyMillis(0.50), 2),
+                    Table.number(row.latency().latencyMillis(0.99), 2), Table.number(j.latency().latencyMillis(0.99), 2),
                     Table.ratio(row.latency().latencyMillis(0.99) / j.latency().latencyMillis(0.99)),
                     off.map(o -> Table.ratio(row.capacity().throughput() / o.capacity().throughput())).orElse(""),
                     bound == null ? "" : String.format(Locale.ROOT, "≥ %.2f× %s", bound, ratio >= bound ? "met" : "**missed**"));
@@ -265,15 +278,35 @@ final class Report {
 
     private String rates() {
         List<String> parts = new ArrayList<>();
-        for (String framework : options.frameworks()) {
-            Double rate = http.openLoopRates().get(framework);
-            if (rate != null) {
-                parts.add(String.format(Locale.ROOT, "%s %,.0f req/s", framework, rate));
+        http.openLoopRates().forEach((group, rate) -> parts.add(String.format(Locale.ROOT, "%s %,.0f req/s", group, rate)));
+        return String.join(", ", parts) + String.format(Locale.ROOT,
+                " (%.0f%% of the lowest capacity in the framework's group of services, so that no configuration is overloaded)",
+                options.openLoopFraction() * 100);
+    }
+
+    /**
+     * The main group's rows, each JdbcStore row followed by the other stores' rows of the same
+     * configuration (measured in their pairs); the pairs' own JdbcStore rows are in the store table.
+     */
+    private List<HttpRow> mainTableRows() {
+        List<HttpRow> rows = new ArrayList<>();
+        List<HttpRow> storeRows = http.rows().stream().filter(r -> r.store() != BenchStore.JDBC).toList();
+        List<HttpRow> placed = new ArrayList<>();
+        for (HttpRow row : http.rows()) {
+            if (!row.group().isEmpty()) {
+                continue;
+            }
+            rows.add(row);
+            for (HttpRow s : storeRows) {
+                if (s.framework().equals(row.framework()) && s.config() == row.config()) {
+                    rows.add(s);
+                    placed.add(s);
+                }
             }
         }
-        return String.join(", ", parts) + String.format(Locale.ROOT,
-                " (%.0f%% of the framework's lowest capacity in the table, so that no configuration is overloaded)",
-                options.openLoopFraction() * 100);
+        // a store row whose configuration the main group does not have (e.g. --stores=redis without jdbc)
+        storeRows.stream().filter(s -> !placed.contains(s)).forEach(rows::add);
+        return rows;
     }
 
     private static String notes(HttpRow row) {

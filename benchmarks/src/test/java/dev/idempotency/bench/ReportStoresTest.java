@@ -15,6 +15,11 @@ class ReportStoresTest {
 
     private static HttpRow row(String framework, HttpConfig config, BenchStore store, double reqPerSecond,
                                Map<String, Long> redisCalls) {
+        return row(framework, config, store, reqPerSecond, redisCalls, "");
+    }
+
+    private static HttpRow row(String framework, HttpConfig config, BenchStore store, double reqPerSecond,
+                               Map<String, Long> redisCalls, String group) {
         long nanos = (long) (1000 / reqPerSecond * 1e9);
         LoadResult capacity = new LoadResult(1000, 1000, 0, config == HttpConfig.REPLAY ? 1000 : 0, nanos,
                 new long[] {1_000_000}, 0, null, false);
@@ -23,7 +28,7 @@ class ReportStoresTest {
         return new HttpRow(framework, config, capacity, List.of(reqPerSecond, reqPerSecond), latency,
                 Counters.Snapshot.zero(), new HttpSuite.Cpu(1000L * 500_000, 1000L * 200_000, 1000L * 100_000, 0,
                 store == BenchStore.REDIS ? 1000L * 50_000 : 0), null, store, store != BenchStore.PG, redisCalls, 3000,
-                store == BenchStore.REDIS ? 1900 : -1);
+                store == BenchStore.REDIS ? 1900 : -1, group);
     }
 
     @Test
@@ -31,13 +36,17 @@ class ReportStoresTest {
         Options options = Options.parse(Path.of("."), "--stores=jdbc,pg,redis", "--frameworks=vertx");
         List<HttpRow> rows = List.of(
                 row("vertx", HttpConfig.OFF, BenchStore.JDBC, 1000, Map.of()),
-                row("vertx", HttpConfig.RESERVE, BenchStore.JDBC, 500, Map.of()),
-                row("vertx", HttpConfig.RESERVE, BenchStore.PG, 650, Map.of()),
-                row("vertx", HttpConfig.RESERVE, BenchStore.REDIS, 800, Map.of("evalsha", 2000L)),
-                row("vertx", HttpConfig.ATOMIC, BenchStore.JDBC, 400, Map.of()),
-                row("vertx", HttpConfig.ATOMIC, BenchStore.PG, 480, Map.of()),
-                row("vertx", HttpConfig.REPLAY, BenchStore.JDBC, 1500, Map.of()),
-                HttpRow.unavailable("vertx", new HttpCase(HttpConfig.REPLAY, BenchStore.PG), "did not start"));
+                row("vertx", HttpConfig.RESERVE, BenchStore.JDBC, 490, Map.of()),
+                row("vertx", HttpConfig.ATOMIC, BenchStore.JDBC, 390, Map.of()),
+                row("vertx", HttpConfig.REPLAY, BenchStore.JDBC, 1490, Map.of()),
+                row("vertx", HttpConfig.RESERVE, BenchStore.JDBC, 500, Map.of(), "pg-reserve"),
+                row("vertx", HttpConfig.RESERVE, BenchStore.PG, 650, Map.of(), "pg-reserve"),
+                row("vertx", HttpConfig.REPLAY, BenchStore.JDBC, 1500, Map.of(), "pg-reserve"),
+                HttpRow.unavailable("vertx", new HttpCase(HttpConfig.REPLAY, BenchStore.PG, "pg-reserve"), "did not start"),
+                row("vertx", HttpConfig.ATOMIC, BenchStore.JDBC, 400, Map.of(), "pg-atomic"),
+                row("vertx", HttpConfig.ATOMIC, BenchStore.PG, 480, Map.of(), "pg-atomic"),
+                row("vertx", HttpConfig.RESERVE, BenchStore.JDBC, 500, Map.of(), "redis-reserve"),
+                row("vertx", HttpConfig.RESERVE, BenchStore.REDIS, 800, Map.of("evalsha", 2000L), "redis-reserve"));
         Report report = new Report(options, new Machine(2, "cpu", "jdk", "db", "abc"), ZonedDateTime.now(), 1, 1, 60,
                 new HttpSuite.Result(rows, Map.of("vertx", 200.0), "Redis 7.0.15 at redis://127.0.0.1:6379"), null, null);
         String text = report.render();
@@ -47,6 +56,10 @@ class ReportStoresTest {
         assertThat(text).containsPattern("\\| vertx +\\| reserve +\\| pg +\\| +650 \\| +500 \\| +1\\.30× \\|");
         assertThat(text).containsPattern("\\| vertx +\\| reserve +\\| redis +\\| +800 \\| +500 \\| +1\\.60× \\|");
         assertThat(text).containsPattern("\\| vertx +\\| off +\\| none +\\|");
+        // in the main table: the main group's jdbc row, then the store rows of that configuration
+        assertThat(text).containsPattern("\\| vertx +\\| reserve +\\| jdbc +\\| +490 \\|[^\\n]*\\n\\| vertx +\\| reserve +\\| pg +\\| +650 \\|"
+                + "[^\\n]*\\n\\| vertx +\\| reserve +\\| redis +\\| +800 \\|");
+        assertThat(text).doesNotContainPattern("\\| vertx +\\| reserve +\\| jdbc +\\| +500 \\|");
         assertThat(text).contains("Redis: evalsha 2.00").contains("200+50").contains(" 2.00 / 1.90 |")
                 .contains("PostgreSQL TCP segs/req");
         assertThat(report.targets()).anySatisfy(t -> {
