@@ -150,13 +150,14 @@ final class Report {
                     the service's JDBC connections only: the orders for `redis`, everything for `jdbc`; `n/a` for \
                     `pg`, whose service gets a plain PostgreSQL URL (the example takes `PgStore` only for one, so \
                     the counting driver is not in between; the reactive client is not JDBC anyway, and \
-                    `pg_stat_statements` is not loaded on this server). **TCP segs/req** count round trips on \
-                    any client instead, from the kernel: the TCP data segments the service's connections sent to \
-                    PostgreSQL (all of them: JDBC pool and reactive pool) or to Redis during the row's \
-                    closed-loop turns (`data_segs_out` of `ss -tinp`, per socket, before and after) — a request \
-                    message leaves as one segment on loopback, so this is the round trips, except that requests \
-                    a client pipelines into one write count once; for `jdbc` rows it should match the JDBC round \
-                    trips. **Redis cmds**: commands the Redis server executed during those turns (`INFO \
+                    `pg_stat_statements` is not loaded on this server). **TCP segs/req**, from the kernel, on any \
+                    client: the TCP data segments the service's connections sent to PostgreSQL (all of them: JDBC \
+                    pool and reactive pool) or to Redis during the row's closed-loop turns (`data_segs_out` of \
+                    `ss -tinp`, per socket, before and after). On loopback one write is one segment, so this \
+                    counts the client's writes: for pgJDBC, which writes each round trip's messages at once, the \
+                    round trips (the `jdbc` rows match their counted round trips); for a client that pipelines \
+                    messages in separate writes without waiting, more than its round trips — an upper bound \
+                    there. **Redis cmds**: commands the Redis server executed during those turns (`INFO \
                     commandstats` before and after, the runner's `INFO` left out; server-wide, so anyone else's \
                     commands in those seconds would count too; notes: per command) — the commands a Lua script \
                     runs count as well, so the client's own calls are the `evalsha`/`eval` and whatever is not \

@@ -11,13 +11,13 @@ import java.util.regex.Pattern;
 
 /**
  * What a service sent to a server port, from the kernel's TCP counters of its established
- * connections ({@code ss -tinp}: {@code data_segs_out} per socket). A request message — a pgJDBC
- * Parse/Bind/Execute/Sync, a reactive client's query, a Redis command — is written at once and
- * leaves as one data segment on loopback (64 KB MSS), so the segments a service sends to
- * PostgreSQL or Redis count its round trips to it on any client, JDBC or not; a client that
- * pipelines several requests into one write counts once for them. Connections opened during a
- * phase count from their start (their handshake included), closed ones are lost: with warm pools,
- * neither happens much. Empty when {@code ss} is missing.
+ * connections ({@code ss -tinp}: {@code data_segs_out} per socket). On loopback (64 KB MSS,
+ * {@code TCP_NODELAY}) each write of a message batch leaves as one data segment, so this counts
+ * the client's writes on any client, JDBC or not: the round trips for one that writes each round
+ * trip's messages at once (pgJDBC's Parse/Bind/Execute/Sync, a Redis command), an upper bound of
+ * them for one that pipelines in separate writes. Connections opened during a phase count from
+ * their start (their handshake included), closed ones are lost: with warm pools, neither happens
+ * much. Empty when {@code ss} is missing.
  */
 final class SocketMeter {
 
