@@ -212,7 +212,8 @@ final class Report {
 
                 """);
         Table table = new Table("framework", "configuration", "store", ">req/s", ">jdbc req/s", ">× jdbc", ">per round",
-                ">p50 ms", ">jdbc p50 ms", ">p99 ms", ">jdbc p99 ms", ">p99 × jdbc", ">× off", "target");
+                ">p50 ms", ">jdbc p50 ms", ">p99 ms", ">jdbc p99 ms", ">p99 × jdbc", ">× off",
+                ">CPU µs/req service / db / load gen (jdbc)", "target");
         for (HttpRow row : http.rows()) {
             if (row.store() == BenchStore.JDBC || row.config() == HttpConfig.OFF) {
                 continue;
@@ -240,6 +241,7 @@ final class Report {
                     Table.number(row.latency().latencyMillis(0.99), 2), Table.number(j.latency().latencyMillis(0.99), 2),
                     Table.ratio(row.latency().latencyMillis(0.99) / j.latency().latencyMillis(0.99)),
                     off.map(o -> Table.ratio(row.capacity().throughput() / o.capacity().throughput())).orElse(""),
+                    cpu(row) + " (" + cpu(j) + ")",
                     bound == null ? "" : String.format(Locale.ROOT, "≥ %.2f× %s", bound, ratio >= bound ? "met" : "**missed**"));
             if (bound != null) {
                 targets.add(new Target(what, Table.ratio(ratio), ratio >= bound));
