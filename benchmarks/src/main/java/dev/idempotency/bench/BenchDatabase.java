@@ -37,9 +37,20 @@ final class BenchDatabase implements AutoCloseable {
      * connections named {@code applicationName} (to find their backends, see {@link #backendPids}).
      */
     String serviceUrl(String schema, String applicationName) {
-        String url = baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema
-                + "&ApplicationName=" + applicationName;
+        String url = plainServiceUrl(schema, applicationName);
         return "jdbc:counting:" + url.substring("jdbc:".length());
+    }
+
+    /** {@link #serviceUrl} without the counting driver: a {@code jdbc:postgresql:} URL. */
+    String plainServiceUrl(String schema, String applicationName) {
+        return baseUrl + (baseUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema
+                + "&ApplicationName=" + applicationName;
+    }
+
+    /** The server's TCP port, from the base URL (5432 when it names none). */
+    int port() {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^jdbc:postgresql://[^/:?]+(?::(\\d+))?").matcher(baseUrl);
+        return m.find() && m.group(1) != null ? Integer.parseInt(m.group(1)) : 5432;
     }
 
     /** The server processes serving the connections named {@code applicationName}. */

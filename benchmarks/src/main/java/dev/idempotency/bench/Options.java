@@ -32,15 +32,20 @@ import java.util.Set;
  * @param databaseUrl       a {@code jdbc:postgresql:} URL of the database to make the run's schema in
  * @param resultsDir        where the results file goes
  * @param waitForLoad       before starting, wait (at most ten minutes) until the 1-minute load average is below this; 0: don't
+ * @param purge             run the purge suite
+ * @param purgeRows         rows the purge suite fills the table with
+ * @param stores            the stores the idempotent configurations run on ({@code jdbc}: the JdbcStore only)
+ * @param redisUrl          the Redis server of the {@code redis} rows (a standalone {@code redis://host:port})
  */
 record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int connections, int rounds, int warmupRequests,
                Duration warmupTime, int requests, int openLoopRequests, double openLoopFraction,
                Duration phaseTimeLimit, List<String> serverJvmArgs, boolean jfr, boolean http, boolean jmh,
                Duration jmhIterationTime, String databaseUrl, Path resultsDir, double waitForLoad, boolean purge,
-               int purgeRows) {
+               int purgeRows, List<BenchStore> stores, String redisUrl) {
 
     static final String USAGE = """
             usage: benchmarks/run [--frameworks=javalin,micronaut,vertx] [--configs=off,optimistic,reserve,atomic,replay]
+                                  [--stores=jdbc,pg,redis] [--redis-url=redis://127.0.0.1:6379]
                                   [--connections=16] [--rounds=4] [--requests=2400] [--open-requests=800] [--open-fraction=0.5]
                                   [--warmup-requests=3000] [--warmup-seconds=30] [--jfr] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
                                   [--no-purge] [--purge-rows=1000000]
@@ -48,6 +53,9 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                                   [--wait-for-load=1.5]
               --quick: a smoke run with few requests and short JMH iterations (numbers not for publishing)
               --wait-for-load=L: start only once the 1-minute load average is below L (waits at most 10 min)
+              --stores: where the idempotent configurations keep their records (default jdbc): jdbc = JdbcStore,
+                       pg = PgStore on the reactive Vert.x client (vertx only: reserve, atomic, replay),
+                       redis = RedisStore (optimistic, reserve, replay); off opens no store and is measured once
               --jfr:   record each service with Java Flight Recorder (benchmarks/target/bench-run/*.jfr);
                        summarize a recording with dev.idempotency.bench.JfrTop
             """;
@@ -67,7 +75,7 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
         boolean quick = o.containsKey("--quick");
         Set<String> known = Set.of("--frameworks", "--configs", "--connections", "--rounds", "--requests", "--open-requests",
                 "--open-fraction", "--warmup-requests", "--warmup-seconds", "--jfr", "--jmh-seconds", "--no-http", "--no-jmh", "--quick",
-                "--database-url", "--wait-for-load", "--no-purge", "--purge-rows");
+                "--database-url", "--wait-for-load", "--no-purge", "--purge-rows", "--stores", "--redis-url");
         o.keySet().stream().filter(k -> !known.contains(k)).findFirst().ifPresent(k -> {
             throw new IllegalArgumentException("unknown option " + k + "\n" + USAGE);
         });
@@ -94,6 +102,8 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                 root.resolve("benchmarks/results"),
                 Double.parseDouble(o.getOrDefault("--wait-for-load", "0")),
                 !o.containsKey("--no-purge"),
-                Integer.parseInt(o.getOrDefault("--purge-rows", quick ? "200000" : "1000000")));
+                Integer.parseInt(o.getOrDefault("--purge-rows", quick ? "200000" : "1000000")),
+                Arrays.stream(o.getOrDefault("--stores", "jdbc").split(",")).map(BenchStore::of).distinct().toList(),
+                o.getOrDefault("--redis-url", System.getenv().getOrDefault("BENCH_REDIS_URL", "redis://127.0.0.1:6379")));
     }
 }

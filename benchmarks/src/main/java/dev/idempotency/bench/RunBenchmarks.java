@@ -58,17 +58,20 @@ public final class RunBenchmarks {
             try (BenchDatabase database = new BenchDatabase(options.databaseUrl())) {
                 databaseDescription = database.describe();
                 Progress.say("%s; a schema per service, dropped at the end; service logs in %s", databaseDescription, work);
+                HttpSuite suite = new HttpSuite(options, database, work);
                 Thread dropOnInterrupt = new Thread(() -> {
                     // interrupted (Ctrl+C, kill): stop the services this run started, then drop their schemas
+                    // and remove their Redis keys (only those under the run's own prefix)
                     ProcessHandle.current().descendants().forEach(ProcessHandle::destroy);
                     try {
                         database.dropSchemas();
                     } catch (Exception ignored) {
                         // best effort
                     }
+                    suite.removeRedisKeys();
                 });
                 Runtime.getRuntime().addShutdownHook(dropOnInterrupt);
-                http = new HttpSuite(options, database, work).run();
+                http = suite.run();
                 Runtime.getRuntime().removeShutdownHook(dropOnInterrupt);
             }
         }

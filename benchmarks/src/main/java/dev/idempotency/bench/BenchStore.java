@@ -1,0 +1,54 @@
+package dev.idempotency.bench;
+
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Where an example service keeps its idempotency records ({@code IDEMPOTENCY_STORE}): the
+ * {@code JdbcStore} next to the orders, {@code PgStore} on the reactive Vert.x PostgreSQL client
+ * (the Vert.x example only), or {@code RedisStore}. The orders stay in PostgreSQL in every case.
+ */
+enum BenchStore {
+    /** {@code JdbcStore} in the service's PostgreSQL schema: every mode, every framework. */
+    JDBC("jdbc", "JdbcStore", Set.of(HttpConfig.values())),
+    /** {@code PgStore} (idempotency-vertx-sql): Vert.x only; reserve, atomic and their replays. */
+    PG("pg", "PgStore", Set.of(HttpConfig.RESERVE, HttpConfig.ATOMIC, HttpConfig.REPLAY)),
+    /** {@code RedisStore}: any framework; no atomic mode (orders and records share no transaction). */
+    REDIS("redis", "RedisStore", Set.of(HttpConfig.OPTIMISTIC, HttpConfig.RESERVE, HttpConfig.REPLAY));
+
+    private final String label;
+    private final String storeClass;
+    private final Set<HttpConfig> configs;
+
+    BenchStore(String label, String storeClass, Set<HttpConfig> configs) {
+        this.label = label;
+        this.storeClass = storeClass;
+        this.configs = configs;
+    }
+
+    String label() {
+        return label;
+    }
+
+    /** The class name the service's start-up line names when it runs on this store. */
+    String storeClass() {
+        return storeClass;
+    }
+
+    /**
+     * Whether this store has a row for {@code config} of {@code framework}. {@code off} opens no
+     * store at all (the middleware is not there), so it is one row per framework, under {@link #JDBC}.
+     */
+    boolean runs(String framework, HttpConfig config) {
+        return configs.contains(config) && (this != PG || framework.equals("vertx"));
+    }
+
+    static BenchStore of(String label) {
+        for (BenchStore store : values()) {
+            if (store.label.equals(label.trim().toLowerCase(Locale.ROOT))) {
+                return store;
+            }
+        }
+        throw new IllegalArgumentException("unknown store '" + label + "' (jdbc, pg or redis)");
+    }
+}
