@@ -55,7 +55,7 @@ final class VertxPgStore {
                 .with(new PoolOptions().setName("example-pg").setMaxSize(atomic ? ATOMIC_POOL_SIZE : POOL_SIZE)
                         // a request gets its 503 within seconds when the database is gone
                         .setConnectionTimeout(2).setConnectionTimeoutUnit(TimeUnit.SECONDS))
-                .connectingTo(options).using(vertx).build();
+                .connectingTo(PgStore.cachingStatements(options)).using(vertx).build();
         PgStore store = PgStore.create(pool);
         try {
             store.createTableIfMissing().toCompletableFuture().get(30, TimeUnit.SECONDS);
