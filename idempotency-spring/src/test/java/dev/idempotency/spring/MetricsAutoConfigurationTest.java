@@ -13,6 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -42,6 +45,20 @@ class MetricsAutoConfigurationTest {
             assertThat(registry.find("idempotency.requests").counters().stream().mapToDouble(c -> c.count()).sum())
                     .isEqualTo(1.0);
         });
+    }
+
+    @Test
+    void springBootsOwnRegistryIsFoundWhateverTheOrderOfTheAutoConfigurations() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class,
+                        SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                        MetricsAutoConfiguration.class))
+                .withPropertyValues("idempotency.enabled=true")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(IdempotencyMetrics.class);
+                    oneRequest(context.getBean(IdempotencyEngine.class));
+                    assertThat(context.getBean(MeterRegistry.class).find("idempotency.requests").counters()).isNotEmpty();
+                });
     }
 
     @Test

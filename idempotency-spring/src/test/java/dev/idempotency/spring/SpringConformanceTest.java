@@ -45,19 +45,8 @@ class SpringConformanceTest extends HttpConformanceTest {
 
     @Override
     protected RunningServer startServer(IdempotencyEngine engine, ConformanceApp app) {
-        SpringApplication application = new SpringApplication(ConformanceService.class);
-        application.addInitializers(context -> {
-            context.getBeanFactory().registerSingleton("idempotencyEngine", engine);
-            context.getBeanFactory().registerSingleton("conformanceApp", app);
-        });
-        ConfigurableApplicationContext context = application.run(
-                "--server.port=0",
-                "--server.address=127.0.0.1",
-                "--idempotency.enabled=true",
-                "--idempotency.paths=/orders,/orders/*,/payments,/reject,/fail,/text",
-                "--spring.main.banner-mode=off");
-        int port = ((WebServerApplicationContext) context).getWebServer().getPort();
-        URI base = URI.create("http://127.0.0.1:" + port);
+        ConfigurableApplicationContext context = run(engine, app);
+        URI base = baseUri(context);
         return new RunningServer() {
             @Override
             public URI baseUri() {
@@ -69,6 +58,25 @@ class SpringConformanceTest extends HttpConformanceTest {
                 context.close();
             }
         };
+    }
+
+    /** {@link ConformanceApp}'s routes on embedded Tomcat, the filter on them, {@code engine} as the engine bean. */
+    static ConfigurableApplicationContext run(IdempotencyEngine engine, ConformanceApp app) {
+        SpringApplication application = new SpringApplication(ConformanceService.class);
+        application.addInitializers(context -> {
+            context.getBeanFactory().registerSingleton("idempotencyEngine", engine);
+            context.getBeanFactory().registerSingleton("conformanceApp", app);
+        });
+        return application.run(
+                "--server.port=0",
+                "--server.address=127.0.0.1",
+                "--idempotency.enabled=true",
+                "--idempotency.paths=/orders,/orders/*,/payments,/reject,/fail,/text",
+                "--spring.main.banner-mode=off");
+    }
+
+    static URI baseUri(ConfigurableApplicationContext context) {
+        return URI.create("http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort());
     }
 
     @SpringBootConfiguration
