@@ -91,9 +91,10 @@ public class IdempotencyAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "idempotencyFilter")
         FilterRegistrationBean<IdempotencyFilter> idempotencyFilter(IdempotencyEngine engine,
-                                                                    IdempotencyProperties properties) {
-            FilterRegistrationBean<IdempotencyFilter> registration =
-                    new FilterRegistrationBean<>(new IdempotencyFilter(engine, properties.getPaths()));
+                                                                    IdempotencyProperties properties,
+                                                                    ObjectProvider<TransactionJoin> transactions) {
+            FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(new IdempotencyFilter(
+                    engine, properties.getPaths(), transactions.getIfAvailable(() -> TransactionJoin.NONE)));
             registration.setName("idempotencyFilter");
             registration.setOrder(properties.getOrder());
             registration.addUrlPatterns("/*");

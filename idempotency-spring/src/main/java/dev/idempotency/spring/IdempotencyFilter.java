@@ -41,10 +41,12 @@ final class IdempotencyFilter extends OncePerRequestFilter {
 
     private final IdempotencyEngine engine;
     private final List<String> paths;
+    private final TransactionJoin transactions;
 
-    IdempotencyFilter(IdempotencyEngine engine, List<String> paths) {
+    IdempotencyFilter(IdempotencyEngine engine, List<String> paths, TransactionJoin transactions) {
         this.engine = engine;
         this.paths = List.copyOf(paths);
+        this.transactions = transactions;
     }
 
     @Override
@@ -76,11 +78,22 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         Execution execution = proceed.execution();
         request.setAttribute(IdempotentRequests.EXECUTION, execution);
         ContentCachingResponseWrapper captured = new ContentCachingResponseWrapper(response);
-        try {
+        boolean rollbackOnly;
+        try (TransactionJoin.Joined joined = transactions.join(execution)) {
             chain.doFilter(buffered, captured);
+            rollbackOnly = joined.rollbackOnly();
         } catch (IOException | ServletException | RuntimeException | Error e) {
             execution.fail(e);
             throw e;
+        }
+        if (rollbackOnly) {
+            // A @Transactional method that took part failed and the controller answered anyway:
+            // as Spring would (UnexpectedRollbackException), nothing is committed and the answer is 500.
+            execution.fail(new IllegalStateException("the transaction was marked rollback-only"));
+            captured.reset();
+            Replies.write(engine.problem("idempotency_transaction_rolled_back", "Transaction rolled back", 500,
+                    "A transactional step failed; nothing of this request was committed").toReply(), response);
+            return;
         }
         if (isAsyncStarted(request)) {
             // The response is written later, past this filter: nothing to store, the key is released.

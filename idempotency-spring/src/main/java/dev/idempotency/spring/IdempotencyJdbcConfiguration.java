@@ -31,6 +31,36 @@ class IdempotencyJdbcConfiguration {
     @ConditionalOnProperty(prefix = "idempotency.jdbc", name = "enabled", matchIfMissing = true)
     JdbcStore idempotencyStore(IdempotencyJdbcProperties properties, ObjectProvider<DataSource> dataSources,
                                BeanFactory beans) {
+        DataSource dataSource = dataSource(properties, dataSources, beans);
+        JdbcStore store = properties.toStoreBuilder(dataSource).build();
+        storeDataSource = dataSource;
+        autoConfiguredStore = store;
+        return store;
+    }
+
+    // Set when this configuration builds the store: the atomic mode joins Spring's transactions only
+    // on the data source it knows the store's connections come from.
+    private DataSource storeDataSource;
+    private JdbcStore autoConfiguredStore;
+
+    /**
+     * The atomic mode's transaction as Spring's current one while the controller runs
+     * ({@link SpringTransactionJoin}), when spring-jdbc is there and the engine's store is the
+     * auto-configured {@code JdbcStore}; with a store bean of the application's own, whose data
+     * source is not known here, nothing is joined.
+     */
+    @Bean
+    @ConditionalOnClass(name = "org.springframework.jdbc.datasource.ConnectionHolder")
+    TransactionJoin idempotencyTransactionJoin(ObjectProvider<Store> stores) {
+        Store store = stores.getIfUnique(); // creates the auto-configured store first, if it is the one
+        if (store == null || store != autoConfiguredStore) {
+            return TransactionJoin.NONE;
+        }
+        return new SpringTransactionJoin(storeDataSource);
+    }
+
+    private static DataSource dataSource(IdempotencyJdbcProperties properties, ObjectProvider<DataSource> dataSources,
+                                         BeanFactory beans) {
         DataSource dataSource;
         if (properties.getDatasource() != null) {
             dataSource = beans.getBean(properties.getDatasource(), DataSource.class);
@@ -41,7 +71,7 @@ class IdempotencyJdbcConfiguration {
                         + "the idempotency store with idempotency.jdbc.datasource");
             }
         }
-        return properties.toStoreBuilder(dataSource).build();
+        return dataSource;
     }
 
     @Bean
