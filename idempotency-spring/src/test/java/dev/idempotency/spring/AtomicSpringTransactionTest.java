@@ -13,6 +13,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
 import java.util.UUID;
+import jakarta.servlet.http.HttpServletRequest;
+import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,6 +27,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -100,6 +103,7 @@ class AtomicSpringTransactionTest {
         String key = UUID.randomUUID().toString();
         HttpResponse<String> first = post("", key);
         assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+        assertThat(first.body()).contains("\"joined\":true");
         assertThat(count("orders")).isEqualTo(1);
         assertThat(count("audit")).isEqualTo(1);
         assertThat(count("\"" + JdbcStore.DEFAULT_TABLE + "\"")).isEqualTo(1);
@@ -149,6 +153,7 @@ class AtomicSpringTransactionTest {
                 .POST(HttpRequest.BodyPublishers.ofString("{\"item\":\"pen\"}")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(201);
+        assertThat(response.body()).contains("\"joined\":false");
         assertThat(count("orders")).isEqualTo(1);
         assertThat(count("audit")).isEqualTo(1);
         assertThat(count("\"" + JdbcStore.DEFAULT_TABLE + "\"")).isZero();
@@ -164,16 +169,23 @@ class AtomicSpringTransactionTest {
     static class OrdersController {
         private final JdbcTemplate jdbc;
         private final Audit audit;
+        private final DataSource dataSource;
 
-        OrdersController(JdbcTemplate jdbc, Audit audit) {
+        OrdersController(JdbcTemplate jdbc, Audit audit, DataSource dataSource) {
             this.jdbc = jdbc;
             this.audit = audit;
+            this.dataSource = dataSource;
         }
 
         @PostMapping("/orders")
         ResponseEntity<Map<String, Object>> create(@RequestBody Map<String, Object> order,
                                                    @RequestParam(defaultValue = "false") boolean fail,
-                                                   @RequestParam(defaultValue = "false") boolean auditFails) {
+                                                   @RequestParam(defaultValue = "false") boolean auditFails,
+                                                   HttpServletRequest request) {
+            // Spring's current connection for the data source is the atomic reservation's own
+            Connection reservation = IdempotentRequests.execution(request)
+                    .flatMap(execution -> execution.unwrap(Connection.class)).orElse(null);
+            boolean joined = reservation != null && DataSourceUtils.getConnection(dataSource) == reservation;
             String item = String.valueOf(order.get("item"));
             jdbc.update("INSERT INTO orders (item) VALUES (?)", item);
             try {
@@ -185,7 +197,7 @@ class AtomicSpringTransactionTest {
                 throw new IllegalStateException("failed after writing, on purpose");
             }
             Long orders = jdbc.queryForObject("SELECT COUNT(*) FROM orders", Long.class);
-            return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("item", item, "orders", orders));
+            return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("item", item, "orders", orders, "joined", joined));
         }
     }
 
