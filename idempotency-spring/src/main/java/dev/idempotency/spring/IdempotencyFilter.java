@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.util.AntPathMatcher;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.ContentCachingResponseWrapper;
+import org.springframework.web.util.WebUtils;
 
 /**
  * The engine in front of Spring MVC: {@link IdempotencyEngine#before} when the request arrives;
@@ -49,9 +50,27 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         this.transactions = transactions;
     }
 
+    /** The asynchronous dispatch writes into the wrapper of the first one: it must be copied out then. */
+    @Override
+    protected boolean shouldNotFilterAsyncDispatch() {
+        return false;
+    }
+
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        if (isAsyncDispatch(request)) {
+            // The key was released when the first dispatch went asynchronous; only the bytes are left to send.
+            try {
+                chain.doFilter(request, response);
+            } finally {
+                ContentCachingResponseWrapper held = WebUtils.getNativeResponse(response, ContentCachingResponseWrapper.class);
+                if (held != null && !isAsyncStarted(request)) {
+                    held.copyBodyToResponse();
+                }
+            }
+            return;
+        }
         if (!engine.config().covers(request.getMethod())) {
             chain.doFilter(request, response);
             return;
@@ -99,8 +118,7 @@ final class IdempotencyFilter extends OncePerRequestFilter {
             // The response is written later, past this filter: nothing to store, the key is released.
             log.debug("Asynchronous response for key_preview={}; it is not captured", execution.key().keyPreview());
             execution.finish(CapturedResponse.uncaptured(captured.getStatus(), headersOf(captured)));
-            captured.copyBodyToResponse();
-            return;
+            return; // the asynchronous dispatch copies the body out of the wrapper
         }
         Optional<HttpReply> instead;
         try {
