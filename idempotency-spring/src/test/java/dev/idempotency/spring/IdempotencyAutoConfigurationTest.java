@@ -22,6 +22,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -211,5 +214,61 @@ class IdempotencyAutoConfigurationTest {
                 "idempotency.jdbc.tenant-setting", "idempotency.jdbc.verify-schema")) {
             assertThat(metadata).contains("\"name\": \"" + key + "\"");
         }
+    }
+
+    /**
+     * The defaults the IDE shows (META-INF/additional-spring-configuration-metadata.json: the
+     * processor cannot read them from the engine's defaults) are the ones that bind.
+     */
+    @Test
+    void theDefaultsInTheMetadataAreTheBoundDefaults() throws Exception {
+        JsonNode metadata;
+        try (var in = getClass().getClassLoader().getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            metadata = new ObjectMapper().readTree(in);
+        }
+        Map<String, Object> declared = new TreeMap<>();
+        for (JsonNode property : metadata.path("properties")) {
+            if (property.has("defaultValue")) {
+                JsonNode value = property.path("defaultValue");
+                declared.put(property.path("name").asText(), value.isArray()
+                        ? String.join(",", new ObjectMapper().convertValue(value, String[].class)) : value.asText());
+            }
+        }
+        assertThat(declared).containsKeys("idempotency.ttl", "idempotency.lease", "idempotency.methods",
+                "idempotency.jdbc.statement-timeout");
+        declared.remove("idempotency.enabled"); // false: the runner switches it on
+        String[] asProperties = declared.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .toArray(String[]::new);
+        IdempotencyEngine plain = new IdempotencyEngine(new InMemoryStore(), IdempotencyConfig.defaults());
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class))
+                .withPropertyValues("idempotency.enabled=true")
+                .withPropertyValues(asProperties)
+                .run(context -> {
+                    IdempotencyConfig bound = context.getBean(IdempotencyEngine.class).config();
+                    IdempotencyConfig defaults = plain.config();
+                    assertThat(bound.headerName()).isEqualTo(defaults.headerName());
+                    assertThat(bound.methods()).isEqualTo(defaults.methods());
+                    assertThat(bound.keyRequired()).isEqualTo(defaults.keyRequired());
+                    assertThat(bound.mode()).isEqualTo(defaults.mode());
+                    assertThat(bound.ttl()).isEqualTo(defaults.ttl());
+                    assertThat(bound.lease()).isEqualTo(defaults.lease());
+                    assertThat(bound.renewLease()).isEqualTo(defaults.renewLease());
+                    assertThat(bound.inFlightWait()).isEqualTo(defaults.inFlightWait());
+                    assertThat(bound.inFlightPollInterval()).isEqualTo(defaults.inFlightPollInterval());
+                    assertThat(bound.retryAfter()).isEqualTo(defaults.retryAfter());
+                    assertThat(bound.maxRequestBodyBytes()).isEqualTo(defaults.maxRequestBodyBytes());
+                    assertThat(bound.maxStoredBodyBytes()).isEqualTo(defaults.maxStoredBodyBytes());
+                    assertThat(bound.replayedHeaders()).isEqualTo(defaults.replayedHeaders());
+                    assertThat(bound.problemTypeBase()).isEqualTo(defaults.problemTypeBase());
+                    IdempotencyProperties properties = context.getBean(IdempotencyProperties.class);
+                    assertThat(properties.getOrder()).isEqualTo(IdempotencyProperties.DEFAULT_ORDER);
+                    assertThat(properties.getPaths()).containsExactly("/**");
+                    IdempotencyJdbcProperties jdbc = context.getBean(IdempotencyJdbcProperties.class);
+                    assertThat(jdbc.getTableName()).isEqualTo(dev.idempotency.jdbc.JdbcStore.DEFAULT_TABLE);
+                    assertThat(jdbc.getStatementTimeout()).isEqualTo(dev.idempotency.jdbc.JdbcStore.DEFAULT_STATEMENT_TIMEOUT);
+                    assertThat(jdbc.getTenantSetting()).isEqualTo(dev.idempotency.jdbc.JdbcStore.DEFAULT_TENANT_SETTING);
+                });
+        plain.close();
     }
 }
