@@ -115,6 +115,16 @@ class SpringRoutingTest {
         assertThat(escaped.replayed()).isTrue();
         assertThat(escaped.bodyText()).isEqualTo(bang.bodyText());
         assertThat(app.executions("order-item")).isEqualTo(before + 1);
+
+        String third = UUID.randomUUID().toString();
+        int bulkBefore = app.executions("bulk");
+        RawHttp.Response decoded = post("/orders/b%75lk", third);
+        RawHttp.Response literal = post("/orders/bulk", third);
+        assertThat(decoded.status()).isEqualTo(200);
+        assertThat(JSON.readTree(decoded.body()).path("handler").asText()).isEqualTo("bulk");
+        assertThat(literal.replayed()).isTrue();
+        assertThat(literal.bodyText()).isEqualTo(decoded.bodyText());
+        assertThat(app.executions("bulk")).isEqualTo(bulkBefore + 1);
     }
 
     @Test
