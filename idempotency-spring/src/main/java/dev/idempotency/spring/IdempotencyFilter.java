@@ -50,6 +50,11 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         this.transactions = transactions;
     }
 
+    /** For tests: whether the atomic mode's transaction is joined ({@link TransactionJoin#NONE}: never). */
+    TransactionJoin transactions() {
+        return transactions;
+    }
+
     /** The asynchronous dispatch writes into the wrapper of the first one: it must be copied out then. */
     @Override
     protected boolean shouldNotFilterAsyncDispatch() {

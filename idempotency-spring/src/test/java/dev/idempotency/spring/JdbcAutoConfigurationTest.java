@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 
 /**
  * The {@code JdbcStore} over the application's {@code DataSource}: built when there is one and no
@@ -118,6 +120,29 @@ class JdbcAutoConfigurationTest {
                     assertThat(context).doesNotHaveBean(Store.class);
                     assertThat(context).hasSingleBean(IdempotencyEngine.class);
                 });
+    }
+
+    @Test
+    void theAtomicTransactionIsJoinedOnlyForTheAutoConfiguredEngineOverTheAutoConfiguredStore() {
+        JdbcDataSource dataSource = databaseWithTable(JdbcStore.DEFAULT_TABLE);
+        WebApplicationContextRunner web = new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class))
+                .withPropertyValues("idempotency.enabled=true", "idempotency.mode=atomic")
+                .withBean(DataSource.class, () -> dataSource);
+        web.run(context -> assertThat(filter(context).transactions()).isInstanceOf(SpringTransactionJoin.class));
+        // the application's own store: its data source is not known, nothing is joined
+        web.withBean(Store.class, () -> JdbcStore.builder(databaseWithTable(JdbcStore.DEFAULT_TABLE)).build())
+                .run(context -> assertThat(filter(context).transactions()).isSameAs(TransactionJoin.NONE));
+        // the application's own engine, whatever its store
+        IdempotencyEngine own = new IdempotencyEngine(new InMemoryStore(), dev.idempotency.core.IdempotencyConfig.defaults());
+        web.withBean(IdempotencyEngine.class, () -> own)
+                .run(context -> assertThat(filter(context).transactions()).isSameAs(TransactionJoin.NONE));
+        own.close();
+    }
+
+    private static IdempotencyFilter filter(org.springframework.context.ApplicationContext context) {
+        assertThat(context.getBeansOfType(FilterRegistrationBean.class)).hasSize(1);
+        return (IdempotencyFilter) context.getBean(FilterRegistrationBean.class).getFilter();
     }
 
     @Test
