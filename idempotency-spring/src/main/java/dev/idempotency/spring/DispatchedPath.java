@@ -1,0 +1,71 @@
+package dev.idempotency.spring;
+
+import jakarta.servlet.http.HttpServletRequest;
+import java.nio.charset.StandardCharsets;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.RequestPath;
+import org.springframework.web.util.ServletRequestPathUtils;
+
+/**
+ * The path Spring MVC dispatches a request on, spelled so that every spelling it sends to one
+ * handler is one string.
+ *
+ * <p>Spring MVC's {@code PathPattern} matching walks {@link RequestPath#pathWithinApplication()}
+ * (the raw request URI without the context path) element by element, and compares each segment by
+ * its {@link PathContainer.PathSegment#valueToMatch() valueToMatch}: percent-decoded, with its
+ * {@code ;matrix} parameters removed. So {@code /orders;x}, {@code /orders;x=1} and
+ * {@code /%6Frders} all reach the {@code /orders} handler, and {@code /orders/%21} and
+ * {@code /orders/!} hand {@code /orders/{id}} the same id. The path built here is each segment's
+ * value re-encoded one way (unreserved characters, sub-delimiters other than {@code ;}, {@code :} and
+ * {@code @} as they are, everything else as upper-case UTF-8 escapes), with the separators as they
+ * came: empty segments ({@code //}) and dot segments stay, and core's
+ * {@link dev.idempotency.core.RequestPaths#normalize} refuses them.
+ *
+ * @param path          the record's path as described above
+ * @param trailingSlash whether the request path ended in {@code /} (and is not {@code /} itself):
+ *                      Spring MVC 7 does not route {@code /orders/} to {@code /orders}, while core
+ *                      files both under {@code /orders}, so such a request is refused under a key
+ */
+record DispatchedPath(String path, boolean trailingSlash) {
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    static DispatchedPath of(HttpServletRequest request) {
+        RequestPath parsed;
+        try {
+            parsed = ServletRequestPathUtils.parse(request);
+        } catch (IllegalArgumentException malformed) {
+            // A segment that does not decode; Spring MVC fails on it too. Core refuses the raw path.
+            String raw = request.getRequestURI();
+            return new DispatchedPath(raw, false);
+        }
+        PathContainer within = parsed.pathWithinApplication();
+        StringBuilder out = new StringBuilder(within.value().length() + 8);
+        for (PathContainer.Element element : within.elements()) {
+            if (element instanceof PathContainer.PathSegment segment) {
+                encodeSegment(segment.valueToMatch(), out);
+            } else {
+                out.append('/');
+            }
+        }
+        String path = out.length() == 0 ? "/" : out.toString();
+        return new DispatchedPath(path, path.length() > 1 && path.endsWith("/"));
+    }
+
+    private static void encodeSegment(String value, StringBuilder out) {
+        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xFF;
+            if (keptAsIs(c)) {
+                out.append((char) c);
+            } else {
+                out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);
+            }
+        }
+    }
+
+    /** RFC 3986 pchar without pct-encoded, less {@code ;} (Spring's parameter delimiter). */
+    private static boolean keptAsIs(int c) {
+        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+                || "-._~!$&'()*+,=:@".indexOf(c) >= 0;
+    }
+}

@@ -1,0 +1,122 @@
+package dev.idempotency.spring;
+
+import dev.idempotency.core.BodyCanonicalizer;
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.ReplayPolicy;
+import dev.idempotency.core.TenantResolver;
+import dev.idempotency.core.store.InMemoryStore;
+import dev.idempotency.core.store.Store;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.util.ContentCachingResponseWrapper;
+
+/**
+ * With {@code idempotency.enabled=true}: the engine, built from {@link IdempotencyProperties} and
+ * whichever of {@link Store}, {@link TenantResolver}, {@link BodyCanonicalizer} and
+ * {@link ReplayPolicy} the application defines as beans, with every {@link IdempotencyListener} bean
+ * added (the application's and the metrics'); and, in a servlet web application, the
+ * {@link IdempotencyFilter} in front of Spring MVC on {@code idempotency.paths}.
+ *
+ * <p>An application that defines an {@link IdempotencyEngine} bean itself gets that one, and only
+ * {@code enabled}, {@code paths} and {@code order} are read. With idempotency-jdbc on the classpath
+ * and a {@code DataSource} bean, the store is a {@code JdbcStore} ({@link IdempotencyJdbcConfiguration});
+ * with idempotency-micrometer and a {@code MeterRegistry} bean, the engine has meters
+ * ({@link IdempotencyMetricsConfiguration}).
+ *
+ * <p>The engine is a singleton created while the context starts, so an invalid configuration (a
+ * mode the store cannot do, a lease longer than the ttl, a value that does not convert) fails the
+ * start, not the first request.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
+@ConditionalOnProperty(prefix = "idempotency", name = "enabled", havingValue = "true")
+@EnableConfigurationProperties(IdempotencyProperties.class)
+@Import({IdempotencyJdbcConfiguration.class, IdempotencyMetricsConfiguration.class})
+public class IdempotencyAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyAutoConfiguration.class);
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    IdempotencyEngine idempotencyEngine(IdempotencyProperties properties,
+                                        ObjectProvider<Store> store,
+                                        ObjectProvider<TenantResolver> tenantResolver,
+                                        ObjectProvider<BodyCanonicalizer> canonicalizer,
+                                        ObjectProvider<ReplayPolicy> replayPolicy,
+                                        ObjectProvider<IdempotencyListener> listeners,
+                                        ObjectProvider<StoreCustomizer> customizers) {
+        IdempotencyConfig.Builder config = properties.toConfigBuilder();
+        tenantResolver.ifAvailable(config::tenantResolver);
+        canonicalizer.ifAvailable(config::canonicalizer);
+        replayPolicy.ifAvailable(config::replayPolicy);
+        listeners.orderedStream().forEach(config::addListener);
+        Store engineStore = store.getIfAvailable(() -> {
+            log.warn("No idempotency Store bean defined: using an in-memory store. Its records are lost on "
+                    + "restart and not shared between instances; define a Store bean (or a DataSource, with "
+                    + "idempotency-jdbc) in production.");
+            return new InMemoryStore();
+        });
+        List<StoreCustomizer> steps = customizers.orderedStream().toList();
+        for (StoreCustomizer step : steps) {
+            step.check(engineStore);
+        }
+        for (StoreCustomizer step : steps) {
+            engineStore = step.decorate(engineStore);
+        }
+        return new IdempotencyEngine(engineStore, config.build());
+    }
+
+    /** The filter, in a servlet web application with Spring's web classes. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnClass(ContentCachingResponseWrapper.class)
+    static class IdempotencyFilterConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "idempotencyFilter")
+        FilterRegistrationBean<IdempotencyFilter> idempotencyFilter(IdempotencyEngine engine,
+                                                                    IdempotencyProperties properties,
+                                                                    ObjectProvider<TransactionJoin> transactions,
+                                                                    ConfigurableListableBeanFactory beans) {
+            // An engine of the application's own may be over another store than the auto-configured one.
+            TransactionJoin join = autoConfigured(beans)
+                    ? transactions.getIfAvailable(() -> TransactionJoin.NONE) : TransactionJoin.NONE;
+            FilterRegistrationBean<IdempotencyFilter> registration =
+                    new FilterRegistrationBean<>(new IdempotencyFilter(engine, properties.getPaths(), join));
+            registration.setName("idempotencyFilter");
+            registration.setOrder(properties.getOrder());
+            registration.addUrlPatterns("/*");
+            return registration;
+        }
+
+        /** Whether the one engine bean is the one {@link #idempotencyEngine} defines. */
+        private static boolean autoConfigured(ConfigurableListableBeanFactory beans) {
+            String[] names = beans.getBeanNamesForType(IdempotencyEngine.class);
+            if (names.length != 1 || !beans.containsBeanDefinition(names[0])) {
+                return false;
+            }
+            return beans.getBeanDefinition(names[0]) instanceof AnnotatedBeanDefinition definition
+                    && definition.getFactoryMethodMetadata() != null
+                    && definition.getFactoryMethodMetadata().getDeclaringClassName()
+                            .equals(IdempotencyAutoConfiguration.class.getName());
+        }
+    }
+}

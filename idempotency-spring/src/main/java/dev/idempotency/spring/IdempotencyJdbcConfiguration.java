@@ -1,0 +1,89 @@
+package dev.idempotency.spring;
+
+import dev.idempotency.core.store.Store;
+import dev.idempotency.jdbc.JdbcStore;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * With idempotency-jdbc on the classpath: a {@link JdbcStore} over the application's
+ * {@link DataSource} when the application defines no {@link Store} bean of its own
+ * ({@link IdempotencyJdbcProperties}), and the schema check of whichever {@code JdbcStore} the
+ * engine gets — that one or the application's bean — while the application starts
+ * ({@code idempotency.jdbc.verify-schema}, default on).
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(JdbcStore.class)
+@EnableConfigurationProperties(IdempotencyJdbcProperties.class)
+class IdempotencyJdbcConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(Store.class)
+    @ConditionalOnBean(DataSource.class)
+    @ConditionalOnProperty(prefix = "idempotency.jdbc", name = "enabled", matchIfMissing = true)
+    JdbcStore idempotencyStore(IdempotencyJdbcProperties properties, ObjectProvider<DataSource> dataSources,
+                               BeanFactory beans) {
+        DataSource dataSource = dataSource(properties, dataSources, beans);
+        JdbcStore store = properties.toStoreBuilder(dataSource).build();
+        storeDataSource = dataSource;
+        autoConfiguredStore = store;
+        return store;
+    }
+
+    // Set when this configuration builds the store: the atomic mode joins Spring's transactions only
+    // on the data source it knows the store's connections come from.
+    private DataSource storeDataSource;
+    private JdbcStore autoConfiguredStore;
+
+    /**
+     * The atomic mode's transaction as Spring's current one while the controller runs
+     * ({@link SpringTransactionJoin}), when spring-jdbc is there and the engine's store is the
+     * auto-configured {@code JdbcStore}; with a store bean of the application's own, whose data
+     * source is not known here, nothing is joined.
+     */
+    @Bean
+    @ConditionalOnClass(name = "org.springframework.jdbc.datasource.ConnectionHolder")
+    TransactionJoin idempotencyTransactionJoin(ObjectProvider<Store> stores) {
+        Store store = stores.getIfUnique(); // creates the auto-configured store first, if it is the one
+        if (store == null || store != autoConfiguredStore) {
+            return TransactionJoin.NONE;
+        }
+        return new SpringTransactionJoin(storeDataSource);
+    }
+
+    private static DataSource dataSource(IdempotencyJdbcProperties properties, ObjectProvider<DataSource> dataSources,
+                                         BeanFactory beans) {
+        DataSource dataSource;
+        if (properties.getDatasource() != null) {
+            dataSource = beans.getBean(properties.getDatasource(), DataSource.class);
+        } else {
+            dataSource = dataSources.getIfUnique();
+            if (dataSource == null) {
+                throw new IllegalStateException("Several DataSource beans and none is primary: name the one for "
+                        + "the idempotency store with idempotency.jdbc.datasource");
+            }
+        }
+        return dataSource;
+    }
+
+    @Bean
+    @ConditionalOnProperty(prefix = "idempotency.jdbc", name = "verify-schema", matchIfMissing = true)
+    StoreCustomizer idempotencyJdbcSchemaCheck() {
+        return new StoreCustomizer() {
+            @Override
+            public void check(Store store) {
+                if (store instanceof JdbcStore jdbc) {
+                    jdbc.verifySchema();
+                }
+            }
+        };
+    }
+}

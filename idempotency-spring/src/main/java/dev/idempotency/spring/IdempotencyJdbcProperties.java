@@ -1,0 +1,104 @@
+package dev.idempotency.spring;
+
+import dev.idempotency.jdbc.JdbcStore;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import java.time.Duration;
+
+/**
+ * The {@code idempotency.jdbc.*} settings: how the adapter builds a {@link JdbcStore} over the
+ * application's {@code DataSource} when idempotency-jdbc is on the classpath and no {@code Store}
+ * bean is defined, and whether every {@code JdbcStore} (that one or the application's own bean)
+ * checks its schema while the application starts. Defaults are the store's own, except
+ * {@code verify-schema}, which is on.
+ */
+@ConfigurationProperties("idempotency.jdbc")
+public class IdempotencyJdbcProperties {
+
+    private boolean enabled = true;
+    private String datasource;
+    private String tableName = JdbcStore.DEFAULT_TABLE;
+    private Duration statementTimeout = JdbcStore.DEFAULT_STATEMENT_TIMEOUT;
+    private boolean rowLevelSecurity;
+    private String tenantSetting = JdbcStore.DEFAULT_TENANT_SETTING;
+    private boolean verifySchema = true;
+
+    /** Whether the adapter builds a {@code JdbcStore} when there is a data source and no store bean; default true. */
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    /**
+     * The name of the data source bean to use; default unset: the application's only, or primary,
+     * {@code DataSource}.
+     */
+    public String getDatasource() {
+        return datasource;
+    }
+
+    public void setDatasource(String datasource) {
+        this.datasource = datasource;
+    }
+
+    /** The table, optionally schema-qualified; default {@code idempotency_keys}. */
+    public String getTableName() {
+        return tableName;
+    }
+
+    public void setTableName(String tableName) {
+        this.tableName = tableName;
+    }
+
+    /** How long a store statement may run, lock waits included, before the answer is 503 busy; default 5 s, 0 for none. */
+    public Duration getStatementTimeout() {
+        return statementTimeout;
+    }
+
+    public void setStatementTimeout(Duration statementTimeout) {
+        this.statementTimeout = statementTimeout;
+    }
+
+    /** PostgreSQL only: set the tenant per transaction for the shipped row-level-security policy; default false. */
+    public boolean isRowLevelSecurity() {
+        return rowLevelSecurity;
+    }
+
+    public void setRowLevelSecurity(boolean rowLevelSecurity) {
+        this.rowLevelSecurity = rowLevelSecurity;
+    }
+
+    /** The setting the row-level-security policy reads the tenant from; default {@code idempotency.tenant_id}. */
+    public String getTenantSetting() {
+        return tenantSetting;
+    }
+
+    public void setTenantSetting(String tenantSetting) {
+        this.tenantSetting = tenantSetting;
+    }
+
+    /**
+     * Whether every {@code JdbcStore} bean checks at creation that its table and columns exist
+     * ({@link JdbcStore#verifySchema()}), so a missing migration fails the start with a message
+     * naming what is missing; default true. Off, the store can be created while the database is
+     * down, and a missing table is answered 503 per request instead.
+     */
+    public boolean isVerifySchema() {
+        return verifySchema;
+    }
+
+    public void setVerifySchema(boolean verifySchema) {
+        this.verifySchema = verifySchema;
+    }
+
+    /** The store these settings describe, over {@code dataSource}; its schema is checked separately. */
+    JdbcStore.Builder toStoreBuilder(javax.sql.DataSource dataSource) {
+        return JdbcStore.builder(dataSource)
+                .tableName(tableName)
+                .statementTimeout(statementTimeout)
+                .rowLevelSecurity(rowLevelSecurity)
+                .tenantSetting(tenantSetting);
+    }
+}

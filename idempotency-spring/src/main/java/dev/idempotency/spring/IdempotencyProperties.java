@@ -1,0 +1,263 @@
+package dev.idempotency.spring;
+
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.Mode;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The {@code idempotency.*} settings of a Spring Boot application, with the keys and defaults of
+ * the Micronaut adapter's. Every default is the engine's
+ * own ({@link IdempotencyConfig#defaults()}), so the two cannot drift apart.
+ *
+ * <p>{@code enabled} switches the filter on; {@code paths} and {@code order} belong to the filter,
+ * everything else to the engine. When the application defines an
+ * {@link dev.idempotency.core.IdempotencyEngine} bean of its own, only {@code enabled},
+ * {@code paths} and {@code order} are read.
+ */
+@ConfigurationProperties("idempotency")
+public class IdempotencyProperties {
+
+    /** The configuration prefix. */
+    public static final String PREFIX = "idempotency";
+
+    /**
+     * The filter's default order: just after Spring Security's filter chain
+     * ({@code SecurityFilterProperties.DEFAULT_FILTER_ORDER}, -100), so authentication has run and a
+     * tenant resolver can read its result.
+     */
+    public static final int DEFAULT_ORDER = -100 + 10;
+
+    private static final IdempotencyConfig DEFAULTS = IdempotencyConfig.defaults();
+
+    private boolean enabled;
+    private List<String> paths = new ArrayList<>(List.of("/**"));
+    private int order = DEFAULT_ORDER;
+    private String headerName = DEFAULTS.headerName();
+    private Set<String> methods = new LinkedHashSet<>(DEFAULTS.methods());
+    private boolean keyRequired = DEFAULTS.keyRequired();
+    private Mode mode = DEFAULTS.mode();
+    private Duration ttl = DEFAULTS.ttl();
+    private Duration lease = DEFAULTS.lease();
+    private boolean renewLease = DEFAULTS.renewLease();
+    private Duration inFlightWait = DEFAULTS.inFlightWait();
+    private Duration inFlightPollInterval = DEFAULTS.inFlightPollInterval();
+    private Duration retryAfter = DEFAULTS.retryAfter();
+    private int maxRequestBodyBytes = DEFAULTS.maxRequestBodyBytes();
+    private int maxStoredBodyBytes = DEFAULTS.maxStoredBodyBytes();
+    private Set<String> replayedHeaders = new LinkedHashSet<>(DEFAULTS.replayedHeaders());
+    private String problemTypeBase = DEFAULTS.problemTypeBase();
+    private final Metrics metrics = new Metrics();
+
+    /** The engine settings these properties describe, before the application's beans are added. */
+    public IdempotencyConfig.Builder toConfigBuilder() {
+        return IdempotencyConfig.builder()
+                .headerName(headerName)
+                .methods(methods)
+                .keyRequired(keyRequired)
+                .mode(mode)
+                .ttl(ttl)
+                .lease(lease)
+                .renewLease(renewLease)
+                .inFlightWait(inFlightWait)
+                .inFlightPollInterval(inFlightPollInterval)
+                .retryAfter(retryAfter)
+                .maxRequestBodyBytes(maxRequestBodyBytes)
+                .maxStoredBodyBytes(maxStoredBodyBytes)
+                .replayedHeaders(replayedHeaders)
+                .problemTypeBase(problemTypeBase);
+    }
+
+    /** Whether the filter is installed at all; default {@code false}. */
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    /** Ant-style path patterns the filter covers; default {@code /**} (every path). */
+    public List<String> getPaths() {
+        return paths;
+    }
+
+    public void setPaths(List<String> paths) {
+        this.paths = new ArrayList<>(paths);
+    }
+
+    /**
+     * The filter's order; default -90, after Spring Security's filter chain (-100), so
+     * authentication has run and a tenant resolver can read its result.
+     */
+    public int getOrder() {
+        return order;
+    }
+
+    public void setOrder(int order) {
+        this.order = order;
+    }
+
+    /** The request header carrying the key; default {@code Idempotency-Key}. */
+    public String getHeaderName() {
+        return headerName;
+    }
+
+    public void setHeaderName(String headerName) {
+        this.headerName = headerName;
+    }
+
+    /** The HTTP methods in scope; default {@code POST}. */
+    public Set<String> getMethods() {
+        return methods;
+    }
+
+    public void setMethods(Set<String> methods) {
+        this.methods = new LinkedHashSet<>(methods);
+    }
+
+    /** Answer 400 when the key is missing, instead of passing the request through; default false. */
+    public boolean isKeyRequired() {
+        return keyRequired;
+    }
+
+    public void setKeyRequired(boolean keyRequired) {
+        this.keyRequired = keyRequired;
+    }
+
+    /** {@code OPTIMISTIC}, {@code RESERVE} (default) or {@code ATOMIC}. */
+    public Mode getMode() {
+        return mode;
+    }
+
+    public void setMode(Mode mode) {
+        this.mode = mode;
+    }
+
+    /** How long a record lives, counted from its reservation (the first request): its response is replayed until then; default 24 h. */
+    public Duration getTtl() {
+        return ttl;
+    }
+
+    public void setTtl(Duration ttl) {
+        this.ttl = ttl;
+    }
+
+    /** How long a reservation is safe without renewal; default 30 s. */
+    public Duration getLease() {
+        return lease;
+    }
+
+    public void setLease(Duration lease) {
+        this.lease = lease;
+    }
+
+    /** Renew the lease while the handler runs; default true. */
+    public boolean isRenewLease() {
+        return renewLease;
+    }
+
+    public void setRenewLease(boolean renewLease) {
+        this.renewLease = renewLease;
+    }
+
+    /**
+     * How long a duplicate waits for the first request to finish before it gets 409; default 0
+     * (answer 409 at once).
+     */
+    public Duration getInFlightWait() {
+        return inFlightWait;
+    }
+
+    public void setInFlightWait(Duration inFlightWait) {
+        this.inFlightWait = inFlightWait;
+    }
+
+    /** How often a waiting duplicate looks again; default 50 ms. */
+    public Duration getInFlightPollInterval() {
+        return inFlightPollInterval;
+    }
+
+    public void setInFlightPollInterval(Duration inFlightPollInterval) {
+        this.inFlightPollInterval = inFlightPollInterval;
+    }
+
+    /** The {@code Retry-After} sent with 409 and 503; default 1 s. */
+    public Duration getRetryAfter() {
+        return retryAfter;
+    }
+
+    public void setRetryAfter(Duration retryAfter) {
+        this.retryAfter = retryAfter;
+    }
+
+    /** Larger request bodies get 413; default 1 MiB. */
+    public int getMaxRequestBodyBytes() {
+        return maxRequestBodyBytes;
+    }
+
+    public void setMaxRequestBodyBytes(int maxRequestBodyBytes) {
+        this.maxRequestBodyBytes = maxRequestBodyBytes;
+    }
+
+    /** Larger response bodies are sent but not stored; default 1 MiB. */
+    public int getMaxStoredBodyBytes() {
+        return maxStoredBodyBytes;
+    }
+
+    public void setMaxStoredBodyBytes(int maxStoredBodyBytes) {
+        this.maxStoredBodyBytes = maxStoredBodyBytes;
+    }
+
+    /** Response headers stored and replayed; default Location, Content-Location, ETag, Last-Modified, Link. */
+    public Set<String> getReplayedHeaders() {
+        return replayedHeaders;
+    }
+
+    public void setReplayedHeaders(Set<String> replayedHeaders) {
+        this.replayedHeaders = new LinkedHashSet<>(replayedHeaders);
+    }
+
+    /** The prefix of each problem document's {@code type}; default {@code urn:idempotency:problem:}. */
+    public String getProblemTypeBase() {
+        return problemTypeBase;
+    }
+
+    public void setProblemTypeBase(String problemTypeBase) {
+        this.problemTypeBase = problemTypeBase;
+    }
+
+    /** {@code idempotency.metrics.*}: the meters, when idempotency-micrometer and a {@code MeterRegistry} bean are there. */
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    /** The {@code idempotency.metrics.*} settings. */
+    public static class Metrics {
+
+        private boolean enabled = true;
+        private boolean pathTag;
+
+        /** Whether the engine's meters are bound to the application's {@code MeterRegistry}; default true. */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** Whether the meters carry the record's path as a tag; default false. */
+        public boolean isPathTag() {
+            return pathTag;
+        }
+
+        public void setPathTag(boolean pathTag) {
+            this.pathTag = pathTag;
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package dev.idempotency.spring;
+
+import dev.idempotency.core.RequestView;
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Optional;
+
+/** The engine's view of a servlet request that Spring MVC is about to dispatch. */
+final class SpringRequestView implements RequestView {
+
+    private final BufferedBodyRequest request;
+    private final DispatchedPath path;
+
+    SpringRequestView(BufferedBodyRequest request, DispatchedPath path) {
+        this.request = request;
+        this.path = path;
+    }
+
+    @Override
+    public String method() {
+        return request.getMethod();
+    }
+
+    /** {@link DispatchedPath}: what Spring MVC's handler mapping matches, one spelling per handler. */
+    @Override
+    public String path() {
+        return path.path();
+    }
+
+    /** The request URI as Tomcat received it (raw, not normalized). */
+    @Override
+    public String requestTarget() {
+        return request.getRequestURI();
+    }
+
+    @Override
+    public List<String> headers(String name) {
+        Enumeration<String> values = request.getHeaders(name);
+        return values == null ? List.of() : Collections.list(values);
+    }
+
+    /** Read once, then served again to the controller ({@link BufferedBodyRequest}). */
+    @Override
+    public byte[] body() {
+        try {
+            return request.body();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@code HttpServletRequest.class} (or a supertype) gives the servlet request; any other type, empty. */
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        return type.isInstance(request) ? Optional.of(type.cast(request)) : Optional.empty();
+    }
+}

@@ -1,0 +1,70 @@
+package dev.idempotency.spring;
+
+import dev.idempotency.core.Execution;
+import java.sql.Connection;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The atomic mode inside Spring's transaction management: while the controller runs, the
+ * reservation's connection — the one whose transaction commits with the stored response, or rolls
+ * back with it — is bound to the application's {@link DataSource} as Spring's current transaction,
+ * exactly as {@code DataSourceTransactionManager} binds its own. So {@code JdbcTemplate},
+ * {@code JdbcClient} and {@code DataSourceUtils.getConnection(dataSource)} write through it, and a
+ * {@code @Transactional} (REQUIRED) method joins it instead of opening another; one that fails
+ * marks it rollback-only, which the filter honours by rolling everything back.
+ * {@code REQUIRES_NEW} still opens a transaction of its own, on another connection.
+ *
+ * <p>The engine commits and rolls back; the connection refuses {@code commit()} and
+ * {@code rollback()} from the application ({@code AtomicTransaction}), and Spring, participating
+ * only, calls neither. Nothing is bound when Spring already has a transaction on that data source
+ * for the thread (the filter then runs inside it, and the two stay apart).
+ */
+final class SpringTransactionJoin implements TransactionJoin {
+
+    private static final Logger log = LoggerFactory.getLogger(SpringTransactionJoin.class);
+
+    private final DataSource dataSource;
+
+    SpringTransactionJoin(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    @Override
+    public Joined join(Execution execution) {
+        Optional<Connection> connection = execution.unwrap(Connection.class);
+        if (connection.isEmpty()) {
+            return Joined.NOTHING; // not the atomic mode
+        }
+        if (TransactionSynchronizationManager.hasResource(dataSource)) {
+            log.debug("A Spring transaction is already bound to the data source; the atomic transaction of "
+                    + "key_preview={} is not joined", execution.key().keyPreview());
+            return Joined.NOTHING;
+        }
+        JoinedConnectionHolder holder = new JoinedConnectionHolder(connection.get());
+        TransactionSynchronizationManager.bindResource(dataSource, holder);
+        return new Joined() {
+            @Override
+            public boolean rollbackOnly() {
+                return holder.isRollbackOnly();
+            }
+
+            @Override
+            public void close() {
+                TransactionSynchronizationManager.unbindResourceIfPossible(dataSource);
+            }
+        };
+    }
+
+    /** A holder Spring sees as an active transaction (its setter is protected). */
+    private static final class JoinedConnectionHolder extends ConnectionHolder {
+        JoinedConnectionHolder(Connection connection) {
+            super(connection);
+            setTransactionActive(true);
+        }
+    }
+}

@@ -1,0 +1,220 @@
+package dev.idempotency.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.jdbc.JdbcStore;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.UUID;
+import jakarta.servlet.http.HttpServletRequest;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Part of the atomic mode on Spring Boot's own H2 {@code DataSource} (HikariCP,
+ * {@code DataSourceTransactionManager}), over HTTP on embedded Tomcat: a controller's
+ * {@code JdbcTemplate} write and a {@code @Transactional} service's write commit with the stored
+ * response, or roll back with it.
+ */
+class AtomicSpringTransactionTest {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    private JdbcDataSource database;
+    private ConfigurableApplicationContext context;
+    private URI base;
+
+    @BeforeEach
+    void start() throws SQLException {
+        String url = "jdbc:h2:mem:atomic-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+        database = new JdbcDataSource();
+        database.setURL(url);
+        database.setUser("sa");
+        JdbcStore.builder(database).build().createTableIfMissing();
+        execute("CREATE TABLE orders (id IDENTITY PRIMARY KEY, item VARCHAR(50) NOT NULL)");
+        execute("CREATE TABLE audit (id IDENTITY PRIMARY KEY, item VARCHAR(50) NOT NULL)");
+        context = new SpringApplication(AtomicService.class).run(
+                "--server.port=0",
+                "--server.address=127.0.0.1",
+                "--spring.main.banner-mode=off",
+                "--spring.datasource.url=" + url,
+                "--spring.datasource.username=sa",
+                "--idempotency.enabled=true",
+                "--idempotency.mode=atomic",
+                "--idempotency.paths=/orders");
+        base = SpringConformanceTest.baseUri(context);
+    }
+
+    @AfterEach
+    void stop() {
+        if (context != null) {
+            context.close();
+        }
+    }
+
+    private void execute(String sql) throws SQLException {
+        try (Connection c = database.getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private long count(String table) throws SQLException {
+        try (Connection c = database.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private HttpResponse<String> post(String query, String key) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(base.resolve("/orders" + query))
+                .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"item\":\"book\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void theOrderTheAuditRowAndTheRecordCommitTogether() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> first = post("", key);
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+        assertThat(first.body()).contains("\"joined\":true");
+        assertThat(count("orders")).isEqualTo(1);
+        assertThat(count("audit")).isEqualTo(1);
+        assertThat(count("\"" + JdbcStore.DEFAULT_TABLE + "\"")).isEqualTo(1);
+
+        HttpResponse<String> retry = post("", key);
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(count("orders")).isEqualTo(1);
+        assertThat(count("audit")).isEqualTo(1);
+    }
+
+    @Test
+    void aControllerThatFailsAfterWritingRollsBackItsWritesAndTheRecord() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> failed = post("?fail=true", key);
+        assertThat(failed.statusCode()).isEqualTo(500);
+        // Without the join, JdbcTemplate would have auto-committed both rows on a connection of its own.
+        assertThat(count("orders")).isZero();
+        assertThat(count("audit")).isZero();
+        assertThat(count("\"" + JdbcStore.DEFAULT_TABLE + "\"")).isZero();
+
+        HttpResponse<String> retry = post("", key);
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(count("orders")).isEqualTo(1);
+        assertThat(count("audit")).isEqualTo(1);
+    }
+
+    @Test
+    void aTransactionalStepThatFailsMarksTheWholeRequestRollbackOnlyEvenWhenTheControllerCatchesIt() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> answered = post("?auditFails=true", key);
+        assertThat(answered.statusCode()).isEqualTo(500);
+        assertThat(answered.headers().firstValue("Content-Type")).hasValueSatisfying(
+                v -> assertThat(v).startsWith("application/problem+json"));
+        assertThat(answered.body()).contains("idempotency_transaction_rolled_back");
+        assertThat(count("orders")).isZero();
+        assertThat(count("audit")).isZero();
+        assertThat(count("\"" + JdbcStore.DEFAULT_TABLE + "\"")).isZero();
+    }
+
+    @Test
+    void withoutAKeyTheControllerWritesAsUsual() throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(base.resolve("/orders"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"item\":\"pen\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(201);
+        assertThat(response.body()).contains("\"joined\":false");
+        assertThat(count("orders")).isEqualTo(1);
+        assertThat(count("audit")).isEqualTo(1);
+        assertThat(count("\"" + JdbcStore.DEFAULT_TABLE + "\"")).isZero();
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import({OrdersController.class, Audit.class})
+    static class AtomicService {
+    }
+
+    @RestController
+    static class OrdersController {
+        private final JdbcTemplate jdbc;
+        private final Audit audit;
+        private final DataSource dataSource;
+
+        OrdersController(JdbcTemplate jdbc, Audit audit, DataSource dataSource) {
+            this.jdbc = jdbc;
+            this.audit = audit;
+            this.dataSource = dataSource;
+        }
+
+        @PostMapping("/orders")
+        ResponseEntity<Map<String, Object>> create(@RequestBody Map<String, Object> order,
+                                                   @RequestParam(defaultValue = "false") boolean fail,
+                                                   @RequestParam(defaultValue = "false") boolean auditFails,
+                                                   HttpServletRequest request) {
+            // Spring's current connection for the data source is the atomic reservation's own
+            Connection reservation = IdempotentRequests.execution(request)
+                    .flatMap(execution -> execution.unwrap(Connection.class)).orElse(null);
+            boolean joined = reservation != null && DataSourceUtils.getConnection(dataSource) == reservation;
+            String item = String.valueOf(order.get("item"));
+            jdbc.update("INSERT INTO orders (item) VALUES (?)", item);
+            try {
+                audit.record(item, auditFails);
+            } catch (IllegalStateException e) {
+                // swallowed on purpose: the participating transaction is rollback-only all the same
+            }
+            if (fail) {
+                throw new IllegalStateException("failed after writing, on purpose");
+            }
+            Long orders = jdbc.queryForObject("SELECT COUNT(*) FROM orders", Long.class);
+            return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("item", item, "orders", orders, "joined", joined));
+        }
+    }
+
+    @Service
+    static class Audit {
+        private final JdbcTemplate jdbc;
+
+        Audit(JdbcTemplate jdbc) {
+            this.jdbc = jdbc;
+        }
+
+        @Transactional
+        public void record(String item, boolean fail) {
+            jdbc.update("INSERT INTO audit (item) VALUES (?)", item);
+            if (fail) {
+                throw new IllegalStateException("audit failed, on purpose");
+            }
+        }
+    }
+}

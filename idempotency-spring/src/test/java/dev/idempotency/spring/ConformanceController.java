@@ -1,0 +1,74 @@
+package dev.idempotency.spring;
+
+import dev.idempotency.testkit.ConformanceApp;
+import java.util.List;
+import java.util.Map;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseCookie;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** {@link ConformanceApp}'s routes as an ordinary Spring MVC controller. */
+@RestController
+class ConformanceController {
+
+    private final ConformanceApp app;
+
+    ConformanceController(ConformanceApp app) {
+        this.app = app;
+    }
+
+    @PostMapping("/orders")
+    ResponseEntity<Map<String, Object>> createOrder(@RequestBody byte[] body,
+                                                    @RequestParam(required = false) String delayMs) {
+        Map<String, Object> order = app.createOrder(body, delayMs);
+        String id = String.valueOf(order.get("id"));
+        return ResponseEntity.status(HttpStatus.CREATED)
+                .header(HttpHeaders.LOCATION, "/orders/" + id)
+                .header("X-Order-Seq", id)
+                .header(HttpHeaders.SET_COOKIE, ResponseCookie.from("session", id).build().toString())
+                .body(order);
+    }
+
+    @PostMapping("/payments")
+    Map<String, Object> createPayment(@RequestBody byte[] body) {
+        return app.createPayment(body);
+    }
+
+    @PostMapping("/orders/bulk")
+    Map<String, Object> createBulk(@RequestBody byte[] body) {
+        return app.createBulk(body);
+    }
+
+    @PostMapping("/orders/{id}")
+    Map<String, Object> updateOrder(@PathVariable String id, @RequestBody byte[] body) {
+        return app.updateOrder(id, body);
+    }
+
+    @PostMapping("/reject")
+    ResponseEntity<Map<String, Object>> reject() {
+        return ResponseEntity.badRequest().body(app.reject());
+    }
+
+    @PostMapping("/fail")
+    Object fail() {
+        return app.fail();
+    }
+
+    @PostMapping(path = "/text", produces = "text/plain;charset=utf-8")
+    String text() {
+        return app.text();
+    }
+
+    @GetMapping(path = "/orders", produces = MediaType.APPLICATION_JSON_VALUE)
+    List<Map<String, Object>> listOrders() {
+        return app.listOrders();
+    }
+}

@@ -1,0 +1,143 @@
+package dev.idempotency.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.store.InMemoryStore;
+import dev.idempotency.testkit.ConformanceApp;
+import dev.idempotency.testkit.PathSpellingChecks;
+import dev.idempotency.testkit.RawHttp;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * What embedded Tomcat 11 and Spring MVC 7 (Spring Boot 4.0.7, default settings) do with odd
+ * spellings of a path — pinned, so that an upgrade that changes it shows here — and that the
+ * filter files every spelling Spring MVC sends to one handler under one record.
+ */
+class SpringRoutingTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final byte[] BODY = PathSpellingChecks.BODY.getBytes(StandardCharsets.UTF_8);
+
+    private static IdempotencyEngine engine;
+    private static ConformanceApp app;
+    private static ConfigurableApplicationContext context;
+    private static URI base;
+
+    @BeforeAll
+    static void start() {
+        engine = new IdempotencyEngine(new InMemoryStore(), IdempotencyConfig.defaults());
+        app = new ConformanceApp();
+        context = SpringConformanceTest.run(engine, app);
+        base = SpringConformanceTest.baseUri(context);
+    }
+
+    @AfterAll
+    static void stop() {
+        context.close();
+        engine.close();
+    }
+
+    private static RawHttp.Response post(String target, String key) throws Exception {
+        return RawHttp.post(base, target, key == null ? null : key.getBytes(StandardCharsets.US_ASCII), BODY);
+    }
+
+    /** Without a key the filter lets everything through: this is Tomcat's and Spring MVC's own routing. */
+    @ParameterizedTest(name = "POST {0} -> {1} {2}")
+    @CsvSource(delimiter = '|', textBlock = """
+            /orders              | 201 | orders
+            /orders/             | 404 | -
+            //orders             | 404 | -
+            /./orders            | 404 | -
+            /x/../orders         | 404 | -
+            /%2E/orders          | 404 | -
+            /orders/.            | 200 | order-item .
+            /orders/..           | 200 | order-item ..
+            /%6frders            | 201 | orders
+            /orders;x            | 201 | orders
+            /orders;x=1;y        | 201 | orders
+            /orders/b%75lk       | 200 | bulk
+            /orders/bulk;v=2     | 200 | bulk
+            /orders/%21          | 200 | order-item !
+            /orders/!            | 200 | order-item !
+            /orders%2F           | 400 | -
+            /orders/a%2Fb        | 400 | -
+            /orders#x            | 400 | -
+            /orders/%zz          | 400 | -
+            /ORDERS              | 404 | -
+            """)
+    void springMvcRoutesSpellingsSo(String target, int status, String handler) throws Exception {
+        RawHttp.Response response = post(target, null);
+        assertThat(response.status()).as(response.bodyText()).isEqualTo(status);
+        if (handler.equals("-")) {
+            return;
+        }
+        JsonNode json = JSON.readTree(response.body());
+        String[] ran = handler.split(" ", 2);
+        if (ran[0].equals("orders")) {
+            assertThat(json.path("status").asText()).isEqualTo("created");
+        } else {
+            assertThat(json.path("handler").asText()).isEqualTo(ran[0]);
+        }
+        if (ran.length == 2) {
+            assertThat(json.path("orderId").asText()).isEqualTo(ran[1]);
+        }
+    }
+
+    @Test
+    void matrixParametersAndEscapesThatSpringMvcIgnoresShareTheRecord() throws Exception {
+        String key = UUID.randomUUID().toString();
+        RawHttp.Response first = post("/orders;x", key);
+        RawHttp.Response again = post("/orders;y=1", key);
+        RawHttp.Response canonical = post("/orders", key);
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(first.replayed()).isFalse();
+        assertThat(again.replayed()).isTrue();
+        assertThat(canonical.replayed()).isTrue();
+        assertThat(canonical.bodyText()).isEqualTo(first.bodyText());
+
+        String other = UUID.randomUUID().toString();
+        int before = app.executions("order-item");
+        RawHttp.Response bang = post("/orders/!", other);
+        RawHttp.Response escaped = post("/orders/%21", other);
+        assertThat(bang.status()).isEqualTo(200);
+        assertThat(escaped.replayed()).isTrue();
+        assertThat(escaped.bodyText()).isEqualTo(bang.bodyText());
+        assertThat(app.executions("order-item")).isEqualTo(before + 1);
+
+        String third = UUID.randomUUID().toString();
+        int bulkBefore = app.executions("bulk");
+        RawHttp.Response decoded = post("/orders/b%75lk", third);
+        RawHttp.Response literal = post("/orders/bulk", third);
+        assertThat(decoded.status()).isEqualTo(200);
+        assertThat(JSON.readTree(decoded.body()).path("handler").asText()).isEqualTo("bulk");
+        assertThat(literal.replayed()).isTrue();
+        assertThat(literal.bodyText()).isEqualTo(decoded.bodyText());
+        assertThat(app.executions("bulk")).isEqualTo(bulkBefore + 1);
+    }
+
+    @Test
+    void aTrailingSlashUnderAKeyIsRefusedWithAProblemDocument() throws Exception {
+        String key = UUID.randomUUID().toString();
+        int before = app.executions("orders");
+        RawHttp.Response refused = post("/orders/", key);
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.header("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("application/problem+json"));
+        assertThat(JSON.readTree(refused.body()).path("type").asText()).endsWith("idempotency_path_invalid");
+        RawHttp.Response canonical = post("/orders", key);
+        assertThat(canonical.status()).isEqualTo(201);
+        assertThat(canonical.replayed()).isFalse();
+        assertThat(app.executions("orders")).isEqualTo(before + 1);
+    }
+}
