@@ -58,9 +58,15 @@ class DatabaseOutageTest {
                 Arguments.of(ExampleService.VERTX_PG, "reserve"), Arguments.of(ExampleService.VERTX_PG, "atomic"));
     }
 
+    /**
+     * Javalin in both modes as before; Vert.x/PgStore in the atomic mode only, where the terminated
+     * backend is the reactive connection holding the request's transaction. (Its reserve mode's
+     * orders go through HikariCP as Javalin's do; the case took 11–12 s and showed nothing the
+     * others do not: 3 December 2026, 65–78 × 201, 61–67 × 503 database_unavailable.)
+     */
     static List<Arguments> terminateCases() {
         return List.of(Arguments.of(ExampleService.JAVALIN_JDBC, "reserve"), Arguments.of(ExampleService.JAVALIN_JDBC, "atomic"),
-                Arguments.of(ExampleService.VERTX_PG, "reserve"), Arguments.of(ExampleService.VERTX_PG, "atomic"));
+                Arguments.of(ExampleService.VERTX_PG, "atomic"));
     }
 
     @ParameterizedTest(name = "{0}, {1}")

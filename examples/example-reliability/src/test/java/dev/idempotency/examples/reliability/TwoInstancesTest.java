@@ -135,6 +135,12 @@ class TwoInstancesTest {
             // them), no longer compete with this query for PostgreSQL's 100.
             long refusedClients = Stream.of(instances.first(), instances.second())
                     .flatMap(p -> p.output().stream()).filter(l -> l.contains("too many clients")).count();
+            if (answers.stream().anyMatch(a -> a.status() >= 500 && !isOverload(a))) {
+                // what the services said about it, for the failure that follows
+                Stream.of(instances.first(), instances.second()).forEach(p -> p.output().stream()
+                        .filter(l -> l.contains("ERROR") || l.contains("Exception") || l.contains("WARN")).limit(20)
+                        .forEach(l -> System.out.println("[reliability]   " + p.name() + ": " + l)));
+            }
             instances.close();
             long orders = schema.queryLong("SELECT count(*) FROM example_orders");
             long records = schema.queryLong("SELECT count(*) FROM idempotency_keys WHERE key = ?", key);
