@@ -7,6 +7,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -118,7 +119,7 @@ class CrashSafetyTest {
     }
 
     private ExampleProcess start(ExampleService example, String mode, String name) throws Exception {
-        return ExampleProcess.start(example, "crash-" + example.name().toLowerCase(java.util.Locale.ROOT) + "-" + name,
+        return ExampleProcess.start(example, "crash-" + example.name().toLowerCase(Locale.ROOT) + "-" + name,
                 Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode));
     }
 

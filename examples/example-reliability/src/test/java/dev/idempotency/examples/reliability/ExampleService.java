@@ -1,5 +1,6 @@
 package dev.idempotency.examples.reliability;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -61,7 +62,7 @@ enum ExampleService {
                     + "(idempotency.reliability.vertx.classes / .classpath): run the tests with Maven");
         }
         try {
-            return classes + java.io.File.pathSeparator + Files.readString(Path.of(file), StandardCharsets.UTF_8).trim();
+            return classes + File.pathSeparator + Files.readString(Path.of(file), StandardCharsets.UTF_8).trim();
         } catch (IOException e) {
             throw new UncheckedIOException("No " + file + ": build examples/example-vertx in the same reactor "
                     + "(mvn -pl examples/example-reliability -am verify)", e);
