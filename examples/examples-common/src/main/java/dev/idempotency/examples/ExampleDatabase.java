@@ -26,6 +26,15 @@ final class ExampleDatabase implements AutoCloseable {
     static final int POOL_SIZE = 16;
     /** Connections kept open while idle, in every mode. */
     static final int MIN_IDLE = 10;
+    /**
+     * Connections kept open while idle in the atomic mode when another pool holds its transactions
+     * (the Vert.x example's PgStore, up to 40 connections of its own): this pool then serves only
+     * the requests without a key and the reads. With {@link #MIN_IDLE} two such services after a
+     * burst of duplicates held 2 × (40 + 10) connections, PostgreSQL's default
+     * {@code max_connections} of 100, and the server refused further clients
+     * (example-reliability's {@code TwoInstancesTest}).
+     */
+    static final int MIN_IDLE_BESIDE_ATOMIC_POOL = 2;
     /** Connections in the atomic mode: up to this many keyed requests in flight, with room to spare. */
     static final int ATOMIC_POOL_SIZE = 40;
 
@@ -57,7 +66,8 @@ final class ExampleDatabase implements AutoCloseable {
         config.setMaximumPoolSize(oneConnectionPerRequest ? ATOMIC_POOL_SIZE : POOL_SIZE);
         // Opened on demand beyond the usual ten, so an idle service does not sit on 16 or 40 of
         // the server's connections.
-        config.setMinimumIdle(MIN_IDLE);
+        config.setMinimumIdle(!transactionsHere && settings.mode() == Mode.ATOMIC && settings.idempotencyEnabled()
+                ? MIN_IDLE_BESIDE_ATOMIC_POOL : MIN_IDLE);
         // Fail fast when the database is gone: a request must get its 503 within two seconds, not
         // after HikariCP's default 30 s. In the atomic mode a request takes one connection and
         // keeps it (its write and its rollback use the same one), so it waits at most once; in the

@@ -7,13 +7,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The service process killed with SIGKILL while a request's handler is running, then restarted,
@@ -27,6 +29,10 @@ import org.junit.jupiter.api.Test;
  * <p>Reserve mode, for contrast: the reservation was committed before the handler ran, so the
  * record stays in flight; a retry is refused with {@code 409} (never executed twice) until the
  * lease lapses — the weakness the atomic mode removes.
+ *
+ * <p>Both run against each {@link ExampleService}: the Javalin example on {@code JdbcStore}, and the
+ * Vert.x example on {@code PgStore}, whose atomic mode writes the order through the reservation's
+ * reactive connection.
  */
 class CrashSafetyTest {
 
@@ -45,11 +51,12 @@ class CrashSafetyTest {
         schema.close();
     }
 
-    @Test
-    void atomicModeKilledInsideTheTransactionLeavesNothingAndTheRetryRunsOnce() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(ExampleService.class)
+    void atomicModeKilledInsideTheTransactionLeavesNothingAndTheRetryRunsOnce(ExampleService example) throws Exception {
         String key = "crash-" + UUID.randomUUID();
 
-        try (ExampleProcess service = start("atomic", "atomic-1")) {
+        try (ExampleProcess service = start(example, "atomic", "atomic-1")) {
             CompletableFuture<HttpResponse<String>> pending = sendSlow(service.port(), key);
             // The example writes the order first and then waits delayMs, inside the transaction.
             awaitOrFail(this::orderWrittenButNotCommitted, Duration.ofSeconds(10),
@@ -65,12 +72,12 @@ class CrashSafetyTest {
         long killed = System.nanoTime();
         awaitOrFail(() -> schema.exampleBackendsInTransaction() == 0, Duration.ofSeconds(10),
                 "PostgreSQL to roll back the dead process's transaction");
-        System.out.println("[reliability] crash (atomic): killed after the handler's INSERT, before the commit; "
+        System.out.println("[reliability] crash (" + example + ", atomic): killed after the handler's INSERT, before the commit; "
                 + "PostgreSQL had rolled back " + (System.nanoTime() - killed) / 1_000_000 + " ms after the process died");
         assertThat(orders()).as("no order survives the crash").isZero();
         assertThat(records(key)).as("no idempotency record survives the crash").isZero();
 
-        try (ExampleProcess restarted = start("atomic", "atomic-2")) {
+        try (ExampleProcess restarted = start(example, "atomic", "atomic-2")) {
             Answer retry = Answer.post(http, restarted.port(), "/orders", key, Answer.ORDER, Duration.ofSeconds(10));
             assertThat(retry.status()).as(retry.describe()).isEqualTo(201);
             assertThat(retry.replayed()).as("the retry executes: " + retry.describe()).isFalse();
@@ -84,11 +91,12 @@ class CrashSafetyTest {
         }
     }
 
-    @Test
-    void reserveModeKilledMidRequestLeavesAnInFlightRecordThatRefusesTheRetry() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(ExampleService.class)
+    void reserveModeKilledMidRequestLeavesAnInFlightRecordThatRefusesTheRetry(ExampleService example) throws Exception {
         String key = "crash-" + UUID.randomUUID();
 
-        try (ExampleProcess service = start("reserve", "reserve-1")) {
+        try (ExampleProcess service = start(example, "reserve", "reserve-1")) {
             CompletableFuture<HttpResponse<String>> pending = sendSlow(service.port(), key);
             awaitOrFail(() -> records(key) == 1, Duration.ofSeconds(10), "the key to be reserved");
             Thread.sleep(500); // well inside the 3 s handler
@@ -102,7 +110,7 @@ class CrashSafetyTest {
         assertThat(schema.queryLong("SELECT count(*) FROM idempotency_keys WHERE key = ? AND state = 'IN_FLIGHT'", key))
                 .as("the committed reservation outlives the process").isEqualTo(1);
 
-        try (ExampleProcess restarted = start("reserve", "reserve-2")) {
+        try (ExampleProcess restarted = start(example, "reserve", "reserve-2")) {
             Answer retry = Answer.post(http, restarted.port(), "/orders", key, Answer.ORDER, Duration.ofSeconds(10));
             assertThat(retry.status()).as(retry.describe()).isEqualTo(409);
             assertThat(retry.problemCode()).hasValue("idempotency_request_in_progress");
@@ -110,8 +118,8 @@ class CrashSafetyTest {
         }
     }
 
-    private ExampleProcess start(String mode, String name) throws Exception {
-        return ExampleProcess.start("crash-" + name,
+    private ExampleProcess start(ExampleService example, String mode, String name) throws Exception {
+        return ExampleProcess.start(example, "crash-" + example.name().toLowerCase(Locale.ROOT) + "-" + name,
                 Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode));
     }
 

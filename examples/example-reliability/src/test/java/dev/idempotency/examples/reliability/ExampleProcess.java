@@ -21,16 +21,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A real Javalin example service in a child JVM: {@code java -cp <this JVM's test classpath>
- * dev.idempotency.examples.javalin.JavalinExample} with {@code PORT=0} and the given environment,
- * started and waited for until it prints its start-up line, which names the port it bound.
+ * A real example service in a child JVM: {@code java -cp <classpath> <main class>} of an
+ * {@link ExampleService} (the Javalin example on this JVM's test classpath, or the Vert.x example
+ * on its own) with {@code PORT=0} and the given environment, started and waited for until it
+ * prints its start-up line, which names the port it bound; with {@link #start(ExampleService,
+ * String, Map)} the line must also name the service's store ({@code JdbcStore}, {@code PgStore}).
  *
  * <p>{@link #close()} kills it with SIGKILL ({@link Process#destroyForcibly()}) — always, also when
  * a test fails — and so does a shutdown hook of the test JVM for any child still alive.
  */
 final class ExampleProcess implements AutoCloseable {
-
-    static final String MAIN_CLASS = "dev.idempotency.examples.javalin.JavalinExample";
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     private static final Pattern STARTUP_LINE = Pattern.compile("listening on http://localhost:(\\d+) ");
@@ -46,27 +46,50 @@ final class ExampleProcess implements AutoCloseable {
     private final Process process;
     private final int port;
     private final Deque<String> output;
+    private final String startupLine;
 
-    private ExampleProcess(String name, Process process, int port, Deque<String> output) {
+    private ExampleProcess(String name, Process process, int port, Deque<String> output, String startupLine) {
         this.name = name;
         this.process = process;
         this.port = port;
         this.output = output;
+        this.startupLine = startupLine;
     }
 
     /**
-     * Starts the service and waits for its start-up line.
+     * Starts {@code service} and waits for its start-up line, which must name the service's
+     * framework and store: a Vert.x service that fell back to {@code JdbcStore} fails here.
+     */
+    static ExampleProcess start(ExampleService service, String name, Map<String, String> env) throws IOException {
+        ExampleProcess started = launch(service, name, env);
+        if (!started.startupLine.contains(service.expectedFramework())
+                || !started.startupLine.contains(service.expectedStore())) {
+            started.close();
+            throw new IllegalStateException("Example " + name + " is not " + service.label() + ": its start-up line is "
+                    + started.startupLine);
+        }
+        return started;
+    }
+
+    /**
+     * Starts the Javalin service ({@link ExampleService#JAVALIN_JDBC}'s process, whatever store
+     * {@code env} selects) and waits for its start-up line.
      *
      * @param name a label for failure messages and the child's output
      * @param env  the service's environment, e.g. {@code DATABASE_URL} and {@code IDEMPOTENCY_MODE};
      *             {@code PORT} is always 0
      */
     static ExampleProcess start(String name, Map<String, String> env) throws IOException {
+        return launch(ExampleService.JAVALIN_JDBC, name, env);
+    }
+
+    private static ExampleProcess launch(ExampleService service, String name, Map<String, String> env)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         // Small and quick to start: the machine is shared, and the load here is modest.
         command.addAll(List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
-        command.addAll(List.of("-cp", classPath(), MAIN_CLASS));
+        command.addAll(List.of("-cp", service.classPath(), service.mainClass()));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().keySet().removeIf(k -> k.equals("DATABASE_URL") || k.startsWith("IDEMPOTENCY")
                 || k.startsWith("REDIS_"));
@@ -76,12 +99,15 @@ final class ExampleProcess implements AutoCloseable {
         Process process = builder.start();
         RUNNING.add(process);
         Deque<String> output = new ArrayDeque<>();
-        CompletableFuture<Integer> port = new CompletableFuture<>();
-        Thread reader = new Thread(() -> readOutput(name, process, output, port), "example-output-" + name);
+        CompletableFuture<String> startup = new CompletableFuture<>();
+        Thread reader = new Thread(() -> readOutput(name, process, output, startup), "example-output-" + name);
         reader.setDaemon(true);
         reader.start();
         try {
-            return new ExampleProcess(name, process, port.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS), output);
+            String line = startup.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            Matcher m = STARTUP_LINE.matcher(line);
+            m.find(); // the reader completed with the line that matched
+            return new ExampleProcess(name, process, Integer.parseInt(m.group(1)), output, line);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             kill(process);
@@ -95,16 +121,7 @@ final class ExampleProcess implements AutoCloseable {
         }
     }
 
-    /**
-     * The classpath the child runs on: this test JVM's own. Surefire may start tests from a
-     * manifest-only jar, so its {@code surefire.test.class.path} property is preferred.
-     */
-    private static String classPath() {
-        String surefire = System.getProperty("surefire.test.class.path");
-        return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
-    }
-
-    private static void readOutput(String name, Process process, Deque<String> output, CompletableFuture<Integer> port) {
+    private static void readOutput(String name, Process process, Deque<String> output, CompletableFuture<String> startup) {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8))) {
             String line;
@@ -116,14 +133,14 @@ final class ExampleProcess implements AutoCloseable {
                     }
                 }
                 Matcher m = STARTUP_LINE.matcher(line);
-                if (!port.isDone() && m.find()) {
-                    port.complete(Integer.parseInt(m.group(1)));
+                if (!startup.isDone() && m.find()) {
+                    startup.complete(line);
                 }
             }
         } catch (IOException e) {
             // the process is gone
         } finally {
-            port.completeExceptionally(new IllegalStateException(name + " exited before it printed its start-up line"));
+            startup.completeExceptionally(new IllegalStateException(name + " exited before it printed its start-up line"));
         }
     }
 
@@ -133,6 +150,11 @@ final class ExampleProcess implements AutoCloseable {
 
     int port() {
         return port;
+    }
+
+    /** The line the service printed when it started listening (names its store and mode). */
+    String startupLine() {
+        return startupLine;
     }
 
     /** The last lines the service printed (at most {@value #KEPT_LINES}). */

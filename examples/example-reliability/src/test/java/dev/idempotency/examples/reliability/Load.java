@@ -12,12 +12,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A bounded concurrent load on one example service: a few client threads each sending
  * {@code POST /orders} with a fresh key, one after another, until {@link #stop()}, a request
  * budget or a time limit ends it. Every answer is kept with the phase it was sent in.
+ *
+ * <p>After a {@code 503} a client waits {@value #PAUSE_AFTER_503_MS} ms before its next request:
+ * a service that refuses in a few milliseconds (the Vert.x example's reactive pool, with the
+ * database's port closed) would otherwise spend the whole request budget inside the outage, in a
+ * retry loop no real client runs, and leave none for the recovery the tests check.
  */
 final class Load implements AutoCloseable {
 
     /** One request of the load: when it was sent (which phase) and what came back. */
     record Sent(String phase, Answer answer) {
     }
+
+    static final long PAUSE_AFTER_503_MS = 25;
 
     private final List<Sent> sent = Collections.synchronizedList(new ArrayList<>());
     private final List<Thread> clients = new ArrayList<>();
@@ -41,8 +48,15 @@ final class Load implements AutoCloseable {
             Thread t = new Thread(() -> {
                 while (!stopped && System.nanoTime() < deadline && budget.getAndDecrement() > 0) {
                     String at = phase;
-                    sent.add(new Sent(at, Answer.post(http, port, path, "load-" + UUID.randomUUID(), Answer.ORDER,
-                            timeout)));
+                    Answer answer = Answer.post(http, port, path, "load-" + UUID.randomUUID(), Answer.ORDER, timeout);
+                    sent.add(new Sent(at, answer));
+                    if (answer.status() == 503) {
+                        try {
+                            Thread.sleep(PAUSE_AFTER_503_MS);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
                 }
             }, "load-client-" + i);
             t.setDaemon(true);

@@ -1,6 +1,7 @@
 package dev.idempotency.examples.vertx;
 
 import dev.idempotency.core.Mode;
+import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.examples.ExampleSettings;
 import dev.idempotency.examples.ExampleStore;
 import dev.idempotency.examples.PostgresUrl;
@@ -11,6 +12,7 @@ import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,6 +28,9 @@ final class VertxPgStore {
     static final int POOL_SIZE = 16;
     /** The atomic mode: each keyed request in flight holds one (its transaction), as the JDBC pool's 40. */
     static final int ATOMIC_POOL_SIZE = 40;
+
+    /** How long the start waits for the database to create the table. */
+    private static final int START_WAIT_SECONDS = 30;
 
     private static final Set<String> PARAMETERS = Set.of("currentSchema", "search_path", "ApplicationName",
             "application_name");
@@ -58,7 +63,7 @@ final class VertxPgStore {
                 .connectingTo(PgStore.cachingStatements(options)).using(vertx).build();
         PgStore store = PgStore.create(pool);
         try {
-            store.createTableIfMissing().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            createTable(store);
         } catch (Exception e) {
             close(pool);
             Throwable cause = e.getCause() == null ? e : e.getCause();
@@ -68,6 +73,31 @@ final class VertxPgStore {
         String description = "PgStore (table " + store.tableName() + ", reactive Vert.x PostgreSQL client) in PostgreSQL at "
                 + url.display() + (schema == null ? "" : " (schema " + schema + ")");
         return ExampleStore.async(store, description, () -> close(pool));
+    }
+
+    /**
+     * {@code createTableIfMissing}, asked again while the pool answers "busy" (no connection within
+     * its 2 s), for up to {@value #START_WAIT_SECONDS} s in all: the first connections of a JVM that
+     * is still loading its classes, on a loaded machine, can take longer than a request may wait
+     * (two services started together failed so in example-reliability's {@code TwoInstancesTest}).
+     * Any other failure stops the start at once.
+     */
+    private static void createTable(PgStore store) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_WAIT_SECONDS);
+        while (true) {
+            try {
+                store.createTableIfMissing().toCompletableFuture()
+                        .get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                return;
+            } catch (ExecutionException e) {
+                boolean busy = e.getCause() instanceof StorageUnavailableException u
+                        && u.reason() == StorageUnavailableException.Reason.BUSY;
+                if (!busy || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(250);
+            }
+        }
     }
 
     private static void close(Pool pool) {

@@ -1,0 +1,81 @@
+package dev.idempotency.examples.reliability;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Which example service a test starts, and which idempotency store it must report on its start-up
+ * line with a PostgreSQL {@code DATABASE_URL}: the Javalin example on {@code JdbcStore}, or the
+ * Vert.x example on {@code PgStore} (the reactive Vert.x SQL client; in the atomic mode its keyed
+ * {@code POST}s write the order through the reservation's reactive connection).
+ */
+enum ExampleService {
+
+    /** Runs on this test JVM's classpath, as the reliability tests always did. */
+    JAVALIN_JDBC("javalin", "JdbcStore", "dev.idempotency.examples.javalin.JavalinExample"),
+
+    /**
+     * Runs on example-vertx's own runtime classpath ({@code target/classes} plus the
+     * {@code target/process.classpath} its build writes), so with the Netty and Jackson versions
+     * its Vert.x BOM chooses.
+     */
+    VERTX_PG("vertx", "PgStore", "dev.idempotency.examples.vertx.VertxExample");
+
+    private final String framework;
+    private final String store;
+    private final String mainClass;
+
+    ExampleService(String framework, String store, String mainClass) {
+        this.framework = framework;
+        this.store = store;
+        this.mainClass = mainClass;
+    }
+
+    String mainClass() {
+        return mainClass;
+    }
+
+    /** What the start-up line must contain: {@code (framework) listening on} and the store's name. */
+    String expectedFramework() {
+        return "(" + framework + ") listening on";
+    }
+
+    String expectedStore() {
+        return "idempotency store: " + store + " ";
+    }
+
+    /** The classpath of the child JVM. */
+    String classPath() {
+        if (this == JAVALIN_JDBC) {
+            // Surefire may start tests from a manifest-only jar, so its property is preferred.
+            String surefire = System.getProperty("surefire.test.class.path");
+            return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
+        }
+        String classes = System.getProperty("idempotency.reliability.vertx.classes");
+        String file = System.getProperty("idempotency.reliability.vertx.classpath");
+        if (classes == null || file == null) {
+            throw new IllegalStateException("The Vert.x example's classpath is set by this module's pom "
+                    + "(idempotency.reliability.vertx.classes / .classpath): run the tests with Maven");
+        }
+        try {
+            return classes + File.pathSeparator + Files.readString(Path.of(file), StandardCharsets.UTF_8).trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException("No " + file + ": build examples/example-vertx in the same reactor "
+                    + "(mvn -pl examples/example-reliability -am verify)", e);
+        }
+    }
+
+    /** A short label for names and summaries, e.g. {@code vertx/PgStore}. */
+    String label() {
+        return framework + "/" + store;
+    }
+
+    @Override
+    public String toString() {
+        return label();
+    }
+}
