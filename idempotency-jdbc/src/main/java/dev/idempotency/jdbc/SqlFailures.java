@@ -33,7 +33,7 @@ import org.jooq.exception.DataAccessException;
  *   <tr><td>BUSY</td><td>{@link SQLTransientConnectionException} (the pool's connection timeout)
  *       with no connection failure behind it; a {@link SQLTimeoutException} (JDBC's query timeout);
  *       SQLState 57014 (PostgreSQL query_canceled: a statement timeout), 55P03 (lock_not_available:
- *       a lock timeout), 70100 (MariaDB/MySQL interrupted); MariaDB/MySQL errors 1205 (lock wait
+ *       a lock timeout), 53300 (PostgreSQL too_many_connections), 70100 (MariaDB/MySQL interrupted); MariaDB/MySQL errors 1205 (lock wait
  *       timeout), 1969 and 3024 (statement time exceeded), H2 error 50200 (lock timeout)</td></tr>
  * </table>
  */
@@ -49,7 +49,7 @@ final class SqlFailures {
      * PostgreSQL query_canceled (a statement timeout) and lock_not_available (a lock timeout);
      * MariaDB/MySQL's interrupted statement (max_statement_time).
      */
-    private static final Set<String> BUSY_STATES = Set.of("57014", "55P03", "70100");
+    private static final Set<String> BUSY_STATES = Set.of("57014", "55P03", "70100", "53300");
     /** MariaDB/MySQL: lock wait timeout, statement time exceeded (MariaDB, MySQL); H2: lock timeout. */
     private static final Set<Integer> BUSY_CODES = Set.of(1205, 1969, 3024, 50200);
 

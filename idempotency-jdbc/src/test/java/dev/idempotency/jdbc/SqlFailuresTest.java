@@ -40,6 +40,7 @@ class SqlFailuresTest {
                 "08001", new SQLException("Connection refused", "08001", new ConnectException("refused")))))
                 .as("the pool could not connect: an outage").isEqualTo(Reason.UNREACHABLE);
         assertThat(reason(new SQLException("canceling statement due to statement timeout", "57014"))).isEqualTo(Reason.BUSY);
+        assertThat(reason(new SQLException("sorry, too many clients already", "53300"))).isEqualTo(Reason.BUSY);
     }
 
     @Test

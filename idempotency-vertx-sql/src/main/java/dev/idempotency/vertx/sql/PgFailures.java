@@ -33,7 +33,7 @@ import java.util.concurrent.TimeoutException;
  *       wait queue is full ({@link ConnectionPoolTooBusyException}); SQLSTATE 57014
  *       (query_canceled: the store's {@linkplain PgStore.Builder#statementTimeout statement timeout}
  *       or the session's), 55P03 (lock_not_available outside the atomic
- *       reservation, which answers that itself)</td></tr>
+ *       reservation, which answers that itself), 53300 (too_many_connections)</td></tr>
  * </table>
  */
 final class PgFailures {
@@ -42,7 +42,8 @@ final class PgFailures {
     static final String LOCK_NOT_AVAILABLE = "55P03";
     private static final Set<String> MISSING_STATES = Set.of("3F000");
     private static final Set<String> UNREACHABLE_STATES = Set.of("57P01", "57P02", "57P03");
-    private static final Set<String> BUSY_STATES = Set.of("57014", LOCK_NOT_AVAILABLE);
+    /** 53300 too_many_connections: the server has no session to spare now; like a full pool, busy. */
+    private static final Set<String> BUSY_STATES = Set.of("57014", LOCK_NOT_AVAILABLE, "53300");
 
     /**
      * What the pool fails with when no connection came free within its {@code connectionTimeout}:

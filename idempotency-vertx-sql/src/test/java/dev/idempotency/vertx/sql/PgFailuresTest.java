@@ -26,6 +26,7 @@ class PgFailuresTest {
     void aCancelledStatementIsBusy() {
         assertThat(reasonOf(pg("57014", "canceling statement due to statement timeout"))).isEqualTo(Reason.BUSY);
         assertThat(reasonOf(pg("57014", "canceling statement due to user request"))).isEqualTo(Reason.BUSY);
+        assertThat(reasonOf(pg("53300", "sorry, too many clients already"))).isEqualTo(Reason.BUSY);
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -55,13 +56,17 @@ final class VertxPgStore {
         url.applicationName().ifPresent(name -> options.addProperty("application_name", name));
         // CREATE TABLE IF NOT EXISTS on every start would otherwise log its NOTICE as a warning
         options.addProperty("client_min_messages", "warning");
+        // The pool is the store's (and, in the atomic mode, the handler's on the reservation's
+        // connection): the statements are bounded per session, which costs nothing per statement,
+        // instead of PgStore's per-statement wrapper (idempotency-vertx-sql README, Statement timeout).
+        options.addProperty("statement_timeout", String.valueOf(PgStore.DEFAULT_STATEMENT_TIMEOUT.toMillis()));
         boolean atomic = settings.mode() == Mode.ATOMIC;
         Pool pool = PgBuilder.pool()
                 .with(new PoolOptions().setName("example-pg").setMaxSize(atomic ? ATOMIC_POOL_SIZE : POOL_SIZE)
                         // a request gets its 503 within seconds when the database is gone
                         .setConnectionTimeout(2).setConnectionTimeoutUnit(TimeUnit.SECONDS))
                 .connectingTo(PgStore.cachingStatements(options)).using(vertx).build();
-        PgStore store = PgStore.create(pool);
+        PgStore store = PgStore.builder(pool).statementTimeout(Duration.ZERO).build();
         try {
             createTable(store);
         } catch (Exception e) {
