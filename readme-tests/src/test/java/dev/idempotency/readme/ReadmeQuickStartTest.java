@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ReadmeQuickStartTest {
 
     /** The applications the READMEs must describe completely. */
-    private static final List<String> APPS = List.of("javalin", "micronaut", "readme", "vertx", "vertx-pg");
+    private static final List<String> APPS = List.of("javalin", "micronaut", "readme", "spring", "vertx", "vertx-pg");
     private static final Duration BUILD_LIMIT = Duration.ofMinutes(6);
     private static final Duration START_LIMIT = Duration.ofSeconds(60);
     private static final String ORDER = "{\"item\":\"book\",\"quantity\":1}";
