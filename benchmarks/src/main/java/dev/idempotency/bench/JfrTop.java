@@ -42,7 +42,7 @@ public final class JfrTop {
         LAYERS.put("pgJDBC", List.of("org.postgresql."));
         LAYERS.put("HikariCP", List.of("com.zaxxer.hikari."));
         LAYERS.put("adapters", List.of("dev.idempotency.javalin.", "dev.idempotency.micronaut.",
-                "dev.idempotency.vertx."));
+                "dev.idempotency.vertx.", "dev.idempotency.spring."));
         LAYERS.put("example handlers", List.of("dev.idempotency.examples."));
         LAYERS.put("Jackson", List.of("com.fasterxml.jackson."));
         LAYERS.put("logging", List.of("ch.qos.logback.", "org.slf4j."));
@@ -59,12 +59,13 @@ public final class JfrTop {
         OWNERS.put("HikariCP", List.of("com.zaxxer.hikari."));
         OWNERS.put("the benchmark's JDBC counting wrapper", List.of("dev.idempotency.bench.jdbc.", "jdk.proxy"));
         OWNERS.put("adapters", List.of("dev.idempotency.javalin.", "dev.idempotency.micronaut.",
-                "dev.idempotency.vertx."));
+                "dev.idempotency.vertx.", "dev.idempotency.spring."));
         OWNERS.put("example handlers", List.of("dev.idempotency.examples."));
         OWNERS.put("Jackson", List.of("com.fasterxml.jackson."));
         OWNERS.put("logging", List.of("ch.qos.logback.", "org.slf4j."));
-        OWNERS.put("HTTP framework (Javalin/Jetty, Micronaut, Vert.x/Netty)", List.of("io.javalin.",
-                "org.eclipse.jetty.", "io.micronaut.", "io.vertx.", "io.netty.", "reactor."));
+        OWNERS.put("HTTP framework (Javalin/Jetty, Micronaut, Vert.x/Netty, Spring/Tomcat)", List.of("io.javalin.",
+                "org.eclipse.jetty.", "io.micronaut.", "io.vertx.", "io.netty.", "reactor.", "org.springframework.",
+                "org.apache.catalina.", "org.apache.coyote.", "org.apache.tomcat."));
     }
 
     private JfrTop() {

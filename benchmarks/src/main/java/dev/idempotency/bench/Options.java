@@ -44,13 +44,14 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                int purgeRows, List<BenchStore> stores, String redisUrl) {
 
     static final String USAGE = """
-            usage: benchmarks/run [--frameworks=javalin,micronaut,vertx] [--configs=off,optimistic,reserve,atomic,replay]
+            usage: benchmarks/run [--frameworks=javalin,micronaut,vertx,spring] [--configs=off,optimistic,reserve,atomic,replay]
                                   [--stores=jdbc,pg,redis] [--redis-url=redis://127.0.0.1:6379]
                                   [--connections=16] [--rounds=4] [--requests=2400] [--open-requests=800] [--open-fraction=0.5]
                                   [--warmup-requests=3000] [--warmup-seconds=30] [--jfr] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
                                   [--no-purge] [--purge-rows=1000000]
                                   [--database-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres]
                                   [--wait-for-load=1.5]
+              --frameworks: the example services (default javalin,micronaut,vertx; spring = Spring Boot, on request)
               --quick: a smoke run with few requests and short JMH iterations (numbers not for publishing)
               --wait-for-load=L: start only once the 1-minute load average is below L (waits at most 10 min)
               --stores: where the idempotent configurations keep their records (default jdbc): jdbc = JdbcStore,
@@ -59,6 +60,17 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
               --jfr:   record each service with Java Flight Recorder (benchmarks/target/bench-run/*.jfr);
                        summarize a recording with dev.idempotency.bench.JfrTop
             """;
+
+    /** The example services benchmarks/run builds: {@code examples/example-<name>}. */
+    static final List<String> FRAMEWORKS = List.of("javalin", "micronaut", "vertx", "spring");
+
+    private static List<String> frameworks(String list) {
+        List<String> frameworks = Arrays.stream(list.split(",")).map(String::trim).toList();
+        frameworks.stream().filter(f -> !FRAMEWORKS.contains(f)).findFirst().ifPresent(f -> {
+            throw new IllegalArgumentException("unknown framework " + f + " (known: " + String.join(",", FRAMEWORKS) + ")\n" + USAGE);
+        });
+        return frameworks;
+    }
 
     private static final Set<String> FLAGS = Set.of("--no-http", "--no-jmh", "--quick", "--jfr", "--no-purge");
 
@@ -82,7 +94,7 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
         String databaseUrl = o.getOrDefault("--database-url", System.getenv().getOrDefault("BENCH_DATABASE_URL",
                 "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
         return new Options(root,
-                List.of(o.getOrDefault("--frameworks", "javalin,micronaut,vertx").split(",")),
+                frameworks(o.getOrDefault("--frameworks", "javalin,micronaut,vertx")),
                 Arrays.stream(o.getOrDefault("--configs", "off,optimistic,reserve,atomic,replay").split(","))
                         .map(c -> HttpConfig.valueOf(c.trim().toUpperCase(Locale.ROOT))).toList(),
                 Integer.parseInt(o.getOrDefault("--connections", "16")),

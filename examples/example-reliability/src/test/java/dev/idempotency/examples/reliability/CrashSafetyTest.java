@@ -30,9 +30,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * record stays in flight; a retry is refused with {@code 409} (never executed twice) until the
  * lease lapses — the weakness the atomic mode removes.
  *
- * <p>Both run against each {@link ExampleService}: the Javalin example on {@code JdbcStore}, and the
+ * <p>Both run against each {@link ExampleService}: the Javalin example on {@code JdbcStore}, the
  * Vert.x example on {@code PgStore}, whose atomic mode writes the order through the reservation's
- * reactive connection.
+ * reactive connection, and the Spring Boot example on {@code JdbcStore}, whose atomic mode writes it
+ * through the reservation's JDBC connection.
  */
 class CrashSafetyTest {
 

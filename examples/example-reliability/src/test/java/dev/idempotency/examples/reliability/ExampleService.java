@@ -11,7 +11,8 @@ import java.nio.file.Path;
  * Which example service a test starts, and which idempotency store it must report on its start-up
  * line with a PostgreSQL {@code DATABASE_URL}: the Javalin example on {@code JdbcStore}, or the
  * Vert.x example on {@code PgStore} (the reactive Vert.x SQL client; in the atomic mode its keyed
- * {@code POST}s write the order through the reservation's reactive connection).
+ * {@code POST}s write the order through the reservation's reactive connection), or the Spring Boot
+ * example on {@code JdbcStore}.
  */
 enum ExampleService {
 
@@ -23,16 +24,31 @@ enum ExampleService {
      * {@code target/process.classpath} its build writes), so with the Netty and Jackson versions
      * its Vert.x BOM chooses.
      */
-    VERTX_PG("vertx", "PgStore", "dev.idempotency.examples.vertx.VertxExample");
+    VERTX_PG("vertx", "PgStore", "dev.idempotency.examples.vertx.VertxExample", "vertx"),
+
+    /**
+     * The Spring Boot example (Spring MVC on Tomcat, idempotency-spring) on {@code JdbcStore}; in
+     * the atomic mode its keyed {@code POST}s write the order through the reservation's JDBC
+     * connection. Runs on example-spring's own runtime classpath like {@link #VERTX_PG}, with the
+     * versions Spring Boot's BOM chooses.
+     */
+    SPRING_JDBC("spring", "JdbcStore", "dev.idempotency.examples.spring.SpringExample", "spring");
 
     private final String framework;
     private final String store;
     private final String mainClass;
+    /** The module whose own classpath the process runs on ({@code idempotency.reliability.<it>.*}), or null. */
+    private final String ownClasspath;
 
     ExampleService(String framework, String store, String mainClass) {
+        this(framework, store, mainClass, null);
+    }
+
+    ExampleService(String framework, String store, String mainClass, String ownClasspath) {
         this.framework = framework;
         this.store = store;
         this.mainClass = mainClass;
+        this.ownClasspath = ownClasspath;
     }
 
     String mainClass() {
@@ -50,21 +66,23 @@ enum ExampleService {
 
     /** The classpath of the child JVM. */
     String classPath() {
-        if (this == JAVALIN_JDBC) {
+        if (ownClasspath == null) {
             // Surefire may start tests from a manifest-only jar, so its property is preferred.
             String surefire = System.getProperty("surefire.test.class.path");
             return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
         }
-        String classes = System.getProperty("idempotency.reliability.vertx.classes");
-        String file = System.getProperty("idempotency.reliability.vertx.classpath");
+        String classesProperty = "idempotency.reliability." + ownClasspath + ".classes";
+        String fileProperty = "idempotency.reliability." + ownClasspath + ".classpath";
+        String classes = System.getProperty(classesProperty);
+        String file = System.getProperty(fileProperty);
         if (classes == null || file == null) {
-            throw new IllegalStateException("The Vert.x example's classpath is set by this module's pom "
-                    + "(idempotency.reliability.vertx.classes / .classpath): run the tests with Maven");
+            throw new IllegalStateException("The " + framework + " example's classpath is set by this module's pom "
+                    + "(" + classesProperty + " / " + fileProperty + "): run the tests with Maven");
         }
         try {
             return classes + File.pathSeparator + Files.readString(Path.of(file), StandardCharsets.UTF_8).trim();
         } catch (IOException e) {
-            throw new UncheckedIOException("No " + file + ": build examples/example-vertx in the same reactor "
+            throw new UncheckedIOException("No " + file + ": build examples/example-" + framework + " in the same reactor "
                     + "(mvn -pl examples/example-reliability -am verify)", e);
         }
     }

@@ -34,8 +34,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * run is answered with its own {@code 201}, one response is stored, and later retries replay it.
  *
  * <p>{@code reserve} and {@code atomic} run against each {@link ExampleService} (Javalin on
- * {@code JdbcStore}, Vert.x on {@code PgStore}); {@code optimistic}, which proves nothing about a
- * store's exclusion, on Javalin only.
+ * {@code JdbcStore}, Vert.x on {@code PgStore}, Spring Boot on {@code JdbcStore}); {@code optimistic},
+ * which proves nothing about a store's exclusion, on Javalin only.
  */
 class TwoInstancesTest {
 
