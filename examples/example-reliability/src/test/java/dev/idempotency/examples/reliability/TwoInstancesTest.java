@@ -63,12 +63,16 @@ class TwoInstancesTest {
     void optimisticModeMayRunDuplicatesButAnswersEachRunAndStoresOne() throws Exception {
         Burst burst = burst(ExampleService.JAVALIN_JDBC, "optimistic");
 
-        assertThat(offending(burst.answers, a -> a.status() == 201))
-                .as("optimistic duplicates all run: 201 each, original or replayed").isEmpty();
-        long executed = burst.answers.stream().filter(a -> !a.replayed()).count();
+        // 200 executions at once each need one of the service's 16 connections; on a loaded machine
+        // one may wait out the pool's 2 s and get an overload answer — the store's (503 busy) or the
+        // handler's own (503 database_unavailable): no order written, nothing stored. Accepted and
+        // counted in the summary; the counts below stay exact.
+        assertThat(offending(burst.answers, a -> a.status() == 201 || isOverload(a) || isDatabaseOverload(a)))
+                .as("optimistic duplicates all run: 201 each, original or replayed (or the database's 503)").isEmpty();
+        long executed = burst.answers.stream().filter(a -> a.status() == 201 && !a.replayed()).count();
         assertThat(executed).as("at least the first request runs").isGreaterThanOrEqualTo(1);
         assertThat(burst.orderRows).as("one order row per execution that was answered as such").isEqualTo(executed);
-        assertThat(burst.answers.stream().filter(a -> !a.replayed()).map(Answer::body).distinct().count())
+        assertThat(burst.answers.stream().filter(a -> a.status() == 201 && !a.replayed()).map(Answer::body).distinct().count())
                 .as("each execution answered with its own order").isEqualTo(executed);
         assertThat(burst.recordRows).as("one response stored for the key").isEqualTo(1);
         assertThat(burst.laterRetries).allSatisfy(a -> {
@@ -111,6 +115,14 @@ class TwoInstancesTest {
         return a.status() == 503 && a.retryAfter().isPresent()
                 && a.problemCode().filter("idempotency_storage_unavailable"::equals).isPresent()
                 && a.json().map(j -> j.path("detail").asText()).filter("Idempotency storage is busy"::equals).isPresent();
+    }
+
+    /**
+     * The example's answer when its own database has no connection for the handler in time:
+     * 503 {@code database_unavailable} (examples-common's {@code ProblemException}).
+     */
+    private static boolean isDatabaseOverload(Answer a) {
+        return a.status() == 503 && a.problemCode().filter("database_unavailable"::equals).isPresent();
     }
 
     /** Descriptions of the answers that are not {@code fine}, at most 10. */
