@@ -1,5 +1,6 @@
 package dev.idempotency.micronaut;
 
+import dev.idempotency.testkit.TenantFromAuthenticationChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.RequestView;
@@ -102,40 +103,18 @@ class TenantFromAuthenticationTest {
     @Test
     void twoTenantsWithTheSameKeyEachGetTheirOwnRecordAndTheirOwnReplay() throws Exception {
         TenantOrdersController controller = start(true);
-        HttpResponse<String> firstA = post("alice:secret", "k-1");
-        HttpResponse<String> firstB = post("bob:secret", "k-1");
-        HttpResponse<String> retryA = post("alice:secret", "k-1");
-        HttpResponse<String> retryB = post("bob:secret", "k-1");
+        TenantFromAuthenticationChecks.sameKeyTwoTenants(this::post, "alice:secret", "bob:secret",
+                "\"user\":\"alice\"", "\"user\":\"bob\"");
 
         assertThat(controller.runsBy).containsExactly("alice", "bob");
-        assertThat(firstA.statusCode()).isEqualTo(201);
-        assertThat(firstB.statusCode()).isEqualTo(201);
-        assertThat(firstA.body()).contains("\"user\":\"alice\"");
-        assertThat(firstB.body()).contains("\"user\":\"bob\"");
-        assertThat(firstA.headers().firstValue("Idempotent-Replayed")).isEmpty();
-        assertThat(firstB.headers().firstValue("Idempotent-Replayed")).isEmpty();
-
-        assertThat(retryA.statusCode()).isEqualTo(201);
-        assertThat(retryA.body()).isEqualTo(firstA.body());
-        assertThat(retryA.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-        assertThat(retryB.statusCode()).isEqualTo(201);
-        assertThat(retryB.body()).isEqualTo(firstB.body());
-        assertThat(retryB.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-
         assertThat(tenants.unwrappedAsString).isNotEmpty().allSatisfy(unwrapped -> assertThat(unwrapped).isEmpty());
     }
 
     @Test
     void withoutCredentialsSecurityAnswers401BeforeTheEngineSeesTheRequest() throws Exception {
         TenantOrdersController controller = start(true);
-        HttpResponse<String> anonymous = post(null, "k-2");
-        HttpResponse<String> wrong = post("alice:guess", "k-2");
-        HttpResponse<String> valid = post("alice:secret", "k-2");
+        TenantFromAuthenticationChecks.refusedCallersReserveNothing(this::post, "alice:guess", "alice:secret");
 
-        assertThat(anonymous.statusCode()).isEqualTo(401);
-        assertThat(wrong.statusCode()).isEqualTo(401);
-        assertThat(valid.statusCode()).as("the refused requests reserved nothing").isEqualTo(201);
-        assertThat(valid.headers().firstValue("Idempotent-Replayed")).isEmpty();
         assertThat(controller.runsBy).containsExactly("alice");
     }
 

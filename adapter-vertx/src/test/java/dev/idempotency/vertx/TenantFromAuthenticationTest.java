@@ -1,5 +1,6 @@
 package dev.idempotency.vertx;
 
+import dev.idempotency.testkit.TenantFromAuthenticationChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.IdempotencyConfig;
@@ -96,39 +97,16 @@ class TenantFromAuthenticationTest {
 
     @Test
     void twoTenantsWithTheSameKeyEachGetTheirOwnRecordAndTheirOwnReplay() throws Exception {
-        HttpResponse<String> firstA = post("token-a", "k-1");
-        HttpResponse<String> firstB = post("token-b", "k-1");
-        HttpResponse<String> retryA = post("token-a", "k-1");
-        HttpResponse<String> retryB = post("token-b", "k-1");
+        TenantFromAuthenticationChecks.sameKeyTwoTenants(this::post, "token-a", "token-b", "\"tenant\":\"tenant-a\"", "\"tenant\":\"tenant-b\"");
 
         assertThat(runsBy).containsExactly("tenant-a", "tenant-b");
-        assertThat(firstA.statusCode()).isEqualTo(201);
-        assertThat(firstB.statusCode()).isEqualTo(201);
-        assertThat(firstA.body()).contains("\"tenant\":\"tenant-a\"");
-        assertThat(firstB.body()).contains("\"tenant\":\"tenant-b\"");
-        assertThat(firstA.headers().firstValue("Idempotent-Replayed")).isEmpty();
-        assertThat(firstB.headers().firstValue("Idempotent-Replayed")).isEmpty();
-
-        assertThat(retryA.statusCode()).isEqualTo(201);
-        assertThat(retryA.body()).isEqualTo(firstA.body());
-        assertThat(retryA.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-        assertThat(retryB.statusCode()).isEqualTo(201);
-        assertThat(retryB.body()).isEqualTo(firstB.body());
-        assertThat(retryB.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-
         assertThat(unwrappedAsString).isNotEmpty().allSatisfy(unwrapped -> assertThat(unwrapped).isEmpty());
     }
 
     @Test
     void withoutAValidTokenTheAnswerIs401AndNothingRuns() throws Exception {
-        HttpResponse<String> anonymous = post(null, "k-2");
-        HttpResponse<String> forged = post("token-x", "k-2");
-        HttpResponse<String> valid = post("token-a", "k-2");
+        TenantFromAuthenticationChecks.refusedCallersReserveNothing(this::post, "token-x", "token-a");
 
-        assertThat(anonymous.statusCode()).isEqualTo(401);
-        assertThat(forged.statusCode()).isEqualTo(401);
-        assertThat(valid.statusCode()).as("the refused requests reserved nothing").isEqualTo(201);
-        assertThat(valid.headers().firstValue("Idempotent-Replayed")).isEmpty();
         assertThat(runsBy).containsExactly("tenant-a");
     }
 
