@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.jooq.SQLDialect;
@@ -42,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * nobody holds the key, the wait was not for the key's own row — a table lock such as a
  * migration's, {@code LOCK TABLE} or {@code VACUUM FULL} — and the store reports
  * {@link Reason#BUSY} (503 "Idempotency storage is busy", never 409: the key is not in flight). What a dirty read shows is used only for its fingerprint: an uncommitted
- * completion is never replayed.
+ * completion is never replayed — the same body asks again, and a second wait that ends on it is
+ * answered in flight (409), since its holder is committing ({@link AtomicWaits.Holder#COMPLETING}).
  */
 final class AtomicReservations {
 
@@ -72,19 +72,19 @@ final class AtomicReservations {
         }
         Instant at = IdempotencyTable.micros(now);
         long deadline = System.nanoTime() + wait.toNanos();
-        boolean holderWentAway = false;
+        boolean askedBefore = false;
         for (int round = 1; round <= MAX_ATTEMPTS; round++) {
             String token = UUID.randomUUID().toString();
             NewRow row = new NewRow(key, fingerprint, IdempotencyTable.IN_FLIGHT, token,
                     IdempotencyTable.micros(now.plus(lease)), null, IdempotencyTable.micros(now.plus(ttl)), at);
-            Round result = inNewTransaction(row, at, lease, wait, deadline, holderWentAway);
+            Round result = inNewTransaction(row, at, lease, wait, deadline, askedBefore);
             if (result instanceof Round.Answer answer) {
                 return answer.result();
             }
             if (result instanceof Round.HolderGone) {
-                holderWentAway = true;
-                log.debug("The uncommitted holder of key_preview={} ended while this request stopped waiting; "
-                        + "asking once more (round {})", key.keyPreview(), round);
+                askedBefore = true;
+                log.debug("The uncommitted holder of key_preview={} ended or was committing while this request "
+                        + "stopped waiting; asking once more (round {})", key.keyPreview(), round);
             } else {
                 log.debug("Atomic reservation of key_preview={} was rolled back by the database (deadlock or "
                         + "serialization failure); starting over (round {})", key.keyPreview(), round);
@@ -103,7 +103,7 @@ final class AtomicReservations {
         record RolledBack() implements Round {
         }
 
-        /** The lock wait ran out, and by the time this request asked, nobody held the key. */
+        /** The lock wait ran out, and by the time this request asked, nobody held the key or its holder was committing. */
         record HolderGone() implements Round {
         }
     }
@@ -114,11 +114,11 @@ final class AtomicReservations {
     /**
      * One transaction on one pooled connection.
      *
-     * @param holderWentAway an earlier round found the key's holder gone: this round answers in flight
-     *                       rather than ask again
+     * @param askedBefore an earlier round ran out of wait and asked: this round answers (in flight,
+     *                    or busy when nobody holds the key) rather than ask again
      */
     private Round inNewTransaction(NewRow row, Instant now, Duration lease, Duration wait, long deadline,
-                                   boolean holderWentAway) {
+                                   boolean askedBefore) {
         RecordKey key = row.key();
         Connection c = null;
         AtomicSession session = sql.atomicSession(tenantSetting);
@@ -134,7 +134,7 @@ final class AtomicReservations {
                             : session.nextAttempt(c, row, now, remaining(deadline, wait));
                 } catch (SQLException e) {
                     if (session.isLockTimeout(e)) {
-                        Optional<String> holder;
+                        AtomicSession.Held holder;
                         try {
                             c.rollback();
                             session.end(c);
@@ -144,9 +144,9 @@ final class AtomicReservations {
                             // Not worth failing the request over: answer as if the dialect could not tell.
                             log.warn("Could not tell which request body holds key_preview={}; answering in flight: {}",
                                     key.keyPreview(), unknown.toString());
-                            holder = Optional.of(row.fingerprint());
+                            holder = AtomicSession.Held.inFlight(row.fingerprint());
                         }
-                        switch (AtomicWaits.afterLockTimeout(holder.isPresent(), holderWentAway)) {
+                        switch (AtomicWaits.afterLockTimeout(holder.holder(), askedBefore)) {
                             case ASK_AGAIN:
                                 return HOLDER_GONE;
                             case BUSY:
@@ -154,9 +154,9 @@ final class AtomicReservations {
                             default:
                                 log.debug("Key_preview={} is held by an uncommitted transaction ({}); answering in "
                                         + "flight", key.keyPreview(),
-                                        holder.get().equals(row.fingerprint()) ? "the same body" : "another body");
+                                        holder.fingerprint().equals(row.fingerprint()) ? "the same body" : "another body");
                                 return new Round.Answer(new ReserveResult.Existing(AtomicWaits.heldUncommitted(
-                                        key, holder.get(), row.expiresAt(), now, lease)));
+                                        key, holder.fingerprint(), row.expiresAt(), now, lease)));
                         }
                     }
                     if (session.mustStartOver(e)) {

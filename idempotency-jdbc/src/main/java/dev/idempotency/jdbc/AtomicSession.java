@@ -54,12 +54,22 @@ abstract class AtomicSession {
      * After {@link #isLockTimeout}, once the transaction is rolled back and {@link #end} has put the
      * session back: the fingerprint of the uncommitted request that holds the key, as far as this
      * dialect can tell without waiting — {@code row}'s own when the holder has the same body, another
-     * one when it has a different body; empty when nobody holds the key any more, or when what is
-     * there cannot be answered from (an uncommitted completion): the caller asks again.
+     * one when it has a different body; {@link Held#NOBODY} when nobody holds the key any more;
+     * {@link AtomicWaits.Holder#COMPLETING} for a completion with this body that may be uncommitted,
+     * which cannot be answered from: the caller asks again.
      *
      * <p>Never a replay: nothing read here may be uncommitted data the engine would send to a client.
      */
-    abstract Optional<String> holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException;
+    abstract Held holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException;
+
+    /** Who holds the key and, when in flight, with which fingerprint. */
+    record Held(AtomicWaits.Holder holder, String fingerprint) {
+        static final Held NOBODY = new Held(AtomicWaits.Holder.NOBODY, null);
+
+        static Held inFlight(String fingerprint) {
+            return new Held(AtomicWaits.Holder.IN_FLIGHT, fingerprint);
+        }
+    }
 
     /**
      * The fingerprint the in-flight record carries when PostgreSQL can tell that the holder's body
@@ -70,18 +80,18 @@ abstract class AtomicSession {
     /**
      * From the newest version of the key's row, committed or not (a dirty read): whose body holds
      * the key. A row that is not live holds nothing (a rolled-back take-over leaves the old one). A
-     * completed row with this body may still roll back, so it is no replay: ask again, which answers
-     * from committed data.
+     * completed row with this body may still roll back, so it is no replay: it is
+     * {@link AtomicWaits.Holder#COMPLETING}, and asking again answers from committed data.
      */
-    static Optional<String> holderOf(Optional<IdempotencyRecord> newest, NewRow row, Instant now) {
+    static Held holderOf(Optional<IdempotencyRecord> newest, NewRow row, Instant now) {
         if (newest.isEmpty() || !Statements.isLive(newest.get(), now)) {
-            return Optional.empty();
+            return Held.NOBODY;
         }
         IdempotencyRecord record = newest.get();
         if (record.isCompleted() && record.fingerprint().equals(row.fingerprint())) {
-            return Optional.empty();
+            return new Held(AtomicWaits.Holder.COMPLETING, record.fingerprint());
         }
-        return Optional.of(record.fingerprint());
+        return Held.inFlight(record.fingerprint());
     }
 
     /** The database rolled the whole transaction back (deadlock, serialization failure): start over. */

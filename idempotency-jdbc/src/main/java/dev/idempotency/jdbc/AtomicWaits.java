@@ -15,8 +15,10 @@ import java.time.Instant;
  *
  * <p>After the wait ran out the transaction is rolled back and the store asks who holds the key.
  * Someone does: the key is in flight ({@link #heldUncommitted}). Nobody does: the holder ended in
- * between, so one more round runs with what is left of the wait; when nobody holds it after that
- * round's wait either, the wait was never for the key's own row — a table lock of a migration,
+ * between, so one more round runs with what is left of the wait. The row shows a completion with
+ * the caller's body that a dirty read cannot tell committed from not: the holder is committing, so
+ * one more round runs too, and a second such sight is answered in flight (409; the retry replays).
+ * When nobody holds it after that round's wait either, the wait was never for the key's own row — a table lock of a migration,
  * {@code LOCK TABLE}, {@code VACUUM FULL} — and the answer is {@link #busy} (503), never 409: no
  * request with that key is in progress.
  */
@@ -41,15 +43,31 @@ public final class AtomicWaits {
     private AtomicWaits() {
     }
 
+    /** Who holds the key, as far as a reservation that stopped waiting could tell without waiting. */
+    public enum Holder {
+        /** Nobody: the key is free, or its row is not live. */
+        NOBODY,
+        /**
+         * The key's row shows a completion with the caller's body that may not be committed yet (a
+         * dirty read cannot tell): its holder is committing, or has just committed. Not a replay —
+         * and no sign of a lock other than the row's either.
+         */
+        COMPLETING,
+        /** An uncommitted request holds the key in flight. */
+        IN_FLIGHT
+    }
+
     /**
-     * @param someoneHoldsIt    whether another transaction holds the key now
-     * @param nobodyHeldItBefore an earlier round of this reservation found nobody holding it
+     * @param holder    who holds the key now
+     * @param askedBefore an earlier round of this reservation already ran out of wait and asked
      */
-    public static Verdict afterLockTimeout(boolean someoneHoldsIt, boolean nobodyHeldItBefore) {
-        if (someoneHoldsIt) {
-            return Verdict.IN_FLIGHT;
-        }
-        return nobodyHeldItBefore ? Verdict.BUSY : Verdict.ASK_AGAIN;
+    public static Verdict afterLockTimeout(Holder holder, boolean askedBefore) {
+        return switch (holder) {
+            case IN_FLIGHT -> Verdict.IN_FLIGHT;
+            // Still committing after a second wait: the request is still in progress (409), not busy storage.
+            case COMPLETING -> askedBefore ? Verdict.IN_FLIGHT : Verdict.ASK_AGAIN;
+            case NOBODY -> askedBefore ? Verdict.BUSY : Verdict.ASK_AGAIN;
+        };
     }
 
     /**

@@ -172,7 +172,7 @@ final class H2Statements extends Statements {
          * trip).
          */
         @Override
-        Optional<String> holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
+        Held holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
             int level = c.getTransactionIsolation();
             c.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED);
             Optional<IdempotencyRecord> newest;

@@ -163,7 +163,7 @@ final class MySqlStatements extends Statements {
          * starts that transaction leaves the level pending; {@code ROLLBACK} drops it.
          */
         @Override
-        Optional<String> holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
+        Held holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
             try (Statement s = c.createStatement()) {
                 s.execute("SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED");
             }

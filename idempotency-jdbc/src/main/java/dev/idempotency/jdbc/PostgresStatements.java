@@ -430,11 +430,11 @@ final class PostgresStatements extends Statements {
          * reservation took can ({@link PostgresInFlightLocks}): one round trip.
          */
         @Override
-        Optional<String> holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
+        Held holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
             return switch (sql.inFlightHolder(c, row)) {
-                case SAME_BODY -> Optional.of(row.fingerprint());
-                case OTHER_BODY -> Optional.of(ANOTHER_BODY);
-                case NONE -> Optional.empty();
+                case SAME_BODY -> Held.inFlight(row.fingerprint());
+                case OTHER_BODY -> Held.inFlight(ANOTHER_BODY);
+                case NONE -> Held.NOBODY;
             };
         }
 

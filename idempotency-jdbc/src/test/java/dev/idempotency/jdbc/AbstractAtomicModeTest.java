@@ -13,11 +13,13 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
 import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StoredResponse;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -375,6 +377,45 @@ abstract class AbstractAtomicModeTest {
             assertThat(handle(engine, key, winnersBody, executions, () -> { })).isEqualTo("replay");
             assertThat(handle(engine, key, winnersBody.equals(ORDER) ? OTHER_ORDER : ORDER, executions, () -> { }))
                     .isEqualTo(CONFLICT);
+        }
+    }
+
+    /**
+     * The window the mixed-body race above can hit under load: the first request's completing
+     * UPDATE is written but not yet committed. A duplicate that stops waiting there sees (on
+     * MariaDB and H2, by a dirty read) a completion with its own body that may still roll back —
+     * no replay — and asks again; still there after the second wait, it is a request in progress
+     * (409), never 503 busy, which is for a wait on some other lock.
+     */
+    @Test
+    void aDuplicateThatMeetsTheFirstBetweenItsCompletionAndItsCommitIsAnsweredInProgressNotBusy() throws Exception {
+        try (IdempotencyEngine engine = engine(Duration.ZERO)) {
+            String key = newKey();
+            Execution first = proceed(engine.before(Requests.post("/orders", key, ORDER)));
+            writeOrder(first, key);
+            Connection c = first.unwrap(Connection.class).orElseThrow();
+            org.jooq.DSLContext dsl = first.unwrap(org.jooq.DSLContext.class).orElseThrow();
+            String token = dsl.select(org.jooq.impl.DSL.field(org.jooq.impl.DSL.name("owner_token"), String.class))
+                    .from(org.jooq.impl.DSL.table(org.jooq.impl.DSL.name(store.tableName())))
+                    .where(org.jooq.impl.DSL.field(org.jooq.impl.DSL.name("key")).eq(key)).fetchOne().value1();
+            Statements sql = Dialects.statements(store.dialect(),
+                    new IdempotencyTable(org.jooq.impl.DSL.name(store.tableName()), store.dialect()));
+            Savepoint beforeCompletion = c.setSavepoint();
+            assertThat(sql.complete(c, new RecordKey("default", "POST", "/orders", key), token,
+                    new StoredResponse(201, "application/json", Map.of(), "{\"order\":1}".getBytes(StandardCharsets.UTF_8))))
+                    .as("the completion, not yet committed").isTrue();
+
+            assertThat(answer(respond(engine.before(Requests.post("/orders", key, ORDER)))))
+                    .as("the same body while the completion is uncommitted").isEqualTo(IN_PROGRESS);
+            assertThat(answer(respond(engine.before(Requests.post("/orders", key, OTHER_ORDER)))))
+                    .as("another body").isEqualTo(CONFLICT);
+            assertThat(orders(key)).isZero();
+
+            c.rollback(beforeCompletion);
+            assertThat(first.finish(Requests.created("{\"order\":1}"))).isEmpty();
+            Decision.Respond replay = respond(engine.before(Requests.post("/orders", key, ORDER)));
+            assertThat(replay.isReplay()).isTrue();
+            assertThat(orders(key)).isEqualTo(1);
         }
     }
 

@@ -34,22 +34,38 @@ class AtomicSessionTest {
 
     @Test
     void anInFlightRowTellsItsBody() {
-        assertThat(AtomicSession.holderOf(inFlight(MINE, NOW.plusSeconds(30)), ROW, NOW)).contains(MINE);
-        assertThat(AtomicSession.holderOf(inFlight(OTHER, NOW.plusSeconds(30)), ROW, NOW)).contains(OTHER);
+        assertThat(AtomicSession.holderOf(inFlight(MINE, NOW.plusSeconds(30)), ROW, NOW))
+                .isEqualTo(AtomicSession.Held.inFlight(MINE));
+        assertThat(AtomicSession.holderOf(inFlight(OTHER, NOW.plusSeconds(30)), ROW, NOW))
+                .isEqualTo(AtomicSession.Held.inFlight(OTHER));
     }
 
     @Test
     void aCompletionThatMayNotBeCommittedIsNoReplayButAnotherBodyStillConflicts() {
-        assertThat(AtomicSession.holderOf(completed(MINE), ROW, NOW)).as("ask again, from committed data").isEmpty();
-        assertThat(AtomicSession.holderOf(completed(OTHER), ROW, NOW)).contains(OTHER);
+        assertThat(AtomicSession.holderOf(completed(MINE), ROW, NOW).holder()).as("ask again, from committed data")
+                .isEqualTo(AtomicWaits.Holder.COMPLETING);
+        assertThat(AtomicSession.holderOf(completed(OTHER), ROW, NOW)).isEqualTo(AtomicSession.Held.inFlight(OTHER));
     }
 
     @Test
     void noRowOrARowThatIsNotLiveHoldsNothing() {
-        assertThat(AtomicSession.holderOf(Optional.empty(), ROW, NOW)).isEmpty();
-        assertThat(AtomicSession.holderOf(inFlight(OTHER, NOW.minusSeconds(1)), ROW, NOW)).as("lease lapsed").isEmpty();
+        assertThat(AtomicSession.holderOf(Optional.empty(), ROW, NOW)).isEqualTo(AtomicSession.Held.NOBODY);
+        assertThat(AtomicSession.holderOf(inFlight(OTHER, NOW.minusSeconds(1)), ROW, NOW)).as("lease lapsed")
+                .isEqualTo(AtomicSession.Held.NOBODY);
         assertThat(AtomicSession.holderOf(Optional.of(new IdempotencyRecord(KEY, OTHER, RecordState.IN_FLIGHT, null,
-                NOW.minusSeconds(1), NOW.plusSeconds(30))), ROW, NOW)).as("expired").isEmpty();
+                NOW.minusSeconds(1), NOW.plusSeconds(30))), ROW, NOW)).as("expired").isEqualTo(AtomicSession.Held.NOBODY);
+    }
+
+    @Test
+    void aHolderStillCommittingAfterTheSecondWaitIsInFlightButNobodyTwiceIsBusy() {
+        assertThat(AtomicWaits.afterLockTimeout(AtomicWaits.Holder.IN_FLIGHT, false)).isEqualTo(AtomicWaits.Verdict.IN_FLIGHT);
+        assertThat(AtomicWaits.afterLockTimeout(AtomicWaits.Holder.COMPLETING, false))
+                .isEqualTo(AtomicWaits.Verdict.ASK_AGAIN);
+        assertThat(AtomicWaits.afterLockTimeout(AtomicWaits.Holder.COMPLETING, true))
+                .as("the key's own row kept us waiting: in progress, not busy storage")
+                .isEqualTo(AtomicWaits.Verdict.IN_FLIGHT);
+        assertThat(AtomicWaits.afterLockTimeout(AtomicWaits.Holder.NOBODY, false)).isEqualTo(AtomicWaits.Verdict.ASK_AGAIN);
+        assertThat(AtomicWaits.afterLockTimeout(AtomicWaits.Holder.NOBODY, true)).isEqualTo(AtomicWaits.Verdict.BUSY);
     }
 
     @Test

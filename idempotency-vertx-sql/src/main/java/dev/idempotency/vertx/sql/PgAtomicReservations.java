@@ -108,7 +108,8 @@ final class PgAtomicReservations {
                             return Future.succeededFuture(Holder.SAME_BODY);
                         })
                         .andThen(h -> c.close())
-                        .compose(holder -> switch (AtomicWaits.afterLockTimeout(holder != Holder.NONE, holderWentAway)) {
+                        .compose(holder -> switch (AtomicWaits.afterLockTimeout(
+                                holder == Holder.NONE ? AtomicWaits.Holder.NOBODY : AtomicWaits.Holder.IN_FLIGHT, holderWentAway)) {
                             case ASK_AGAIN -> {
                                 log.debug("The uncommitted holder of key_preview={} ended while this request stopped "
                                         + "waiting; asking once more", r.key().keyPreview());
