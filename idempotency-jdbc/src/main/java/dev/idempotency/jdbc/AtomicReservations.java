@@ -166,7 +166,7 @@ final class AtomicReservations {
                 }
                 if (result instanceof Statements.Attempt.Won) {
                     AtomicTransaction transaction = new AtomicTransaction(c, dialect);
-                    TransactionalReservation reservation = new TransactionalReservation(key, row.ownerToken(), c,
+                    TransactionalReservation reservation = new TransactionalReservation(key, row.ownerToken(), c, dataSource,
                             session, transaction, sql, tableLabel);
                     handedOver = true;
                     return new Round.Answer(new ReserveResult.Acquired(reservation));

@@ -247,7 +247,8 @@ public final class JdbcStore implements TransactionalStore {
     /**
      * The atomic mode's reservation: on a pooled connection, in a READ COMMITTED transaction that
      * the acquired reservation keeps open for the handler (its {@code unwrap} gives an
-     * {@link AtomicTransaction}, a {@link Connection} or a jOOQ {@link DSLContext}). A key held by
+     * {@link AtomicTransaction}, a {@link Connection} or a jOOQ {@link DSLContext}, and the
+     * {@link DataSource} the connection came from). A key held by
      * another, still uncommitted transaction is waited for, at most {@code wait}, and then
      * answered as in flight with the holder's fingerprint as far as the dialect can tell it without
      * waiting — so the engine answers 409 for the same body and 422 for a different one:

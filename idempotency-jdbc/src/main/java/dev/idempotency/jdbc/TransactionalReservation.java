@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +16,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A reservation of the atomic mode: its row was written inside a transaction that stays open on
  * a pooled connection until the request is finished, and the handler writes in the same
- * transaction ({@link #unwrap}: {@link AtomicTransaction}, {@link Connection}, {@link DSLContext}).
+ * transaction ({@link #unwrap}: {@link AtomicTransaction}, {@link Connection}, {@link DSLContext};
+ * and {@link DataSource}, the pool the connection was taken from, so that a framework's transaction
+ * management can bind the connection to it as its current transaction).
  *
  * <ul>
  *   <li>{@link #complete}: the owner-checked UPDATE that stores the response, then COMMIT (one
@@ -33,15 +36,17 @@ final class TransactionalReservation extends AbstractReservation {
     private static final Logger log = LoggerFactory.getLogger(TransactionalReservation.class);
 
     private final Connection connection;
+    private final DataSource pool;
     private final AtomicSession session;
     private final AtomicTransaction transaction;
     private final Statements sql;
     private final String tableLabel;
 
-    TransactionalReservation(RecordKey key, String ownerToken, Connection connection, AtomicSession session,
-                             AtomicTransaction transaction, Statements sql, String tableLabel) {
+    TransactionalReservation(RecordKey key, String ownerToken, Connection connection, DataSource pool,
+                             AtomicSession session, AtomicTransaction transaction, Statements sql, String tableLabel) {
         super(key, ownerToken);
         this.connection = connection;
+        this.pool = pool;
         this.session = session;
         this.transaction = transaction;
         this.sql = sql;
@@ -99,6 +104,9 @@ final class TransactionalReservation extends AbstractReservation {
         }
         if (type == DSLContext.class) {
             return Optional.of(type.cast(transaction.dsl()));
+        }
+        if (type == DataSource.class) {
+            return Optional.of(type.cast(pool));
         }
         return Optional.empty();
     }

@@ -562,6 +562,7 @@ abstract class AbstractAtomicModeTest {
             AtomicTransaction tx = execution.unwrap(AtomicTransaction.class).orElseThrow();
             assertThat(execution.unwrap(Connection.class)).containsSame(tx.connection());
             assertThat(execution.unwrap(DSLContext.class)).containsSame(tx.dsl());
+            assertThat(execution.unwrap(DataSource.class)).as("the pool the connection came from").containsSame(pool);
             assertThat(tx.dialect()).isEqualTo(store.dialect());
 
             DSLContext dsl = tx.dsl();

@@ -12,8 +12,6 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -94,29 +92,14 @@ public class IdempotencyAutoConfiguration {
         @ConditionalOnMissingBean(name = "idempotencyFilter")
         FilterRegistrationBean<IdempotencyFilter> idempotencyFilter(IdempotencyEngine engine,
                                                                     IdempotencyProperties properties,
-                                                                    ObjectProvider<TransactionJoin> transactions,
-                                                                    ConfigurableListableBeanFactory beans) {
-            // An engine of the application's own may be over another store than the auto-configured one.
-            TransactionJoin join = autoConfigured(beans)
-                    ? transactions.getIfAvailable(() -> TransactionJoin.NONE) : TransactionJoin.NONE;
+                                                                    ObjectProvider<TransactionJoin> transactions) {
+            TransactionJoin join = transactions.getIfAvailable(() -> TransactionJoin.NONE);
             FilterRegistrationBean<IdempotencyFilter> registration =
                     new FilterRegistrationBean<>(new IdempotencyFilter(engine, properties.getPaths(), join));
             registration.setName("idempotencyFilter");
             registration.setOrder(properties.getOrder());
             registration.addUrlPatterns("/*");
             return registration;
-        }
-
-        /** Whether the one engine bean is the one {@link #idempotencyEngine} defines. */
-        private static boolean autoConfigured(ConfigurableListableBeanFactory beans) {
-            String[] names = beans.getBeanNamesForType(IdempotencyEngine.class);
-            if (names.length != 1 || !beans.containsBeanDefinition(names[0])) {
-                return false;
-            }
-            return beans.getBeanDefinition(names[0]) instanceof AnnotatedBeanDefinition definition
-                    && definition.getFactoryMethodMetadata() != null
-                    && definition.getFactoryMethodMetadata().getDeclaringClassName()
-                            .equals(IdempotencyAutoConfiguration.class.getName());
         }
     }
 }

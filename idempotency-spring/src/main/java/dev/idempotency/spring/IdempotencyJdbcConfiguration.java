@@ -31,32 +31,19 @@ class IdempotencyJdbcConfiguration {
     @ConditionalOnProperty(prefix = "idempotency.jdbc", name = "enabled", matchIfMissing = true)
     JdbcStore idempotencyStore(IdempotencyJdbcProperties properties, ObjectProvider<DataSource> dataSources,
                                BeanFactory beans) {
-        DataSource dataSource = dataSource(properties, dataSources, beans);
-        JdbcStore store = properties.toStoreBuilder(dataSource).build();
-        storeDataSource = dataSource;
-        autoConfiguredStore = store;
-        return store;
+        return properties.toStoreBuilder(dataSource(properties, dataSources, beans)).build();
     }
-
-    // Set when this configuration builds the store: the atomic mode joins Spring's transactions only
-    // on the data source it knows the store's connections come from.
-    private DataSource storeDataSource;
-    private JdbcStore autoConfiguredStore;
 
     /**
      * The atomic mode's transaction as Spring's current one while the controller runs
-     * ({@link SpringTransactionJoin}), when spring-jdbc is there and the engine's store is the
-     * auto-configured {@code JdbcStore}; with a store bean of the application's own, whose data
-     * source is not known here, nothing is joined.
+     * ({@link SpringTransactionJoin}), when spring-jdbc is there: bound to the data source the
+     * reservation's connection came from, whichever {@code JdbcStore} — the auto-configured one or
+     * the application's own, under the auto-configured engine or its own — took it.
      */
     @Bean
     @ConditionalOnClass(name = "org.springframework.jdbc.datasource.ConnectionHolder")
-    TransactionJoin idempotencyTransactionJoin(ObjectProvider<Store> stores) {
-        Store store = stores.getIfUnique(); // creates the auto-configured store first, if it is the one
-        if (store == null || store != autoConfiguredStore) {
-            return TransactionJoin.NONE;
-        }
-        return new SpringTransactionJoin(storeDataSource);
+    TransactionJoin idempotencyTransactionJoin() {
+        return new SpringTransactionJoin();
     }
 
     private static DataSource dataSource(IdempotencyJdbcProperties properties, ObjectProvider<DataSource> dataSources,

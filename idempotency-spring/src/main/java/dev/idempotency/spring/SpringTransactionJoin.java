@@ -12,8 +12,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /**
  * The atomic mode inside Spring's transaction management: while the controller runs, the
  * reservation's connection — the one whose transaction commits with the stored response, or rolls
- * back with it — is bound to the application's {@link DataSource} as Spring's current transaction,
- * exactly as {@code DataSourceTransactionManager} binds its own. So {@code JdbcTemplate},
+ * back with it — is bound to the {@link DataSource} it was taken from ({@code JdbcStore}'s
+ * {@code execution.unwrap(DataSource.class)}) as Spring's current transaction, exactly as
+ * {@code DataSourceTransactionManager} binds its own. Whoever built the store and the engine, only
+ * code writing through that same data source joins; a store on another database joins nothing. So {@code JdbcTemplate},
  * {@code JdbcClient} and {@code DataSourceUtils.getConnection(dataSource)} write through it, and a
  * {@code @Transactional} (REQUIRED) method joins it instead of opening another; one that fails
  * marks it rollback-only, which the filter honours by rolling everything back.
@@ -28,18 +30,14 @@ final class SpringTransactionJoin implements TransactionJoin {
 
     private static final Logger log = LoggerFactory.getLogger(SpringTransactionJoin.class);
 
-    private final DataSource dataSource;
-
-    SpringTransactionJoin(DataSource dataSource) {
-        this.dataSource = dataSource;
-    }
-
     @Override
     public Joined join(Execution execution) {
         Optional<Connection> connection = execution.unwrap(Connection.class);
-        if (connection.isEmpty()) {
-            return Joined.NOTHING; // not the atomic mode
+        Optional<DataSource> pool = execution.unwrap(DataSource.class);
+        if (connection.isEmpty() || pool.isEmpty()) {
+            return Joined.NOTHING; // not the atomic mode of a store on a DataSource
         }
+        DataSource dataSource = pool.get();
         if (TransactionSynchronizationManager.hasResource(dataSource)) {
             log.debug("A Spring transaction is already bound to the data source; the atomic transaction of "
                     + "key_preview={} is not joined", execution.key().keyPreview());

@@ -2,6 +2,9 @@ package dev.idempotency.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -11,6 +14,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import jakarta.servlet.http.HttpServletRequest;
@@ -19,10 +23,14 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -39,26 +47,51 @@ import org.springframework.web.bind.annotation.RestController;
  * Part of the atomic mode on Spring Boot's own H2 {@code DataSource} (HikariCP,
  * {@code DataSourceTransactionManager}), over HTTP on embedded Tomcat: a controller's
  * {@code JdbcTemplate} write and a {@code @Transactional} service's write commit with the stored
- * response, or roll back with it.
+ * response, or roll back with it — with the auto-configured engine and store, the application's own
+ * store bean, or its own engine; and a store on another database joins nothing.
  */
 class AtomicSpringTransactionTest {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
+    private String url;
     private JdbcDataSource database;
     private ConfigurableApplicationContext context;
     private URI base;
 
+    /**
+     * Who builds the engine and its store: whichever, the reservation's connection is bound to the
+     * data source it came from — here Spring Boot's own — so the controller's writes join it.
+     */
+    enum Wiring {
+        AUTO_CONFIGURED,
+        /** The application's own {@code JdbcStore} bean over Spring's {@code DataSource}. */
+        OWN_STORE(OwnStore.class),
+        /** The application's own {@code IdempotencyEngine} bean, over a {@code JdbcStore} on that data source. */
+        OWN_ENGINE(OwnEngine.class);
+
+        final Class<?>[] configuration;
+
+        Wiring(Class<?>... configuration) {
+            this.configuration = configuration;
+        }
+    }
+
     @BeforeEach
-    void start() throws SQLException {
-        String url = "jdbc:h2:mem:atomic-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+    void createDatabase() throws SQLException {
+        url = "jdbc:h2:mem:atomic-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
         database = new JdbcDataSource();
         database.setURL(url);
         database.setUser("sa");
         JdbcStore.builder(database).build().createTableIfMissing();
         execute("CREATE TABLE orders (id IDENTITY PRIMARY KEY, item VARCHAR(50) NOT NULL)");
         execute("CREATE TABLE audit (id IDENTITY PRIMARY KEY, item VARCHAR(50) NOT NULL)");
-        context = new SpringApplication(AtomicService.class).run(
+    }
+
+    private void start(Wiring wiring) {
+        SpringApplication application = new SpringApplication(AtomicService.class);
+        application.addPrimarySources(List.of(wiring.configuration));
+        context = application.run(
                 "--server.port=0",
                 "--server.address=127.0.0.1",
                 "--spring.main.banner-mode=off",
@@ -98,8 +131,10 @@ class AtomicSpringTransactionTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    @Test
-    void theOrderTheAuditRowAndTheRecordCommitTogether() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Wiring.class)
+    void theOrderTheAuditRowAndTheRecordCommitTogether(Wiring wiring) throws Exception {
+        start(wiring);
         String key = UUID.randomUUID().toString();
         HttpResponse<String> first = post("", key);
         assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
@@ -116,8 +151,10 @@ class AtomicSpringTransactionTest {
         assertThat(count("audit")).isEqualTo(1);
     }
 
-    @Test
-    void aControllerThatFailsAfterWritingRollsBackItsWritesAndTheRecord() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Wiring.class)
+    void aControllerThatFailsAfterWritingRollsBackItsWritesAndTheRecord(Wiring wiring) throws Exception {
+        start(wiring);
         String key = UUID.randomUUID().toString();
         HttpResponse<String> failed = post("?fail=true", key);
         assertThat(failed.statusCode()).isEqualTo(500);
@@ -133,8 +170,10 @@ class AtomicSpringTransactionTest {
         assertThat(count("audit")).isEqualTo(1);
     }
 
-    @Test
-    void aTransactionalStepThatFailsMarksTheWholeRequestRollbackOnlyEvenWhenTheControllerCatchesIt() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Wiring.class)
+    void aTransactionalStepThatFailsMarksTheWholeRequestRollbackOnlyEvenWhenTheControllerCatchesIt(Wiring wiring) throws Exception {
+        start(wiring);
         String key = UUID.randomUUID().toString();
         HttpResponse<String> answered = post("?auditFails=true", key);
         assertThat(answered.statusCode()).isEqualTo(500);
@@ -146,8 +185,10 @@ class AtomicSpringTransactionTest {
         assertThat(count("\"" + JdbcStore.DEFAULT_TABLE + "\"")).isZero();
     }
 
-    @Test
-    void withoutAKeyTheControllerWritesAsUsual() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Wiring.class)
+    void withoutAKeyTheControllerWritesAsUsual(Wiring wiring) throws Exception {
+        start(wiring);
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(base.resolve("/orders"))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"item\":\"pen\"}")).build(),
@@ -157,6 +198,47 @@ class AtomicSpringTransactionTest {
         assertThat(count("orders")).isEqualTo(1);
         assertThat(count("audit")).isEqualTo(1);
         assertThat(count("\"" + JdbcStore.DEFAULT_TABLE + "\"")).isZero();
+    }
+
+    @Test
+    void aStoreOnAnotherDatabaseJoinsNothingThere() throws Exception {
+        JdbcDataSource elsewhere = new JdbcDataSource();
+        elsewhere.setURL("jdbc:h2:mem:elsewhere-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        elsewhere.setUser("sa");
+        JdbcStore store = JdbcStore.builder(elsewhere).build();
+        store.createTableIfMissing();
+        SpringApplication application = new SpringApplication(AtomicService.class);
+        application.addInitializers(c -> ((org.springframework.context.support.GenericApplicationContext) c)
+                .registerBean(Store.class, () -> store));
+        context = application.run("--server.port=0", "--server.address=127.0.0.1", "--spring.main.banner-mode=off",
+                "--spring.datasource.url=" + url, "--spring.datasource.username=sa", "--idempotency.enabled=true",
+                "--idempotency.mode=atomic", "--idempotency.paths=/orders");
+        base = SpringConformanceTest.baseUri(context);
+
+        HttpResponse<String> failed = post("?fail=true", UUID.randomUUID().toString());
+        assertThat(failed.statusCode()).isEqualTo(500);
+        // JdbcTemplate on Spring's data source is outside the reservation's transaction on the other database
+        assertThat(count("orders")).as("written on a connection of its own, auto-committed").isEqualTo(1);
+        HttpResponse<String> ok = post("", UUID.randomUUID().toString());
+        assertThat(ok.statusCode()).isEqualTo(201);
+        assertThat(ok.body()).contains("\"joined\":false");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnStore {
+        @Bean
+        Store store(DataSource dataSource) {
+            return JdbcStore.builder(dataSource).build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnEngine {
+        @Bean(destroyMethod = "close")
+        IdempotencyEngine engine(DataSource dataSource) {
+            return new IdempotencyEngine(JdbcStore.builder(dataSource).build(),
+                    IdempotencyConfig.builder().mode(dev.idempotency.core.Mode.ATOMIC).build());
+        }
     }
 
     @SpringBootConfiguration

@@ -123,20 +123,19 @@ class JdbcAutoConfigurationTest {
     }
 
     @Test
-    void theAtomicTransactionIsJoinedOnlyForTheAutoConfiguredEngineOverTheAutoConfiguredStore() {
+    void theAtomicTransactionIsJoinedWhoeverBuiltTheEngineAndItsStore() {
         JdbcDataSource dataSource = databaseWithTable(JdbcStore.DEFAULT_TABLE);
         WebApplicationContextRunner web = new WebApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class))
                 .withPropertyValues("idempotency.enabled=true", "idempotency.mode=atomic")
                 .withBean(DataSource.class, () -> dataSource);
         web.run(context -> assertThat(filter(context).transactions()).isInstanceOf(SpringTransactionJoin.class));
-        // the application's own store: its data source is not known, nothing is joined
+        // the application's own store or engine: bound to the data source the reservation came from
         web.withBean(Store.class, () -> JdbcStore.builder(databaseWithTable(JdbcStore.DEFAULT_TABLE)).build())
-                .run(context -> assertThat(filter(context).transactions()).isSameAs(TransactionJoin.NONE));
-        // the application's own engine, whatever its store
+                .run(context -> assertThat(filter(context).transactions()).isInstanceOf(SpringTransactionJoin.class));
         IdempotencyEngine own = new IdempotencyEngine(new InMemoryStore(), dev.idempotency.core.IdempotencyConfig.defaults());
         web.withBean(IdempotencyEngine.class, () -> own)
-                .run(context -> assertThat(filter(context).transactions()).isSameAs(TransactionJoin.NONE));
+                .run(context -> assertThat(filter(context).transactions()).isInstanceOf(SpringTransactionJoin.class));
         own.close();
     }
 
