@@ -33,7 +33,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>Both run against each {@link ExampleService}: the Javalin example on {@code JdbcStore}, the
  * Vert.x example on {@code PgStore}, whose atomic mode writes the order through the reservation's
  * reactive connection, and the Spring Boot example on {@code JdbcStore}, whose atomic mode writes it
- * through the reservation's JDBC connection.
+ * with {@code JdbcTemplate} in a {@code @Transactional} service that joins the reservation's
+ * transaction as Spring's current one. Before the kill the test sees the order's INSERT and the
+ * reservation's held by the same database backend, inside one open transaction.
  */
 class CrashSafetyTest {
 
@@ -61,7 +63,7 @@ class CrashSafetyTest {
             CompletableFuture<HttpResponse<String>> pending = sendSlow(service.port(), key);
             // The example writes the order first and then waits delayMs, inside the transaction.
             awaitOrFail(this::orderWrittenButNotCommitted, Duration.ofSeconds(10),
-                    "the handler's INSERT inside the request's open transaction");
+                    "the handler's INSERT inside the reservation's open transaction");
             assertThat(orders()).as("the INSERT is not visible before the commit").isZero();
             assertThat(records(key)).as("nor is the reservation").isZero();
 
@@ -134,12 +136,17 @@ class CrashSafetyTest {
 
     /**
      * A backend of the service is inside a transaction and holds the lock an INSERT into
-     * {@code example_orders} takes, which it keeps until commit or rollback.
+     * {@code example_orders} takes, which it keeps until commit or rollback — and the same backend
+     * holds the one the reservation's INSERT into {@code idempotency_keys} took: the order is
+     * written in the reservation's own transaction (for Spring, through the joined transaction),
+     * not in one of its own that merely has not committed yet.
      */
     private boolean orderWrittenButNotCommitted() {
         return schema.queryLong("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
                 + " JOIN pg_stat_activity a ON a.pid = l.pid WHERE c.relname = 'example_orders'"
-                + " AND l.mode = 'RowExclusiveLock' AND a.application_name = ? AND a.xact_start IS NOT NULL",
+                + " AND l.mode = 'RowExclusiveLock' AND a.application_name = ? AND a.xact_start IS NOT NULL"
+                + " AND EXISTS (SELECT 1 FROM pg_locks r JOIN pg_class rc ON rc.oid = r.relation"
+                + " WHERE r.pid = l.pid AND rc.relname = 'idempotency_keys' AND r.mode = 'RowExclusiveLock')",
                 schema.name()) > 0;
     }
 

@@ -28,8 +28,8 @@ enum ExampleService {
 
     /**
      * The Spring Boot example (Spring MVC on Tomcat, idempotency-spring) on {@code JdbcStore}; in
-     * the atomic mode its keyed {@code POST}s write the order through the reservation's JDBC
-     * connection. Runs on example-spring's own runtime classpath like {@link #VERTX_PG}, with the
+     * the atomic mode its keyed {@code POST}s write the order with {@code JdbcTemplate} in a
+     * {@code @Transactional} service, which joins the reservation's transaction. Runs on example-spring's own runtime classpath like {@link #VERTX_PG}, with the
      * versions Spring Boot's BOM chooses.
      */
     SPRING_JDBC("spring", "JdbcStore", "dev.idempotency.examples.spring.SpringExample", "spring");

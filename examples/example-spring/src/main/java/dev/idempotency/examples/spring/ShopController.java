@@ -3,6 +3,7 @@ package dev.idempotency.examples.spring;
 import dev.idempotency.examples.ExampleApp;
 import dev.idempotency.examples.ExampleRequests;
 import dev.idempotency.examples.NewOrder;
+import dev.idempotency.examples.NewPayment;
 import dev.idempotency.examples.Order;
 import dev.idempotency.examples.Payment;
 import dev.idempotency.examples.ProblemException;
@@ -31,16 +32,20 @@ import org.springframework.web.bind.annotation.RestController;
 class ShopController {
 
     private final ExampleApp app;
+    private final JoinedWrites joined;
 
-    ShopController(ExampleApp app) {
+    ShopController(ExampleApp app, JoinedWrites joined) {
         this.app = app;
+        this.joined = joined;
     }
 
     @PostMapping("/orders")
     ResponseEntity<Order> createOrder(@RequestBody(required = false) byte[] body,
                                       @RequestParam(required = false) String delayMs, HttpServletRequest request) {
         NewOrder order = ExampleRequests.order(body);
-        Order created = app.createOrder(transaction(request), tenant(request), order, delayMs);
+        Order created = atomic(request)
+                ? joined.createOrder(tenant(request), order, delayMs)
+                : app.createOrder(Optional.empty(), tenant(request), order, delayMs);
         return ResponseEntity.created(URI.create("/orders/" + created.id())).body(created);
     }
 
@@ -58,7 +63,10 @@ class ShopController {
 
     @PostMapping("/payments")
     Payment createPayment(@RequestBody(required = false) byte[] body, HttpServletRequest request) {
-        return app.createPayment(transaction(request), tenant(request), ExampleRequests.payment(body));
+        NewPayment payment = ExampleRequests.payment(body);
+        return atomic(request)
+                ? joined.createPayment(tenant(request), payment)
+                : app.createPayment(Optional.empty(), tenant(request), payment);
     }
 
     @GetMapping("/payments")
@@ -67,12 +75,12 @@ class ShopController {
     }
 
     /**
-     * The atomic mode's transaction of this request — the reservation's connection, from the same
-     * pool as everything else — where its writes go so that they commit with the stored response;
-     * empty in the other modes and for requests without a key.
+     * Whether this request runs in the atomic mode's transaction (a keyed request in that mode):
+     * then its writes go through {@link JoinedWrites}, which joins it as Spring's current
+     * transaction, so that they commit with the stored response.
      */
-    private static Optional<Connection> transaction(HttpServletRequest request) {
-        return IdempotentRequests.execution(request).flatMap(execution -> execution.unwrap(Connection.class));
+    private static boolean atomic(HttpServletRequest request) {
+        return IdempotentRequests.execution(request).flatMap(execution -> execution.unwrap(Connection.class)).isPresent();
     }
 
     /** The demo tenant header; real applications take the tenant from authentication. */

@@ -5,6 +5,7 @@ import dev.idempotency.examples.ExampleApp;
 import dev.idempotency.examples.ExampleSettings;
 import java.util.HashMap;
 import java.util.Map;
+import javax.sql.DataSource;
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
@@ -20,11 +21,14 @@ import org.springframework.context.support.GenericApplicationContext;
  * the environment and the shared route list — plus the engine bean, which is {@link ExampleApp}'s
  * (the one every example builds, so all frameworks behave alike; an application of its own would
  * let the auto-configuration build it from {@code idempotency.*} and its {@code DataSource}). The
- * controllers ({@link ShopController}) are ordinary {@code @RestController}s.
+ * example's pool is the application's {@code DataSource} bean, so in the atomic mode the writes of
+ * {@link JoinedWrites} — a {@code @Transactional} service on {@code JdbcTemplate} — join the
+ * request's transaction. The controllers ({@link ShopController}) are ordinary
+ * {@code @RestController}s.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import({ShopController.class, ProblemAdvice.class})
+@Import({ShopController.class, JoinedWrites.class, ProblemAdvice.class})
 public class SpringExample {
 
     public static void main(String[] args) {
@@ -46,6 +50,8 @@ public class SpringExample {
         // IDEMPOTENCY=off: the same routes without the filter (the benchmark baseline).
         properties.put("idempotency.enabled", settings.idempotencyEnabled());
         properties.put("idempotency.paths", String.join(",", ExampleApp.IDEMPOTENT_PATHS));
+        // The engine is ExampleApp's (below): no second store over the data source.
+        properties.put("idempotency.jdbc.enabled", false);
         properties.put("spring.main.log-startup-info", false);
         // The service prints its own start-up line; Spring's INFO lines would bury it.
         properties.put("logging.level.root", "WARN");
@@ -57,6 +63,10 @@ public class SpringExample {
             GenericApplicationContext beans = (GenericApplicationContext) context;
             // A bean, so it is closed (AutoCloseable) with the context, after the server has stopped.
             beans.registerBean("exampleApp", ExampleApp.class, () -> app);
+            // The example's pool as the application's DataSource: Spring Boot builds JdbcTemplate and
+            // the DataSourceTransactionManager over it, and the atomic mode's reservations come from it.
+            beans.registerBean("dataSource", DataSource.class, app::dataSource,
+                    definition -> definition.setDestroyMethodName("")); // ExampleApp closes it
             app.engine().ifPresent(engine -> beans.registerBean("idempotencyEngine", IdempotencyEngine.class,
                     () -> engine,
                     // replaces the engine the auto-configuration would build; ExampleApp closes it
