@@ -51,7 +51,7 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                                   [--no-purge] [--purge-rows=1000000]
                                   [--database-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres]
                                   [--wait-for-load=1.5]
-              --frameworks: the example services (default javalin,micronaut,vertx; spring = Spring Boot, on request)
+              --frameworks: the example services (default javalin,micronaut,vertx,spring)
               --quick: a smoke run with few requests and short JMH iterations (numbers not for publishing)
               --wait-for-load=L: start only once the 1-minute load average is below L (waits at most 10 min)
               --stores: where the idempotent configurations keep their records (default jdbc): jdbc = JdbcStore,
@@ -94,7 +94,7 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
         String databaseUrl = o.getOrDefault("--database-url", System.getenv().getOrDefault("BENCH_DATABASE_URL",
                 "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
         return new Options(root,
-                frameworks(o.getOrDefault("--frameworks", "javalin,micronaut,vertx")),
+                frameworks(o.getOrDefault("--frameworks", "javalin,micronaut,vertx,spring")),
                 Arrays.stream(o.getOrDefault("--configs", "off,optimistic,reserve,atomic,replay").split(","))
                         .map(c -> HttpConfig.valueOf(c.trim().toUpperCase(Locale.ROOT))).toList(),
                 Integer.parseInt(o.getOrDefault("--connections", "16")),
