@@ -62,11 +62,13 @@ class DatabaseOutageTest {
      * Javalin in both modes as before; Vert.x/PgStore in the atomic mode only, where the terminated
      * backend is the reactive connection holding the request's transaction. (Its reserve mode's
      * orders go through HikariCP as Javalin's do; the case took 11–12 s and showed nothing the
-     * others do not: 3 December 2026, 65–78 × 201, 61–67 × 503 database_unavailable.)
+     * others do not: 3 December 2026, 65–78 × 201, 61–67 × 503 database_unavailable.) Spring Boot
+     * in the atomic mode, where the terminated backend holds the transaction its
+     * {@code @Transactional} {@code JdbcTemplate} writes joined.
      */
     static List<Arguments> terminateCases() {
         return List.of(Arguments.of(ExampleService.JAVALIN_JDBC, "reserve"), Arguments.of(ExampleService.JAVALIN_JDBC, "atomic"),
-                Arguments.of(ExampleService.VERTX_PG, "atomic"));
+                Arguments.of(ExampleService.VERTX_PG, "atomic"), Arguments.of(ExampleService.SPRING_JDBC, "atomic"));
     }
 
     @ParameterizedTest(name = "{0}, {1}")
