@@ -111,9 +111,15 @@ final class IdempotencyFilter extends OncePerRequestFilter {
             throw e;
         }
         if (rollbackOnly) {
-            // A @Transactional method that took part failed and the controller answered anyway:
-            // as Spring would (UnexpectedRollbackException), nothing is committed and the answer is 500.
+            // A @Transactional method that took part failed: nothing of the request is committed or stored.
             execution.fail(new IllegalStateException("the transaction was marked rollback-only"));
+            if (captured.getStatus() >= 400) {
+                // The application answered the failure itself (an exception handler's 4xx or 5xx): as in
+                // Spring, its answer stands — unstored, so a retry runs again.
+                captured.copyBodyToResponse();
+                return;
+            }
+            // It answered as if it had succeeded: as Spring would (UnexpectedRollbackException), a 500.
             captured.reset();
             Replies.write(engine.problem("idempotency_transaction_rolled_back", "Transaction rolled back", 500,
                     "A transactional step failed; nothing of this request was committed").toReply(), response);

@@ -38,6 +38,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -187,6 +188,25 @@ class AtomicSpringTransactionTest {
 
     @ParameterizedTest
     @EnumSource(Wiring.class)
+    void aTransactionalStepThatFailsIntoTheApplicationsOwnErrorAnswerKeepsThatAnswerAndStoresNothing(Wiring wiring)
+            throws Exception {
+        start(wiring);
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> refused = post("?auditRefuses=true", key);
+        assertThat(refused.statusCode()).as("the application's exception handler answers, as in Spring").isEqualTo(409);
+        assertThat(refused.body()).isEqualTo("audit refused");
+        assertThat(count("orders")).as("rolled back with the failed step").isZero();
+        assertThat(count("audit")).isZero();
+        assertThat(count("\"" + JdbcStore.DEFAULT_TABLE + "\"")).as("nothing stored").isZero();
+
+        HttpResponse<String> retry = post("", key);
+        assertThat(retry.statusCode()).as("the retry runs again").isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(count("orders")).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Wiring.class)
     void withoutAKeyTheControllerWritesAsUsual(Wiring wiring) throws Exception {
         start(wiring);
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(base.resolve("/orders"))
@@ -263,6 +283,7 @@ class AtomicSpringTransactionTest {
         ResponseEntity<Map<String, Object>> create(@RequestBody Map<String, Object> order,
                                                    @RequestParam(defaultValue = "false") boolean fail,
                                                    @RequestParam(defaultValue = "false") boolean auditFails,
+                                                   @RequestParam(defaultValue = "false") boolean auditRefuses,
                                                    HttpServletRequest request) {
             // Spring's current connection for the data source is the atomic reservation's own
             Connection reservation = IdempotentRequests.execution(request)
@@ -270,6 +291,9 @@ class AtomicSpringTransactionTest {
             boolean joined = reservation != null && DataSourceUtils.getConnection(dataSource) == reservation;
             String item = String.valueOf(order.get("item"));
             jdbc.update("INSERT INTO orders (item) VALUES (?)", item);
+            if (auditRefuses) {
+                audit.refuse(item); // its exception propagates to the handler below
+            }
             try {
                 audit.record(item, auditFails);
             } catch (IllegalStateException e) {
@@ -281,6 +305,17 @@ class AtomicSpringTransactionTest {
             Long orders = jdbc.queryForObject("SELECT COUNT(*) FROM orders", Long.class);
             return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("item", item, "orders", orders, "joined", joined));
         }
+
+        @ExceptionHandler(Refused.class)
+        ResponseEntity<String> refused(Refused e) {
+            return ResponseEntity.status(HttpStatus.CONFLICT).body(e.getMessage());
+        }
+    }
+
+    static final class Refused extends RuntimeException {
+        Refused(String message) {
+            super(message);
+        }
     }
 
     @Service
@@ -289,6 +324,12 @@ class AtomicSpringTransactionTest {
 
         Audit(JdbcTemplate jdbc) {
             this.jdbc = jdbc;
+        }
+
+        @Transactional
+        public void refuse(String item) {
+            jdbc.update("INSERT INTO audit (item) VALUES (?)", item);
+            throw new Refused("audit refused");
         }
 
         @Transactional
