@@ -50,23 +50,32 @@ final class Answers {
     }
 
     /**
-     * Why not: uncapturable, too large (body, or a {@code Content-Type} longer than
-     * {@link StoredResponse#MAX_CONTENT_TYPE_LENGTH}, which every shipped table holds), or the
-     * replay policy says no.
+     * What of a handler's response is stored: empty when nothing is (the replay policy says the
+     * request did not fully succeed, so a retry may run it again); the whole response; or, when a
+     * success cannot be kept — not captured (streamed), a body over {@code maxStoredBodyBytes} —
+     * its status and allow-listed headers without the body, so a retry is told it was applied
+     * rather than run again (unless {@code runAgainWhenNotStored}). Only allow-listed headers are
+     * kept; a {@code Content-Type} longer than {@link StoredResponse#MAX_CONTENT_TYPE_LENGTH}
+     * (longer than every shipped table holds) keeps the record from holding the body too.
      */
-    boolean isStorable(CapturedResponse response) {
-        String contentType = response.contentType();
-        if (contentType != null && contentType.length() > StoredResponse.MAX_CONTENT_TYPE_LENGTH) {
-            log.warn("Response Content-Type longer than {} characters; the response is not stored",
-                    StoredResponse.MAX_CONTENT_TYPE_LENGTH);
-            return false;
+    Optional<StoredResponse> toStored(CapturedResponse response) {
+        if (!config.replayPolicy().isStorable(response)) {
+            return Optional.empty();
         }
-        return response.isCaptured() && response.body().length <= config.maxStoredBodyBytes()
-                && config.replayPolicy().isStorable(response);
+        String contentType = response.contentType();
+        boolean typeFits = contentType == null || contentType.length() <= StoredResponse.MAX_CONTENT_TYPE_LENGTH;
+        if (typeFits && response.isCaptured() && response.body().length <= config.maxStoredBodyBytes()) {
+            return Optional.of(new StoredResponse(response.status(), contentType, replayedHeaders(response),
+                    response.body()));
+        }
+        if (config.runAgainWhenNotStored()) {
+            return Optional.empty();
+        }
+        return Optional.of(StoredResponse.withoutBody(response.status(), typeFits ? contentType : null,
+                replayedHeaders(response)));
     }
 
-    /** The parts of a captured response that are stored: allow-listed headers only. */
-    StoredResponse toStored(CapturedResponse response) {
+    private Map<String, List<String>> replayedHeaders(CapturedResponse response) {
         Map<String, List<String>> kept = new LinkedHashMap<>();
         response.headers().forEach((name, values) -> {
             if (config.replayedHeaders().contains(name) && !name.startsWith(":")
@@ -74,7 +83,7 @@ final class Answers {
                 kept.computeIfAbsent(name, n -> new ArrayList<>()).addAll(values);
             }
         });
-        return new StoredResponse(response.status(), response.contentType(), kept, response.body());
+        return kept;
     }
 
     /** The storage failed while deciding: 503, never the handler without a reservation. */
@@ -142,6 +151,9 @@ final class Answers {
     }
 
     private HttpReply replayOf(StoredResponse stored) {
+        if (!stored.bodyStored()) {
+            return notStoredReply(stored);
+        }
         Map<String, List<String>> headers = new LinkedHashMap<>();
         if (stored.contentType() != null) {
             headers.put("Content-Type", List.of(stored.contentType()));
@@ -152,6 +164,21 @@ final class Answers {
         headers.put("Vary", List.of("Origin"));
         headers.put("Idempotent-Replayed", List.of("true"));
         return new HttpReply(stored.status(), headers, stored.body());
+    }
+
+    /** A record kept without its body: the request was applied; say so, with where its result is. */
+    private HttpReply notStoredReply(StoredResponse stored) {
+        String location = stored.headers().entrySet().stream()
+                .filter(e -> e.getKey().equalsIgnoreCase("Location") && !e.getValue().isEmpty())
+                .map(e -> e.getValue().get(0)).findFirst().orElse(null);
+        String detail = "The request with this Idempotency-Key was already applied (status " + stored.status()
+                + "), but its response was not stored (streamed or too large) and cannot be sent again"
+                + (location == null ? "" : "; its result is at " + location);
+        HttpReply problem = problem(ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED, detail).toReply();
+        Map<String, List<String>> headers = new LinkedHashMap<>(problem.headers());
+        stored.headers().forEach(headers::putIfAbsent);
+        headers.put("Idempotent-Replayed", List.of("true"));
+        return new HttpReply(problem.status(), headers, problem.body());
     }
 
     private static String storageDetail(StorageUnavailableException.Reason reason) {

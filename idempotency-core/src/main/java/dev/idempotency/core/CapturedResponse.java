@@ -10,7 +10,7 @@ import java.util.Map;
  * @param status  the HTTP status code
  * @param headers the response headers as set (names in any case, order kept)
  * @param body    the exact body bytes, or {@code null} when the adapter could not capture them
- *                (streamed or file responses); such a response is never stored
+ *                (streamed or file responses); a success is then stored without its body
  */
 public record CapturedResponse(int status, Map<String, List<String>> headers, byte[] body) {
 
@@ -23,7 +23,7 @@ public record CapturedResponse(int status, Map<String, List<String>> headers, by
         return new CapturedResponse(status, headers, java.util.Objects.requireNonNull(body, "body"));
     }
 
-    /** A response whose body could not be captured; it is not stored and its key is released. */
+    /** A response whose body could not be captured; a success is stored without it. */
     public static CapturedResponse uncaptured(int status, Map<String, List<String>> headers) {
         return new CapturedResponse(status, headers, null);
     }

@@ -21,7 +21,7 @@ final class DefaultReplayPolicy implements ReplayPolicy {
             return false;
         }
         String contentType = response.contentType();
-        if (contentType == null || !BodyCanonicalizer.looksLikeJson(contentType)) {
+        if (contentType == null || !response.isCaptured() || !BodyCanonicalizer.looksLikeJson(contentType)) {
             return true;
         }
         String status = topLevelStatus(response.body());

@@ -21,8 +21,11 @@ public interface Execution {
     RecordKey key();
 
     /**
-     * Stores the response when the replay policy allows it, otherwise releases the key so a retry
-     * runs again. A failure to persist is logged (with only the key's first eight characters) and,
+     * Stores the response when the replay policy says it reports a success (without its body when
+     * it was not captured or is too large: see {@link IdempotencyConfig#maxStoredBodyBytes()}),
+     * otherwise releases the key so a retry runs again. Call it only once the response is complete
+     * — an asynchronous or streamed response when it has ended — so the key is never free while
+     * the handler's work may still run. A failure to persist is logged (with only the key's first eight characters) and,
      * outside the atomic mode, the response still goes out unchanged.
      *
      * @return a reply to send <em>instead</em> of the captured response; empty means "send what

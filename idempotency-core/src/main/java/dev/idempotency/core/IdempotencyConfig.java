@@ -30,7 +30,10 @@ import java.util.TreeSet;
  *       atomic mode, where the database wakes the waiter)</td></tr>
  *   <tr><td>{@code retryAfter}</td><td>1 s</td><td>{@code Retry-After} on 409 and 503</td></tr>
  *   <tr><td>{@code maxRequestBodyBytes}</td><td>1 MiB</td><td>larger bodies get 413</td></tr>
- *   <tr><td>{@code maxStoredBodyBytes}</td><td>1 MiB</td><td>larger responses are not stored</td></tr>
+ *   <tr><td>{@code maxStoredBodyBytes}</td><td>4 MiB</td><td>a larger success is stored without its body: a retry
+ *       gets 410 {@code idempotency_response_not_stored} (so does one whose body was streamed, not captured)</td></tr>
+ *   <tr><td>{@code runAgainWhenNotStored}</td><td>false</td><td>instead, release the key of a success that cannot be
+ *       stored whole, so a retry or a concurrent duplicate RUNS THE HANDLER AGAIN</td></tr>
  *   <tr><td>{@code replayedHeaders}</td><td>Location, Content-Location, ETag, Last-Modified, Link</td><td>response headers stored and replayed (credential headers are refused)</td></tr>
  *   <tr><td>{@code canonicalizer}</td><td>{@link BodyCanonicalizer#sortedJson()}</td><td>how bodies are normalized before hashing</td></tr>
  *   <tr><td>{@code replayPolicy}</td><td>{@link ReplayPolicy#defaults()}</td><td>which responses are stored</td></tr>
@@ -66,6 +69,7 @@ public final class IdempotencyConfig {
     private final Duration retryAfter;
     private final int maxRequestBodyBytes;
     private final int maxStoredBodyBytes;
+    private final boolean runAgainWhenNotStored;
     private final Set<String> replayedHeaders;
     private final BodyCanonicalizer canonicalizer;
     private final ReplayPolicy replayPolicy;
@@ -87,6 +91,7 @@ public final class IdempotencyConfig {
         retryAfter = requirePositive(b.retryAfter, "retryAfter");
         maxRequestBodyBytes = requirePositive(b.maxRequestBodyBytes, "maxRequestBodyBytes");
         maxStoredBodyBytes = requirePositive(b.maxStoredBodyBytes, "maxStoredBodyBytes");
+        runAgainWhenNotStored = b.runAgainWhenNotStored;
         replayedHeaders = caseInsensitive(b.replayedHeaders);
         canonicalizer = Objects.requireNonNull(b.canonicalizer, "canonicalizer");
         replayPolicy = Objects.requireNonNull(b.replayPolicy, "replayPolicy");
@@ -124,6 +129,7 @@ public final class IdempotencyConfig {
                 .lease(lease).renewLease(renewLease).inFlightWait(inFlightWait)
                 .inFlightPollInterval(inFlightPollInterval).retryAfter(retryAfter)
                 .maxRequestBodyBytes(maxRequestBodyBytes).maxStoredBodyBytes(maxStoredBodyBytes)
+                .runAgainWhenNotStored(runAgainWhenNotStored)
                 .replayedHeaders(replayedHeaders).canonicalizer(canonicalizer).replayPolicy(replayPolicy)
                 .tenantResolver(tenantResolver).clock(clock).listener(listener).problemTypeBase(problemTypeBase);
     }
@@ -174,6 +180,10 @@ public final class IdempotencyConfig {
 
     public int maxStoredBodyBytes() {
         return maxStoredBodyBytes;
+    }
+
+    public boolean runAgainWhenNotStored() {
+        return runAgainWhenNotStored;
     }
 
     /** The allow-list of replayed response headers; a case-insensitive set. */
@@ -269,7 +279,8 @@ public final class IdempotencyConfig {
         private Duration inFlightPollInterval = Duration.ofMillis(50);
         private Duration retryAfter = Duration.ofSeconds(1);
         private int maxRequestBodyBytes = 1 << 20;
-        private int maxStoredBodyBytes = 1 << 20;
+        private int maxStoredBodyBytes = 4 << 20;
+        private boolean runAgainWhenNotStored;
         private Set<String> replayedHeaders = Set.of("Location", "Content-Location", "ETag", "Last-Modified", "Link");
         private BodyCanonicalizer canonicalizer = BodyCanonicalizer.sortedJson();
         private ReplayPolicy replayPolicy = ReplayPolicy.defaults();
@@ -350,6 +361,17 @@ public final class IdempotencyConfig {
 
         public Builder maxStoredBodyBytes(int maxStoredBodyBytes) {
             this.maxStoredBodyBytes = maxStoredBodyBytes;
+            return this;
+        }
+
+        /**
+         * Opt-in, with a risk: a success whose response cannot be stored whole (streamed, larger
+         * than {@code maxStoredBodyBytes}) releases its key instead of being kept without its
+         * body, so a retry — or a duplicate sent while it still runs — runs the handler again.
+         * Only for handlers that are safe to repeat.
+         */
+        public Builder runAgainWhenNotStored(boolean runAgainWhenNotStored) {
+            this.runAgainWhenNotStored = runAgainWhenNotStored;
             return this;
         }
 

@@ -24,7 +24,7 @@ import java.util.concurrent.CompletionStage;
  * face over a blocking {@link Store}, the asynchronous face over an {@link AsyncStore}.
  *
  * <p>The life of a record: absent → in flight (reserved, leased) → completed (stored for
- * replay until it expires) — or back to absent when released (response not storable, handler
+ * replay until it expires) — or back to absent when released (the response reports a failure, handler
  * failed) or when its lease or time to live runs out.
  *
  * <p>Thread-safe; create one per application and {@link #close()} it on shutdown (it owns the

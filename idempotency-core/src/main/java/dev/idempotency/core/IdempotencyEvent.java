@@ -34,7 +34,7 @@ public record IdempotencyEvent(Outcome outcome, String method, String path, Stri
         REJECTED,
         /** Answered with the stored response; the handler did not run. */
         REPLAYED,
-        /** The handler ran and its response was stored. */
+        /** The handler ran and its response was stored (without its body when it could not be kept whole). */
         EXECUTED_STORED,
         /** The handler ran; its response was not storable, so the key was released. */
         EXECUTED_NOT_STORED,

@@ -5,6 +5,7 @@ import static dev.idempotency.core.Stages.attempt;
 import dev.idempotency.core.IdempotencyEvent.Outcome;
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StoredResponse;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -43,8 +44,9 @@ final class OptimisticExecution extends OnceExecution {
     protected CompletionStage<Optional<HttpReply>> onFinish(CapturedResponse response) {
         Clock clock = config.clock();
         CompletionStage<Optional<HttpReply>> finished;
-        if (answers.isStorable(response)) {
-            finished = attempt(() -> store.insertCompleted(key, fingerprint, answers.toStored(response),
+        Optional<StoredResponse> stored = answers.toStored(response);
+        if (stored.isPresent()) {
+            finished = attempt(() -> store.insertCompleted(key, fingerprint, stored.get(),
                     clock.instant(), config.ttl())).thenApply(inserted -> {
                         answers.emit(inserted ? Outcome.EXECUTED_STORED : Outcome.EXECUTED_NOT_STORED, key, watch);
                         return Optional.empty();

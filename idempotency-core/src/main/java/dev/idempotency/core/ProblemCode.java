@@ -15,6 +15,8 @@ public enum ProblemCode {
     IDEMPOTENCY_REQUEST_TOO_LARGE(413, "Request body too large",
             "The request body is too large to be fingerprinted for idempotency"),
     IDEMPOTENCY_KEY_CONFLICT(422, "Idempotency-Key reused", "Idempotency-Key reused with a different request body"),
+    IDEMPOTENCY_RESPONSE_NOT_STORED(410, "Response not stored",
+            "The request with this Idempotency-Key was already applied, but its response was not stored"),
     IDEMPOTENCY_REQUEST_IN_PROGRESS(409, "Request in progress",
             "A request with this Idempotency-Key is still being processed; retry later"),
     IDEMPOTENCY_STORAGE_UNAVAILABLE(503, "Idempotency storage unavailable", "Idempotency storage is unreachable");

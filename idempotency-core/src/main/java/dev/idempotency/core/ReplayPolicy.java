@@ -1,16 +1,18 @@
 package dev.idempotency.core;
 
 /**
- * Decides whether a handler's response is stored for replay. A response that is not stored
- * releases its key, so the client's retry executes again — right for failures a retry may fix.
+ * Decides whether a handler's response says the request succeeded, so that it is stored for
+ * replay. A response that is not stored releases its key, so the client's retry executes again —
+ * right for failures a retry may fix.
  *
- * <p>The engine applies two rules of its own before asking: an uncaptured body and a body
- * larger than {@link IdempotencyConfig#maxStoredBodyBytes()} are never stored.
+ * <p>A response the policy accepts but the engine cannot keep whole — its body not captured
+ * ({@link CapturedResponse#body()} is then {@code null}) or larger than
+ * {@link IdempotencyConfig#maxStoredBodyBytes()} — is stored without its body.
  */
 @FunctionalInterface
 public interface ReplayPolicy {
 
-    /** Whether {@code response} should be stored and replayed to retries. */
+    /** Whether {@code response} reports a success that retries must not run again. */
     boolean isStorable(CapturedResponse response);
 
     /**

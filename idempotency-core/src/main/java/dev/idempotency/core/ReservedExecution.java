@@ -3,6 +3,7 @@ package dev.idempotency.core;
 import dev.idempotency.core.IdempotencyEvent.Outcome;
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StoredResponse;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -41,10 +42,8 @@ final class ReservedExecution extends OnceExecution {
 
     @Override
     protected CompletionStage<Optional<HttpReply>> onFinish(CapturedResponse response) {
-        if (!answers.isStorable(response)) {
-            if (!response.isCaptured()) {
-                log.debug("Response for key_preview={} was not captured; releasing", key().keyPreview());
-            }
+        Optional<StoredResponse> stored = answers.toStored(response);
+        if (stored.isEmpty()) {
             answers.emit(Outcome.EXECUTED_NOT_STORED, key(), watch);
             return Stages.attempt(reservation::release).handle((released, failure) -> {
                 if (failure == null) {
@@ -57,7 +56,7 @@ final class ReservedExecution extends OnceExecution {
                 return whenNotApplied.apply(failure);
             });
         }
-        return Stages.attempt(() -> reservation.complete(answers.toStored(response))).handle((completed, failure) -> {
+        return Stages.attempt(() -> reservation.complete(stored.get())).handle((completed, failure) -> {
             if (failure == null && completed) {
                 answers.emit(Outcome.EXECUTED_STORED, key(), watch);
                 return Optional.empty();
@@ -76,7 +75,9 @@ final class ReservedExecution extends OnceExecution {
 
     @Override
     protected CompletionStage<Void> onFail(Throwable cause) {
-        log.debug("Handler failed for key_preview={}; releasing: {}", key().keyPreview(), String.valueOf(cause));
+        // The exception's type only: its message may hold what the application saw (a body, a secret).
+        log.debug("Handler failed for key_preview={}; releasing: {}", key().keyPreview(),
+                cause == null ? null : cause.getClass().getName());
         return Stages.attempt(reservation::abort).handle((aborted, failure) -> {
             if (failure != null) {
                 // The lease still expires, so the key frees itself; nothing more to do here.

@@ -15,7 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
-/** What the engine says when it cannot know, and what it refuses to store because no table could hold it. */
+/** What the engine says when it cannot know, and what it keeps of a response no table could hold. */
 class TruthfulRepliesTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -31,16 +31,20 @@ class TruthfulRepliesTest {
     }
 
     @Test
-    void aContentTypeNoTableHoldsIsSentButNotStored() {
+    void aContentTypeNoTableHoldsIsSentAndKeptWithoutTheBody() throws Exception {
         List<Outcome> outcomes = new CopyOnWriteArrayList<>();
         String longType = "application/json; profile=\"" + "x".repeat(300) + "\"";
         try (IdempotencyEngine engine = new IdempotencyEngine(new InMemoryStore(),
                 IdempotencyConfig.builder().listener(e -> outcomes.add(e.outcome())).build())) {
             Execution execution = ((Decision.Proceed) engine.before(post("k1"))).execution();
             assertThat(execution.finish(created(longType))).as("the client gets the handler's response").isEmpty();
-            assertThat(engine.before(post("k1"))).as("released: a retry runs again").isInstanceOf(Decision.Proceed.class);
+            Decision retry = engine.before(post("k1"));
+            assertThat(retry).as("never run again").isInstanceOf(Decision.Respond.class);
+            HttpReply reply = ((Decision.Respond) retry).reply();
+            assertThat(reply.status()).isEqualTo(410);
+            assertThat(JSON.readTree(reply.body()).path("code").asText()).isEqualTo("idempotency_response_not_stored");
         }
-        assertThat(outcomes).containsExactly(Outcome.EXECUTED_NOT_STORED);
+        assertThat(outcomes).containsExactly(Outcome.EXECUTED_STORED, Outcome.REPLAYED);
     }
 
     @Test

@@ -163,7 +163,8 @@ final class IdempotencyTable {
         values.put("response_content_type", response == null ? null : response.contentType());
         values.put("response_headers", response == null ? null : HeaderCodec.encode(response.headers()));
         values.put("response_body", response == null ? null : response.body());
-        values.put("format_version", (short) HeaderCodec.FORMAT_VERSION);
+        values.put("format_version", (short) (response == null ? HeaderCodec.FORMAT_VERSION
+                : HeaderCodec.formatVersion(response)));
         values.put("expires_at", row.expiresAt());
         values.put("created_at", row.createdAt());
         values.put("now", now);
@@ -176,11 +177,9 @@ final class IdempotencyTable {
         Instant expires = time(rs, "expires_at");
         String fingerprint = rs.getString("request_hash");
         if (COMPLETED.equals(rowState)) {
-            int version = rs.getShort("format_version");
-            Map<String, List<String>> headers = HeaderCodec.decode(rs.getString("response_headers"), version);
-            byte[] body = rs.getBytes("response_body");
-            StoredResponse response = new StoredResponse(rs.getShort("response_status"),
-                    rs.getString("response_content_type"), headers, body == null ? new byte[0] : body);
+            StoredResponse response = HeaderCodec.response(rs.getShort("response_status"),
+                    rs.getString("response_content_type"), rs.getString("response_headers"),
+                    rs.getBytes("response_body"), rs.getShort("format_version"));
             return new IdempotencyRecord(k, fingerprint, RecordState.COMPLETED, response, expires, null);
         }
         if (IN_FLIGHT.equals(rowState)) {

@@ -214,7 +214,7 @@ abstract class Statements {
         values.put("response_content_type", response.contentType());
         values.put("response_headers", HeaderCodec.encode(response.headers()));
         values.put("response_body", response.body());
-        values.put("format_version", (short) HeaderCodec.FORMAT_VERSION);
+        values.put("format_version", (short) HeaderCodec.formatVersion(response));
         return values;
     }
 

@@ -28,6 +28,7 @@ final class RecordMapping {
     /** The field/value pairs of a new in-flight record. */
     static List<byte[]> inFlight(RecordKey key, String fingerprint, String token, Instant leaseUntil, Instant expiresAt) {
         List<byte[]> fields = common(key, fingerprint, token, IN_FLIGHT, expiresAt);
+        add(fields, "v", text(Integer.toString(HeaderCodec.FORMAT_VERSION)));
         add(fields, "lease", text(micros(leaseUntil)));
         return fields;
     }
@@ -42,7 +43,8 @@ final class RecordMapping {
 
     /** The field/value pairs a completion adds to its in-flight record. */
     static List<byte[]> response(StoredResponse response) {
-        List<byte[]> fields = new ArrayList<>(8);
+        List<byte[]> fields = new ArrayList<>(10);
+        add(fields, "v", text(Integer.toString(HeaderCodec.formatVersion(response))));
         add(fields, "status", text(Integer.toString(response.status())));
         add(fields, "hdr", text(HeaderCodec.encode(response.headers())));
         fields.add(text("body"));
@@ -75,9 +77,8 @@ final class RecordMapping {
                     instant(required(hash, "lease")));
         }
         byte[] contentType = hash.get("ct");
-        StoredResponse response = new StoredResponse(Integer.parseInt(required(hash, "status")),
-                contentType == null ? null : string(contentType),
-                HeaderCodec.decode(required(hash, "hdr"), version), hash.getOrDefault("body", new byte[0]));
+        StoredResponse response = HeaderCodec.response(Integer.parseInt(required(hash, "status")),
+                contentType == null ? null : string(contentType), required(hash, "hdr"), hash.get("body"), version);
         return new IdempotencyRecord(key, fingerprint, RecordState.COMPLETED, response, expiresAt, null);
     }
 
@@ -101,7 +102,6 @@ final class RecordMapping {
 
     private static List<byte[]> common(RecordKey key, String fingerprint, String token, String state, Instant expiresAt) {
         List<byte[]> fields = new ArrayList<>(24);
-        add(fields, "v", text(Integer.toString(HeaderCodec.FORMAT_VERSION)));
         add(fields, "t", text(key.tenant()));
         add(fields, "m", text(key.method()));
         add(fields, "p", text(key.path()));

@@ -3,6 +3,7 @@ package dev.idempotency.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.RecordState;
@@ -159,9 +160,27 @@ public abstract class StoreContractTest {
     }
 
     @Test
+    void aResponseStoredWithoutItsBodyComesBackAsSuch() {
+        RecordKey completed = newKey();
+        RecordKey inserted = newKey();
+        StoredResponse stored = StoredResponse.withoutBody(201, "text/event-stream", response(201, new byte[0]).headers());
+
+        assertThat(acquire(completed, T0).complete(stored)).isTrue();
+        assertThat(store.insertCompleted(inserted, FP, stored, T0, TTL)).isTrue();
+
+        for (RecordKey key : List.of(completed, inserted)) {
+            StoredResponse found = store.find(key, T0.plusSeconds(1)).orElseThrow().response();
+            assertThat(found).isEqualTo(stored);
+            assertThat(found.bodyStored()).isFalse();
+            assertThat(found.headers().get("Location")).containsExactly("/orders/42");
+        }
+    }
+
+    /** Every store holds a body of the engine's default {@code maxStoredBodyBytes}. */
+    @Test
     void largeBodyRoundTrips() {
         RecordKey key = newKey();
-        byte[] body = new byte[1 << 20];
+        byte[] body = new byte[IdempotencyConfig.defaults().maxStoredBodyBytes()];
         new java.util.Random(7).nextBytes(body);
 
         acquire(key, T0).complete(response(200, body));

@@ -16,12 +16,19 @@ import java.util.Map;
 /**
  * The text form in which stores keep a {@link StoredResponse}'s headers: a JSON array of
  * {@code [name, value]} pairs in capture order, e.g. {@code [["Location","/orders/7"]]}. Stores
- * write {@link #FORMAT_VERSION} beside it so later releases can still read old rows.
+ * write {@link #formatVersion} beside it so later releases can still read old rows, and read a
+ * stored response back with {@link #response}.
  */
 public final class HeaderCodec {
 
-    /** The version of the stored record format this release writes and reads. */
+    /** The stored record format of a whole response. */
     public static final int FORMAT_VERSION = 1;
+
+    /**
+     * The stored record format of a response kept without its body (its body column is empty).
+     * A release that knows only version 1 refuses such a record rather than replay an empty body.
+     */
+    public static final int WITHOUT_BODY_FORMAT_VERSION = 2;
 
     private static final JsonFactory JSON = new JsonFactory();
 
@@ -48,6 +55,27 @@ public final class HeaderCodec {
         return out.toString();
     }
 
+    /** The format version to store beside {@code response}. */
+    public static int formatVersion(StoredResponse response) {
+        return response.bodyStored() ? FORMAT_VERSION : WITHOUT_BODY_FORMAT_VERSION;
+    }
+
+    /**
+     * The stored response a record's columns describe.
+     *
+     * @param headers       what {@link #encode} wrote
+     * @param body          the body column ({@code null} reads as empty)
+     * @param formatVersion the version stored beside them
+     * @throws IllegalArgumentException for an unknown version or malformed headers
+     */
+    public static StoredResponse response(int status, String contentType, String headers, byte[] body,
+                                          int formatVersion) {
+        Map<String, List<String>> decoded = decode(headers, formatVersion);
+        return formatVersion == WITHOUT_BODY_FORMAT_VERSION
+                ? StoredResponse.withoutBody(status, contentType, decoded)
+                : new StoredResponse(status, contentType, decoded, body == null ? new byte[0] : body);
+    }
+
     /**
      * Decodes what {@link #encode} wrote.
      *
@@ -55,7 +83,7 @@ public final class HeaderCodec {
      * @throws IllegalArgumentException for an unknown version or malformed text
      */
     public static Map<String, List<String>> decode(String text, int formatVersion) {
-        if (formatVersion != FORMAT_VERSION) {
+        if (formatVersion != FORMAT_VERSION && formatVersion != WITHOUT_BODY_FORMAT_VERSION) {
             throw new IllegalArgumentException("Unknown stored record format version " + formatVersion);
         }
         if (text == null || text.isEmpty()) {

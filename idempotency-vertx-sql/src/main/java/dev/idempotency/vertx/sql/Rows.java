@@ -50,7 +50,8 @@ final class Rows {
         values.put("response_content_type", response == null ? null : response.contentType());
         values.put("response_headers", response == null ? null : HeaderCodec.encode(response.headers()));
         values.put("response_body", response == null ? null : response.body());
-        values.put("format_version", (short) HeaderCodec.FORMAT_VERSION);
+        values.put("format_version", (short) (response == null ? HeaderCodec.FORMAT_VERSION
+                : HeaderCodec.formatVersion(response)));
         values.put("expires_at", expiresAt);
         values.put("created_at", now);
         values.put("now", now);
@@ -65,7 +66,7 @@ final class Rows {
         values.put("response_content_type", response.contentType());
         values.put("response_headers", HeaderCodec.encode(response.headers()));
         values.put("response_body", response.body());
-        values.put("format_version", (short) HeaderCodec.FORMAT_VERSION);
+        values.put("format_version", (short) HeaderCodec.formatVersion(response));
         return values;
     }
 
@@ -94,11 +95,10 @@ final class Rows {
         Instant expires = instant(row, "expires_at");
         String fingerprint = row.getString("request_hash");
         if (PostgresSql.COMPLETED.equals(state)) {
-            Map<String, List<String>> headers = HeaderCodec.decode(row.getString("response_headers"),
-                    row.getShort("format_version"));
             Buffer body = row.getBuffer("response_body");
-            StoredResponse response = new StoredResponse(row.getShort("response_status"),
-                    row.getString("response_content_type"), headers, body == null ? new byte[0] : body.getBytes());
+            StoredResponse response = HeaderCodec.response(row.getShort("response_status"),
+                    row.getString("response_content_type"), row.getString("response_headers"),
+                    body == null ? null : body.getBytes(), row.getShort("format_version"));
             return new IdempotencyRecord(key, fingerprint, RecordState.COMPLETED, response, expires, null);
         }
         if (PostgresSql.IN_FLIGHT.equals(state)) {
