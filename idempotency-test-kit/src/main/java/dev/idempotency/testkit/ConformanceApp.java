@@ -7,7 +7,9 @@ import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -33,6 +35,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       uncaught exception to (500)</td></tr>
  *   <tr><td>{@code POST /text}</td><td>{@link #text()}</td><td>200, {@code text/plain; charset=utf-8}</td></tr>
  *   <tr><td>{@code GET /orders}</td><td>{@link #listOrders()}</td><td>200, JSON array</td></tr>
+ *   <tr><td>{@code POST /async}</td><td>{@link #createOrderLater(byte[], String)} with the body and the
+ *       {@code delayMs} query parameter, answered the framework's asynchronous way when the stage completes
+ *       (Spring MVC: {@code DeferredResult} or {@code CompletableFuture}; Micronaut: a
+ *       {@code CompletableFuture} return; Javalin: {@code ctx.future}; Vert.x: when the future completes)</td>
+ *       <td>201, JSON of the map, {@code Location: /orders/<id>}</td></tr>
+ *   <tr><td>{@code POST /stream}</td><td>{@link #streamChunks()}, then each chunk written and flushed to the
+ *       client as it comes, {@code delayMs} (query parameter) apart, the framework's streaming way (Spring MVC:
+ *       {@code StreamingResponseBody}; others: chunked writes with a flush)</td>
+ *       <td>200, {@code text/plain; charset=utf-8}, {@code Location: /streams/<id>}, the chunks</td></tr>
+ *   <tr><td>{@code POST /large}</td><td>{@link #large(String, String, String)} with the {@code bytes},
+ *       {@code type} and {@code delayMs} query parameters</td>
+ *       <td>201, the blob's content type, {@code Location} and body</td></tr>
  * </table>
  */
 public final class ConformanceApp {
@@ -44,7 +58,7 @@ public final class ConformanceApp {
 
     /**
      * How often the handler of {@code route} ("orders", "payments", "bulk", "order-item", "reject",
-     * "fail", "text", "list") ran.
+     * "fail", "text", "list", "async", "stream", "large") ran.
      */
     public int executions(String route) {
         return executions.computeIfAbsent(route, r -> new AtomicInteger()).get();
@@ -121,6 +135,60 @@ public final class ConformanceApp {
 
     public String text() {
         return "plain text #" + ran("text");
+    }
+
+    /**
+     * The asynchronous route: counts at once, then completes with an order (as
+     * {@link #createOrder}) {@code delayMs} later on another thread.
+     */
+    public CompletableFuture<Map<String, Object>> createOrderLater(byte[] body, String delayMs) {
+        ran("async");
+        JsonNode json = parse(body);
+        long delay = delayMs == null || delayMs.isBlank() ? 0 : Long.parseLong(delayMs);
+        return CompletableFuture.supplyAsync(() -> {
+            Map<String, Object> order = new LinkedHashMap<>();
+            order.put("id", ids.incrementAndGet());
+            order.put("item", json.path("item").asText());
+            order.put("quantity", json.path("quantity").asInt());
+            order.put("status", "created");
+            return order;
+        }, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS));
+    }
+
+    /** The streamed route: counts, and returns its id and the three chunks to write one by one. */
+    public Chunks streamChunks() {
+        ran("stream");
+        int id = ids.incrementAndGet();
+        return new Chunks("/streams/" + id, List.of("chunk 1 of stream " + id + "\n", "chunk 2\n", "chunk 3\n"));
+    }
+
+    /**
+     * The large route: counts, waits {@code delayMs} if given, and returns {@code bytes} bytes
+     * (default 16) of JSON-free text; {@code type=long} gives it a {@code Content-Type} of over
+     * 255 characters.
+     */
+    public Blob large(String bytes, String type, String delayMs) {
+        ran("large");
+        if (delayMs != null && !delayMs.isBlank()) {
+            sleep(Long.parseLong(delayMs));
+        }
+        int id = ids.incrementAndGet();
+        byte[] body = new byte[bytes == null || bytes.isBlank() ? 16 : Integer.parseInt(bytes)];
+        for (int i = 0; i < body.length; i++) {
+            body[i] = (byte) ('a' + (i + id) % 26);
+        }
+        String contentType = "long".equals(type)
+                ? "application/octet-stream; profile=\"" + "p".repeat(300) + "\""
+                : "application/octet-stream";
+        return new Blob("/blobs/" + id, contentType, body);
+    }
+
+    /** What the streamed route sends: its {@code Location} and its chunks, in order. */
+    public record Chunks(String location, List<String> chunks) {
+    }
+
+    /** What the large route sends: its {@code Location}, {@code Content-Type} and body. */
+    public record Blob(String location, String contentType, byte[] body) {
     }
 
     public List<Map<String, Object>> listOrders() {

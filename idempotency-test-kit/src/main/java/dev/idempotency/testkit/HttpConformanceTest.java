@@ -606,15 +606,100 @@ public abstract class HttpConformanceTest {
         assertThat(app.executions("fail")).isEqualTo(2);
     }
 
+    // ---------------------------------------------------------------- every response shape runs once
+
     @Test
-    void aResponseLargerThanTheStoredLimitIsNotStored() throws Exception {
-        start(c -> c.maxStoredBodyBytes(16));
+    void anAsynchronousHandlerRunsOnceForConcurrentDuplicatesAndALaterRetry() throws Exception {
+        start();
+        String key = newKey();
+        List<HttpResponse<byte[]>> responses = concurrently(20, key, "/async?delayMs=1500");
+        HttpResponse<byte[]> retry = post("/async", key, ORDER);
+
+        assertThat(app.executions("async")).isEqualTo(1);
+        List<HttpResponse<byte[]>> originals = responses.stream().filter(r -> !replayed(r)).filter(
+                r -> r.statusCode() == 201).toList();
+        assertThat(originals).hasSize(1);
+        assertThat(json(originals.get(0)).path("status").asText()).isEqualTo("created");
+        assertThat(responses).allSatisfy(r -> assertThat(r.statusCode()).isIn(201, 409));
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(replayed(retry)).isTrue();
+        assertThat(retry.body()).isEqualTo(originals.get(0).body());
+    }
+
+    @Test
+    void aStreamedResponseRunsOnceAndItsRetryIsToldItWasApplied() throws Exception {
+        start();
+        String key = newKey();
+        List<HttpResponse<byte[]>> responses = concurrently(20, key, "/stream?delayMs=500");
+        HttpResponse<byte[]> retry = post("/stream", key, ORDER);
+
+        assertThat(app.executions("stream")).isEqualTo(1);
+        List<HttpResponse<byte[]>> originals = responses.stream().filter(r -> r.statusCode() == 200).toList();
+        assertThat(originals).hasSize(1);
+        assertThat(new String(originals.get(0).body(), StandardCharsets.UTF_8))
+                .startsWith("chunk 1 of stream ").endsWith("chunk 2\nchunk 3\n");
+        assertThat(responses).allSatisfy(r -> assertThat(r.statusCode()).isIn(200, 409, 410));
+        assertNotStored(retry, originals.get(0).headers().firstValue("Location").orElseThrow());
+    }
+
+    @Test
+    void aResponseOverTheStoredLimitRunsOnceAndItsRetryIsToldItWasApplied() throws Exception {
+        start(c -> c.maxStoredBodyBytes(1024));
+        String key = newKey();
+        List<HttpResponse<byte[]>> responses = concurrently(20, key, "/large?bytes=4096&delayMs=1000");
+        HttpResponse<byte[]> retry = post("/large?bytes=4096", key, ORDER);
+
+        assertThat(app.executions("large")).isEqualTo(1);
+        List<HttpResponse<byte[]>> originals = responses.stream().filter(r -> r.statusCode() == 201).toList();
+        assertThat(originals).hasSize(1);
+        assertThat(originals.get(0).body()).hasSize(4096);
+        assertThat(responses).allSatisfy(r -> assertThat(r.statusCode()).isIn(201, 409, 410));
+        assertNotStored(retry, originals.get(0).headers().firstValue("Location").orElseThrow());
+    }
+
+    @Test
+    void aContentTypeTooLongToStoreRunsOnce() throws Exception {
+        start();
+        String key = newKey();
+        HttpResponse<byte[]> first = post("/large?type=long", key, ORDER);
+        HttpResponse<byte[]> retry = post("/large?type=long", key, ORDER);
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(first.headers().firstValue("Content-Type").orElseThrow().length()).isGreaterThan(255);
+        assertNotStored(retry, first.headers().firstValue("Location").orElseThrow());
+        assertThat(app.executions("large")).isEqualTo(1);
+    }
+
+    @Test
+    void aResponseOfTwoMegabytesIsStoredByDefault() throws Exception {
+        start();
+        String key = newKey();
+        HttpResponse<byte[]> first = post("/large?bytes=2000000", key, ORDER);
+        HttpResponse<byte[]> retry = post("/large?bytes=2000000", key, ORDER);
+
+        assertThat(first.body()).hasSize(2_000_000);
+        assertThat(replayed(retry)).isTrue();
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(app.executions("large")).isEqualTo(1);
+    }
+
+    @Test
+    void optingInToRunAgainReleasesAResponseThatCannotBeStored() throws Exception {
+        start(c -> c.maxStoredBodyBytes(16).runAgainWhenNotStored(true));
         String key = newKey();
         post("/orders", key, ORDER);
         HttpResponse<byte[]> retry = post("/orders", key, ORDER);
 
         assertThat(replayed(retry)).isFalse();
         assertThat(app.executions("orders")).isEqualTo(2);
+    }
+
+    /** A retry of a success kept without its body: 410, the original's Location, never run again. */
+    private static void assertNotStored(HttpResponse<byte[]> retry, String location) throws IOException {
+        assertProblem(retry, 410, "idempotency_response_not_stored");
+        assertThat(replayed(retry)).isTrue();
+        assertThat(retry.headers().firstValue("Location")).hasValue(location);
+        assertThat(json(retry).path("detail").asText()).contains("already applied").contains(location);
     }
 
     @Test
