@@ -7,6 +7,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.InMemoryStore;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
 import io.javalin.http.sse.SseClient;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
@@ -202,12 +203,7 @@ class AsyncAndStreamedResponsesTest {
         start(cfg -> cfg.routes.post("/stream", ctx -> {
             int run = runs.incrementAndGet();
             ctx.contentType("text/plain; charset=utf-8").header("Location", "/streams/" + run);
-            OutputStream out = ctx.res().getOutputStream();
-            out.write("chunk 1\n".getBytes(StandardCharsets.UTF_8));
-            out.flush();
-            await(release);
-            out.write("chunk 2\n".getBytes(StandardCharsets.UTF_8));
-            out.flush();
+            writeTwoChunks(ctx, release);
         }));
         String key = "key-" + UUID.randomUUID();
 
@@ -229,12 +225,7 @@ class AsyncAndStreamedResponsesTest {
             ctx.contentType("text/plain; charset=utf-8").header("Location", "/streams/" + run);
             ctx.future(() -> CompletableFuture.runAsync(() -> {
                 try {
-                    OutputStream out = ctx.res().getOutputStream();
-                    out.write("chunk 1\n".getBytes(StandardCharsets.UTF_8));
-                    out.flush();
-                    await(release);
-                    out.write("chunk 2\n".getBytes(StandardCharsets.UTF_8));
-                    out.flush();
+                    writeTwoChunks(ctx, release);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
@@ -307,6 +298,16 @@ class AsyncAndStreamedResponsesTest {
             Thread.sleep(5);
         }
         assertThat(runs).hasValue(expected);
+    }
+
+    /** Writes chunk 1 and flushes it to the client, waits for {@code release}, then writes chunk 2. */
+    private static void writeTwoChunks(Context ctx, CountDownLatch release) throws IOException {
+        OutputStream out = ctx.res().getOutputStream();
+        out.write("chunk 1\n".getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        await(release);
+        out.write("chunk 2\n".getBytes(StandardCharsets.UTF_8));
+        out.flush();
     }
 
     /** A stream whose first part is read at once and whose rest only once {@code release} opens. */
