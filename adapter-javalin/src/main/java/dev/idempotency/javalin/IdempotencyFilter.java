@@ -24,13 +24,13 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 
 /**
  * The servlet-level part of the plugin, for what Javalin's handlers cannot see: it keeps the
  * request body re-readable once the engine has read it, notices responses written directly to
- * the output stream (which cannot be captured), and releases a key whose after handler never ran.
- * Only requests whose method the engine covers are wrapped.
+ * the output stream (which cannot be captured), and, once a response has been sent, finishes an
+ * execution the after handler left open (a stream result, which Javalin writes after it) or never
+ * saw (an endpoint that skipped it). Only requests whose method the engine covers are wrapped.
  */
 final class IdempotencyFilter implements Filter {
 
@@ -46,6 +46,11 @@ final class IdempotencyFilter implements Filter {
     /** Asks the filter to buffer the body on its first read (the engine is about to read it). */
     static void keepBodyReadable(ServletRequest request) {
         request.setAttribute(KEEP_BODY, Boolean.TRUE);
+    }
+
+    /** Whether the filter wraps this request, and so finishes its execution once the response is sent. */
+    static boolean finishesWhenSent(ServletRequest request) {
+        return request.getAttribute(RESPONSE) instanceof TrackingResponse;
     }
 
     /**
@@ -72,10 +77,11 @@ final class IdempotencyFilter implements Filter {
         try {
             chain.doFilter(request, response);
         } finally {
+            // Javalin completes the async context (a ctx.future) after writing the response.
             if (httpReq.isAsyncStarted()) {
-                httpReq.getAsyncContext().addListener(new ReleaseWhenDone(httpReq, httpRes));
+                httpReq.getAsyncContext().addListener(new FinishWhenSent(httpReq, httpRes));
             } else {
-                releaseIfOpen(httpReq, httpRes);
+                finishIfOpen(httpReq, httpRes);
             }
         }
     }
@@ -86,37 +92,42 @@ final class IdempotencyFilter implements Filter {
         return override != null ? override : request.getMethod();
     }
 
-    /** The after handler did not run (the endpoint skipped the remaining handlers): release. */
-    private static void releaseIfOpen(HttpServletRequest request, HttpServletResponse response) {
+    /**
+     * The response has been sent: an execution still open had a stream result, or its after
+     * handler did not run; either way its body was not captured. A no-op when the after handler
+     * finished it.
+     */
+    private static void finishIfOpen(HttpServletRequest request, HttpServletResponse response) {
         Execution execution = IdempotencyHooks.executionOf(request);
         if (execution != null) {
-            // A no-op when the after handler finished it already.
-            execution.finish(CapturedResponse.uncaptured(response.getStatus(), Map.of()));
+            execution.finish(CapturedResponse.uncaptured(response.getStatus(), IdempotencyHooks.headersOf(response)));
         }
     }
 
-    private static final class ReleaseWhenDone implements AsyncListener {
+    /**
+     * Only completion counts: Javalin completes the request once the endpoint's future is done and
+     * the response written; a timeout or an error alone says nothing about that future.
+     */
+    private static final class FinishWhenSent implements AsyncListener {
         private final HttpServletRequest request;
         private final HttpServletResponse response;
 
-        ReleaseWhenDone(HttpServletRequest request, HttpServletResponse response) {
+        FinishWhenSent(HttpServletRequest request, HttpServletResponse response) {
             this.request = request;
             this.response = response;
         }
 
         @Override
         public void onComplete(AsyncEvent event) {
-            releaseIfOpen(request, response);
+            finishIfOpen(request, response);
         }
 
         @Override
         public void onTimeout(AsyncEvent event) {
-            releaseIfOpen(request, response);
         }
 
         @Override
         public void onError(AsyncEvent event) {
-            releaseIfOpen(request, response);
         }
 
         @Override

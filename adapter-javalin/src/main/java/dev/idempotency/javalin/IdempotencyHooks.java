@@ -75,7 +75,9 @@ final class IdempotencyHooks {
 
     /**
      * An {@code after} handler: Javalin runs it also when the endpoint threw (after mapping the
-     * exception) and before it writes the response, so the engine sees the result first.
+     * exception), once a {@code ctx.future} has completed, and before it writes the result, so an
+     * in-memory result reaches the engine before the client. A stream result is read only as
+     * Javalin writes it, after this handler: the filter finishes that one once it has been sent.
      */
     void after(Context ctx) {
         Execution execution = executionOf(ctx.req());
@@ -85,6 +87,10 @@ final class IdempotencyHooks {
         try {
             if (exceptionOccurred(ctx)) {
                 execution.fail(new EndpointFailed(ctx.statusCode()));
+                return;
+            }
+            if (resultIsStream(ctx) && IdempotencyFilter.finishesWhenSent(ctx.req())) {
+                log.debug("Result for key_preview={} is a stream; finished once sent", execution.key().keyPreview());
                 return;
             }
             Optional<HttpReply> instead = execution.finish(capture(ctx));
@@ -103,27 +109,26 @@ final class IdempotencyHooks {
         return ctx instanceof JavalinServletContext servletContext && servletContext.getExceptionOccurred();
     }
 
+    /** Whether the result is a stream other than in-memory bytes ({@code ctx.result(InputStream)}). */
+    private static boolean resultIsStream(Context ctx) {
+        InputStream result = ctx.resultInputStream();
+        return result != null && !(result instanceof ByteArrayInputStream);
+    }
+
     /**
      * The status, headers and exact result bytes. Only an in-memory result ({@code ctx.result}
      * with a string or bytes, {@code ctx.json}) can be captured without changing what the client
-     * gets; a stream result or a direct write is reported as uncaptured, so nothing is stored.
+     * gets; a stream result or a direct write (streamed to the client) is reported as uncaptured.
      */
     private static CapturedResponse capture(Context ctx) {
         HttpServletResponse res = ctx.res();
         int status = ctx.statusCode();
         Map<String, List<String>> headers = headersOf(res);
-        if (IdempotencyFilter.wroteDirectly(ctx.req(), res)) {
-            log.debug("Response written directly to the output stream; it cannot be captured");
+        if (IdempotencyFilter.wroteDirectly(ctx.req(), res) || resultIsStream(ctx)) {
             return CapturedResponse.uncaptured(status, headers);
         }
-        InputStream result = ctx.resultInputStream();
-        if (result == null) {
+        if (!(ctx.resultInputStream() instanceof ByteArrayInputStream bytes)) {
             return CapturedResponse.of(status, headers, new byte[0]);
-        }
-        if (!(result instanceof ByteArrayInputStream bytes)) {
-            log.debug("Response result is a stream ({}); it is sent as is and not captured",
-                    result.getClass().getName());
-            return CapturedResponse.uncaptured(status, headers);
         }
         bytes.mark(0);
         byte[] body = bytes.readAllBytes();
@@ -131,7 +136,7 @@ final class IdempotencyHooks {
         return CapturedResponse.of(status, headers, body);
     }
 
-    private static Map<String, List<String>> headersOf(HttpServletResponse res) {
+    static Map<String, List<String>> headersOf(HttpServletResponse res) {
         Map<String, List<String>> headers = new LinkedHashMap<>();
         for (String name : res.getHeaderNames()) {
             headers.computeIfAbsent(name, n -> new ArrayList<>(res.getHeaders(n)));

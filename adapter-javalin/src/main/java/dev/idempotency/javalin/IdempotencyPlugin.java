@@ -31,16 +31,17 @@ import org.eclipse.jetty.ee10.servlet.FilterHolder;
  * in an after handler, its status, headers and result bytes go to the engine before Javalin
  * writes the response.
  *
- * <p>What is never stored (the key is released, so a retry runs again): the response of an
- * endpoint that threw, even when an exception handler mapped it to a 2xx; a result that is a
- * stream other than in-memory bytes ({@code ctx.result(InputStream)}); and anything written
- * directly to {@code ctx.outputStream()} ({@code writeSeekableStream}, {@code writeJsonStream}).
+ * <p>An endpoint that threw, even when an exception handler mapped it to a 2xx, releases its key:
+ * a retry runs again. A success whose body is not captured — a stream result
+ * ({@code ctx.result(InputStream)}), anything written directly to the output stream (flushed
+ * chunks, SSE, {@code writeSeekableStream}, {@code writeJsonStream}) — is kept without its body
+ * once the response has been sent: a retry gets 410 {@code idempotency_response_not_stored}.
  * {@code ctx.bodyInputStream()} still gives the endpoint the whole body after the plugin read it.
  *
  * <p>The plugin registers a {@code beforeMatched} handler per covered path, one {@code after}
  * handler, and a servlet filter that keeps the request body re-readable, notices direct writes,
- * and releases a key whose after handler never ran (an endpoint that called
- * {@code ctx.skipRemainingHandlers()}).
+ * and, once the response has been sent, finishes an execution the after handler left open (a
+ * stream result) or never saw (an endpoint that called {@code ctx.skipRemainingHandlers()}).
  */
 public final class IdempotencyPlugin extends Plugin<IdempotencyPlugin.Config> {
 

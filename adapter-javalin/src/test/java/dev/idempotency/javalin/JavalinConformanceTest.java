@@ -5,7 +5,10 @@ import dev.idempotency.testkit.ConformanceApp;
 import dev.idempotency.testkit.HttpConformanceTest;
 import dev.idempotency.testkit.PathSpelling;
 import io.javalin.Javalin;
+import io.javalin.http.Context;
+import java.io.OutputStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 
@@ -38,8 +41,32 @@ class JavalinConformanceTest extends HttpConformanceTest {
             cfg.routes.post("/fail", ctx -> app.fail());
             cfg.routes.post("/text", ctx -> ctx.contentType("text/plain; charset=utf-8").result(app.text()));
             cfg.routes.get("/orders", ctx -> ctx.json(app.listOrders()));
+            cfg.routes.post("/async", ctx -> ctx.future(() -> app.createOrderLater(ctx.bodyAsBytes(),
+                    ctx.queryParam("delayMs")).thenAccept(order -> ctx.status(201)
+                    .header("Location", "/orders/" + order.get("id")).json(order))));
+            cfg.routes.post("/stream", ctx -> stream(ctx, app.streamChunks(), ctx.queryParam("delayMs")));
+            cfg.routes.post("/large", ctx -> {
+                ConformanceApp.Blob blob = app.large(ctx.queryParam("bytes"), ctx.queryParam("type"),
+                        ctx.queryParam("delayMs"));
+                ctx.status(201).contentType(blob.contentType()).header("Location", blob.location())
+                        .result(blob.body());
+            });
         }).start("127.0.0.1", 0);
         return running(server);
+    }
+
+    /** Writes each chunk straight to the response and flushes it, {@code delayMs} apart. */
+    private static void stream(Context ctx, ConformanceApp.Chunks stream, String delayMs) throws Exception {
+        long delay = delayMs == null ? 0 : Long.parseLong(delayMs);
+        ctx.status(200).contentType("text/plain; charset=utf-8").header("Location", stream.location());
+        OutputStream out = ctx.res().getOutputStream();
+        for (int i = 0; i < stream.chunks().size(); i++) {
+            if (i > 0) {
+                Thread.sleep(delay);
+            }
+            out.write(stream.chunks().get(i).getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        }
     }
 
     static RunningServer running(Javalin server) {
