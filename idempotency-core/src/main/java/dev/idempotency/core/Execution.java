@@ -9,7 +9,7 @@ import java.util.concurrent.CompletionStage;
  * with {@link #finish} (the captured response) or {@link #fail} (the handler threw). Until then the
  * key stays reserved (in flight) and, in the reserve mode, its lease is renewed in the background.
  *
- * <p>Finishing is safe to repeat: the first {@code finish} or {@code fail} decides; later calls
+ * <p>Finishing is safe to repeat: the first {@code finish}, {@code fail} or {@code abandon} decides; later calls
  * are no-ops — a later {@code finish} returns what the first one returned (after a {@code fail},
  * empty). Every method here is also offered with a {@link CompletionStage} for event-loop
  * adapters; the blocking forms wait for it. None of them throws or completes exceptionally because
@@ -41,6 +41,14 @@ public interface Execution {
      * transaction, with the handler's writes, rolls back).
      */
     CompletionStage<Void> failAsync(Throwable cause);
+
+    /**
+     * The framework gave up on the response (an asynchronous request timed out) while the
+     * handler's work may still run: nothing is stored and the key is not released — it stays in
+     * flight until its lease runs out (renewal stops), so a duplicate gets 409, never a second run
+     * alongside the first. In the atomic mode the transaction rolls back, as with {@link #failAsync}.
+     */
+    CompletionStage<Void> abandonAsync();
 
     /** {@link #finishAsync}, waiting for it. */
     default Optional<HttpReply> finish(CapturedResponse response) {

@@ -9,8 +9,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The guarantee every {@link Execution} gives: the first {@link #finishAsync} or {@link #failAsync}
- * decides and reaches the store; later calls change nothing. A later {@code finish} answers what the
+ * The guarantee every {@link Execution} gives: the first {@link #finishAsync}, {@link #failAsync}
+ * or {@link #abandonAsync} decides and reaches the store; later calls change nothing. A later {@code finish} answers what the
  * first finish answered (or "send the handler's response" after a {@code fail}).
  */
 abstract class OnceExecution implements Execution {
@@ -38,6 +38,15 @@ abstract class OnceExecution implements Execution {
     }
 
     @Override
+    public final CompletionStage<Void> abandonAsync() {
+        if (!decided.compareAndSet(false, true)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        settle(() -> onAbandon().thenApply(done -> Optional.empty()));
+        return outcome.thenApply(reply -> (Void) null);
+    }
+
+    @Override
     public final Optional<HttpReply> finish(CapturedResponse response) {
         finishAsync(response);
         return outcome.join();
@@ -56,6 +65,11 @@ abstract class OnceExecution implements Execution {
 
     /** Gives the key back after the handler failed; never completes exceptionally. */
     protected abstract CompletionStage<Void> onFail(Throwable cause);
+
+    /** Leaves the key to its lease: the handler may still run. Never completes exceptionally. */
+    protected CompletionStage<Void> onAbandon() {
+        return CompletableFuture.completedFuture(null);
+    }
 
     private void settle(Supplier<CompletionStage<Optional<HttpReply>>> step) {
         CompletionStage<Optional<HttpReply>> stage;

@@ -77,6 +77,11 @@ final class RenewingReservation implements AsyncReservation {
         });
     }
 
+    /** Stops renewing: the reservation stays as it is until its lease runs out. */
+    void stopRenewing() {
+        renewal.cancel(false);
+    }
+
     @Override
     public RecordKey key() {
         return reservation.key();

@@ -5,6 +5,7 @@ import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -19,6 +20,7 @@ final class ReservedExecution extends OnceExecution {
     private final Stopwatch watch;
     private final Answers answers;
     private final Function<Throwable, Optional<HttpReply>> whenNotApplied;
+    private final boolean transactional;
 
     /**
      * @param whenNotApplied what the client gets when the reservation could not be finished: the
@@ -28,6 +30,13 @@ final class ReservedExecution extends OnceExecution {
      */
     ReservedExecution(AsyncReservation reservation, Stopwatch watch, Answers answers,
                       Function<Throwable, Optional<HttpReply>> whenNotApplied) {
+        this(reservation, watch, answers, whenNotApplied, false);
+    }
+
+    /** @param transactional whether the reservation holds the handler's transaction (the atomic mode) */
+    ReservedExecution(AsyncReservation reservation, Stopwatch watch, Answers answers,
+                      Function<Throwable, Optional<HttpReply>> whenNotApplied, boolean transactional) {
+        this.transactional = transactional;
         this.reservation = reservation;
         this.watch = watch;
         watch.decided();
@@ -87,6 +96,20 @@ final class ReservedExecution extends OnceExecution {
             answers.emit(Outcome.EXECUTION_FAILED, key(), watch);
             return null;
         });
+    }
+
+    @Override
+    protected CompletionStage<Void> onAbandon() {
+        if (transactional) {
+            return onFail(null); // the transaction cannot outlive the request: it rolls back
+        }
+        log.debug("Response for key_preview={} abandoned while its handler may still run; the key stays in "
+                + "flight until its lease ends", key().keyPreview());
+        if (reservation instanceof RenewingReservation renewing) {
+            renewing.stopRenewing();
+        }
+        answers.emit(Outcome.EXECUTION_FAILED, key(), watch);
+        return CompletableFuture.completedFuture(null);
     }
 
     @Override
