@@ -58,7 +58,7 @@ class IdempotencyPropertiesTest {
             assertThat(config.inFlightPollInterval()).isEqualTo(defaults.inFlightPollInterval());
             assertThat(config.retryAfter()).isEqualTo(defaults.retryAfter());
             assertThat(config.maxRequestBodyBytes()).isEqualTo(1 << 20);
-            assertThat(config.maxStoredBodyBytes()).isEqualTo(1 << 20);
+            assertThat(config.maxStoredBodyBytes()).isEqualTo(4 << 20);
             assertThat(config.replayedHeaders()).isEqualTo(defaults.replayedHeaders());
             assertThat(config.problemTypeBase()).isEqualTo(defaults.problemTypeBase());
             assertThat(config.canonicalizer()).isSameAs(BodyCanonicalizer.sortedJson());
