@@ -28,32 +28,22 @@ final class WatchedInputStream extends FilterInputStream {
 
     @Override
     public int read() throws IOException {
-        int b;
         try {
-            b = super.read();
+            return sentAt(super.read());
         } catch (IOException | RuntimeException e) {
             failed(e);
             throw e;
         }
-        if (b == -1) {
-            sent();
-        }
-        return b;
     }
 
     @Override
     public int read(byte[] buffer, int offset, int length) throws IOException {
-        int n;
         try {
-            n = super.read(buffer, offset, length);
+            return sentAt(super.read(buffer, offset, length));
         } catch (IOException | RuntimeException e) {
             failed(e);
             throw e;
         }
-        if (n == -1) {
-            sent();
-        }
-        return n;
     }
 
     @Override
@@ -71,14 +61,16 @@ final class WatchedInputStream extends FilterInputStream {
         }
     }
 
-    private void sent() throws IOException {
-        if (ended.compareAndSet(false, true)) {
+    /** Passes a read's result on, once the end of the stream (-1) has been dealt with. */
+    private int sentAt(int read) throws IOException {
+        if (read == -1 && ended.compareAndSet(false, true)) {
             try {
                 end.sent();
             } catch (RuntimeException refused) {
                 throw new IOException("The response body is broken off: its request was not applied", refused);
             }
         }
+        return read;
     }
 
     private void failed(Exception cause) {

@@ -1,6 +1,7 @@
 package dev.idempotency.micronaut;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.reactivestreams.Publisher;
@@ -95,8 +96,8 @@ final class WatchedPublisher<T> implements Publisher<T> {
                 if (refused == null) {
                     downstream.onComplete();
                 } else {
-                    downstream.onError(refused instanceof java.util.concurrent.CompletionException
-                            && refused.getCause() != null ? refused.getCause() : refused);
+                    downstream.onError(refused instanceof CompletionException && refused.getCause() != null
+                            ? refused.getCause() : refused);
                 }
             });
         }

@@ -144,19 +144,23 @@ class LateResponsesTest {
         String gate = "gate-" + key;
         HttpResponse<InputStream> first = HTTP.send(request("/chunks?gate=" + gate, key),
                 HttpResponse.BodyHandlers.ofInputStream());
-        InputStream body = first.body();
-        assertThat(CompletableFuture.supplyAsync(() -> readLine(body)).get(10, TimeUnit.SECONDS)).contains("1 of");
-        int runs = controller.runs("chunks");
-        body.close();
+        try {
+            InputStream body = first.body();
+            assertThat(CompletableFuture.supplyAsync(() -> readLine(body)).get(10, TimeUnit.SECONDS)).contains("1 of");
+            int runs = controller.runs("chunks");
+            body.close();
 
-        HttpResponse<byte[]> retry = post("/chunks", key);
-        for (int i = 0; i < 100 && retry.statusCode() == 409; i++) {
-            Thread.sleep(50);
-            retry = post("/chunks", key);
+            // The server learns of it when the connection closes: in flight until then.
+            HttpResponse<byte[]> retry = post("/chunks", key);
+            for (int i = 0; i < 200 && retry.statusCode() == 409; i++) {
+                Thread.sleep(50);
+                retry = post("/chunks", key);
+            }
+            assertNotStored(retry);
+            assertThat(controller.runs("chunks")).isEqualTo(runs);
+        } finally {
+            controller.open(gate);
         }
-        assertNotStored(retry);
-        assertThat(controller.runs("chunks")).isEqualTo(runs);
-        controller.open(gate);
     }
 
     /** The broken stream's response, or null when the server broke the connection off mid-body. */

@@ -79,8 +79,8 @@ class MicronautAdapterTest {
                         "micronaut.server.port", -1,
                         "micronaut.server.host", "127.0.0.1",
                         "idempotency.enabled", true,
-                        "idempotency.paths", List.of("/widgets", "/reactive", "/stream", "/file", "/out-of-stock",
-                                "/execution"),
+                        "idempotency.paths", List.of("/widgets", "/reactive", "/stream", "/file", "/attachment",
+                                "/out-of-stock", "/execution"),
                         "test.routes", "adapter"))
                 .singletons(store, log, new RequestTenants())
                 .start();
@@ -172,6 +172,16 @@ class MicronautAdapterTest {
         assertThat(controller.runs(path.substring(1))).isEqualTo(1);
         assertThat(log.outcomes(path)).containsExactly(
                 IdempotencyEvent.Outcome.EXECUTED_STORED, IdempotencyEvent.Outcome.REPLAYED);
+    }
+
+    /** The filter swaps the file's stream for one it watches; the file's download name stays. */
+    @Test
+    void aStreamedFileKeepsItsAttachmentName() throws Exception {
+        HttpResponse<byte[]> response = post("/attachment", newKey(), "{}");
+
+        assertThat(new String(response.body(), StandardCharsets.UTF_8)).isEqualTo("an attachment");
+        assertThat(response.headers().allValues("Content-Disposition")).singleElement()
+                .satisfies(value -> assertThat(value).startsWith("attachment").contains("report.txt"));
     }
 
     @Test
