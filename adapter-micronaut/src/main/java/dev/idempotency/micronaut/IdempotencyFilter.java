@@ -8,6 +8,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.RequestPaths;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.convert.ConversionService;
 import io.micronaut.core.order.Ordered;
 import io.micronaut.core.util.PathMatcher;
 import io.micronaut.core.util.StringUtils;
@@ -23,15 +24,19 @@ import io.micronaut.http.filter.ConditionalFilter;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.micronaut.web.router.RouteAttributes;
+import jakarta.inject.Named;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Translates Micronaut's filter hooks into the engine's two steps: {@link IdempotencyEngine#before}
  * when the request arrives, {@link Execution#finish} or {@link Execution#fail} when the response
- * is ready and before it is encoded for the client.
+ * is complete. Micronaut runs the response filter once a {@code CompletableFuture} or single-value
+ * {@code Publisher} has its result, so such a response is finished there, before it is encoded for
+ * the client; a streamed body is finished when it has been sent ({@link StreamedResponses}).
  *
  * <p>Both steps may touch the store, so both run on the blocking executor, never on a Netty event
  * loop ({@link ExecuteOn}). A request that goes ahead therefore reaches its controller on that
@@ -50,12 +55,15 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
     private final List<String> paths;
     private final int order;
     private final ResponseCapture capture;
+    private final StreamedResponses streams;
 
-    IdempotencyFilter(IdempotencyEngine engine, IdempotencyProperties properties, MessageBodyHandlerRegistry writers) {
+    IdempotencyFilter(IdempotencyEngine engine, IdempotencyProperties properties, MessageBodyHandlerRegistry writers,
+                      ConversionService conversions, @Named(TaskExecutors.BLOCKING) ExecutorService blocking) {
         this.engine = engine;
         this.paths = List.copyOf(properties.getPaths());
         this.order = properties.getOrder();
         this.capture = new ResponseCapture(writers);
+        this.streams = new StreamedResponses(conversions, blocking);
     }
 
     /**
@@ -124,6 +132,9 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
         if (failure.isPresent()) {
             // The error handler already made the response the client gets; nothing of it is stored.
             execution.fail(failure.get());
+            return null;
+        }
+        if (streams.holdUntilSent(request, response, execution)) {
             return null;
         }
         CapturedResponse captured;

@@ -62,13 +62,13 @@ final class ResponseCapture {
     /**
      * Encodes the body, sets the bytes (and the media type used) back on {@code response}, and
      * returns them with the status and headers. Streamed and file bodies cannot be captured: they
-     * come back as {@link CapturedResponse#uncaptured} and the response is left untouched.
+     * come back as {@link #uncaptured} and the response is left untouched.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     CapturedResponse capture(HttpRequest<?> request, MutableHttpResponse<?> response) {
         Object body = response.body();
         if (request.getMethod() == HttpMethod.HEAD || !isCapturable(body)) {
-            return CapturedResponse.uncaptured(response.code(), headersOf(response));
+            return uncaptured(response);
         }
         if (body == null) {
             return CapturedResponse.of(response.code(), headersOf(response), new byte[0]);
@@ -143,6 +143,11 @@ final class ResponseCapture {
                 || body instanceof java.nio.ByteBuffer
                 || body instanceof io.micronaut.core.io.buffer.ByteBuffer<?>
                 || body.getClass().getName().startsWith("io.netty."));
+    }
+
+    /** The status and headers of a response whose body is not held: a success is stored without it. */
+    static CapturedResponse uncaptured(MutableHttpResponse<?> response) {
+        return CapturedResponse.uncaptured(response.code(), headersOf(response));
     }
 
     private static Map<String, List<String>> headersOf(MutableHttpResponse<?> response) {

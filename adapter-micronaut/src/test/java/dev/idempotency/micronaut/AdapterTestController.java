@@ -87,6 +87,13 @@ class AdapterTestController {
         return new StreamedFile(new ByteArrayInputStream(content), MediaType.TEXT_PLAIN_TYPE);
     }
 
+    @Post("/attachment")
+    StreamedFile attachment() {
+        ran("attachment");
+        byte[] content = "an attachment".getBytes(StandardCharsets.UTF_8);
+        return new StreamedFile(new ByteArrayInputStream(content), MediaType.TEXT_PLAIN_TYPE).attach("report.txt");
+    }
+
     @Post("/out-of-stock")
     Map<String, Object> outOfStock() {
         ran("out-of-stock");

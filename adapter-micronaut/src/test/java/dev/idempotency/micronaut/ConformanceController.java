@@ -15,8 +15,12 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.cookie.Cookie;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
 
 /** {@link ConformanceApp}'s routes as an ordinary Micronaut controller. */
 @Controller
@@ -69,6 +73,34 @@ class ConformanceController {
     @Produces(MediaType.TEXT_PLAIN + ";charset=utf-8")
     String text() {
         return app.text();
+    }
+
+    @Post("/async")
+    CompletableFuture<HttpResponse<Map<String, Object>>> createOrderLater(@Body byte[] body,
+                                                                        @Nullable @QueryValue String delayMs) {
+        return app.createOrderLater(body, delayMs).thenApply(order -> HttpResponse.created(order)
+                .header(HttpHeaders.LOCATION, "/orders/" + order.get("id")));
+    }
+
+    /** Each chunk goes out as it is emitted, {@code delayMs} after the one before. */
+    @Post("/stream")
+    HttpResponse<Publisher<String>> stream(@Nullable @QueryValue String delayMs) {
+        ConformanceApp.Chunks chunks = app.streamChunks();
+        Duration delay = Duration.ofMillis(delayMs == null || delayMs.isBlank() ? 0 : Long.parseLong(delayMs));
+        Flux<String> body = Flux.concat(Flux.just(chunks.chunks().get(0)),
+                Flux.fromIterable(chunks.chunks().subList(1, chunks.chunks().size())).delayElements(delay));
+        return HttpResponse.ok((Publisher<String>) body)
+                .contentType(MediaType.TEXT_PLAIN + ";charset=utf-8")
+                .header(HttpHeaders.LOCATION, chunks.location());
+    }
+
+    @Post("/large")
+    HttpResponse<byte[]> large(@Nullable @QueryValue String bytes, @Nullable @QueryValue String type,
+                               @Nullable @QueryValue String delayMs) {
+        ConformanceApp.Blob blob = app.large(bytes, type, delayMs);
+        return HttpResponse.created(blob.body())
+                .contentType(blob.contentType())
+                .header(HttpHeaders.LOCATION, blob.location());
     }
 
     @Get("/orders")

@@ -58,7 +58,8 @@ class IdempotencyPropertiesTest {
             assertThat(config.inFlightPollInterval()).isEqualTo(defaults.inFlightPollInterval());
             assertThat(config.retryAfter()).isEqualTo(defaults.retryAfter());
             assertThat(config.maxRequestBodyBytes()).isEqualTo(1 << 20);
-            assertThat(config.maxStoredBodyBytes()).isEqualTo(1 << 20);
+            assertThat(config.maxStoredBodyBytes()).isEqualTo(4 << 20);
+            assertThat(config.runAgainWhenNotStored()).isFalse();
             assertThat(config.replayedHeaders()).isEqualTo(defaults.replayedHeaders());
             assertThat(config.problemTypeBase()).isEqualTo(defaults.problemTypeBase());
             assertThat(config.canonicalizer()).isSameAs(BodyCanonicalizer.sortedJson());
@@ -88,6 +89,7 @@ class IdempotencyPropertiesTest {
         properties.put("idempotency.retry-after", "5s");
         properties.put("idempotency.max-request-body-bytes", 4096);
         properties.put("idempotency.max-stored-body-bytes", 2048);
+        properties.put("idempotency.run-again-when-not-stored", true);
         properties.put("idempotency.replayed-headers", List.of("Location", "X-Order-Seq"));
         properties.put("idempotency.problem-type-base", "https://errors.example.com/");
         withContext(properties, context -> {
@@ -109,6 +111,7 @@ class IdempotencyPropertiesTest {
             assertThat(config.retryAfter()).isEqualTo(Duration.ofSeconds(5));
             assertThat(config.maxRequestBodyBytes()).isEqualTo(4096);
             assertThat(config.maxStoredBodyBytes()).isEqualTo(2048);
+            assertThat(config.runAgainWhenNotStored()).isTrue();
             assertThat(config.replayedHeaders()).containsExactlyInAnyOrder("Location", "X-Order-Seq");
             assertThat(config.problemTypeBase()).isEqualTo("https://errors.example.com/");
         });

@@ -79,8 +79,8 @@ class MicronautAdapterTest {
                         "micronaut.server.port", -1,
                         "micronaut.server.host", "127.0.0.1",
                         "idempotency.enabled", true,
-                        "idempotency.paths", List.of("/widgets", "/reactive", "/stream", "/file", "/out-of-stock",
-                                "/execution"),
+                        "idempotency.paths", List.of("/widgets", "/reactive", "/stream", "/file", "/attachment",
+                                "/out-of-stock", "/execution"),
                         "test.routes", "adapter"))
                 .singletons(store, log, new RequestTenants())
                 .start();
@@ -154,19 +154,34 @@ class MicronautAdapterTest {
                 IdempotencyEvent.Outcome.EXECUTION_FAILED, IdempotencyEvent.Outcome.EXECUTION_FAILED);
     }
 
-    /** A {@code Publisher} of several items and a {@code StreamedFile} cannot be held: sent, not stored. */
+    /**
+     * A {@code Publisher} of several items and a {@code StreamedFile} cannot be held: sent, and kept
+     * without the body, so the retry is told the request was applied (410) instead of running it.
+     */
     @ParameterizedTest
     @CsvSource({"/stream, run %d of a stream", "/file, file run %d"})
-    void streamedAndFileResponsesAreSentButNotStored(String path, String bodyOfRun) throws Exception {
+    void streamedAndFileResponsesAreSentAndKeptWithoutTheirBody(String path, String bodyOfRun) throws Exception {
         String key = newKey();
         HttpResponse<byte[]> first = post(path, key, "{}");
         HttpResponse<byte[]> retry = post(path, key, "{}");
 
         assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo(bodyOfRun.formatted(1));
-        assertThat(new String(retry.body(), StandardCharsets.UTF_8)).isEqualTo(bodyOfRun.formatted(2));
-        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(retry.statusCode()).isEqualTo(410);
+        assertThat(new String(retry.body(), StandardCharsets.UTF_8)).contains("idempotency_response_not_stored");
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(controller.runs(path.substring(1))).isEqualTo(1);
         assertThat(log.outcomes(path)).containsExactly(
-                IdempotencyEvent.Outcome.EXECUTED_NOT_STORED, IdempotencyEvent.Outcome.EXECUTED_NOT_STORED);
+                IdempotencyEvent.Outcome.EXECUTED_STORED, IdempotencyEvent.Outcome.REPLAYED);
+    }
+
+    /** The filter swaps the file's stream for one it watches; the file's download name stays. */
+    @Test
+    void aStreamedFileKeepsItsAttachmentName() throws Exception {
+        HttpResponse<byte[]> response = post("/attachment", newKey(), "{}");
+
+        assertThat(new String(response.body(), StandardCharsets.UTF_8)).isEqualTo("an attachment");
+        assertThat(response.headers().allValues("Content-Disposition")).singleElement()
+                .satisfies(value -> assertThat(value).startsWith("attachment").contains("report.txt"));
     }
 
     @Test

@@ -34,7 +34,8 @@ class MicronautConformanceTest extends HttpConformanceTest {
                         "micronaut.server.port", -1,
                         "micronaut.server.host", "127.0.0.1",
                         "idempotency.enabled", true,
-                        "idempotency.paths", List.of("/orders", "/orders/*", "/payments", "/reject", "/fail", "/text"),
+                        "idempotency.paths", List.of("/orders", "/orders/*", "/payments", "/reject", "/fail", "/text",
+                                "/async", "/stream", "/large"),
                         "test.routes", "conformance"))
                 .singletons(engine, app)
                 .start();
