@@ -89,7 +89,7 @@ sealed interface Admission {
             return config.tenantResolver().resolve(request);
         } catch (RuntimeException e) {
             Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
-            log.warn("Tenant resolver failed; treating the tenant as unknown", e);
+            log.warn("Tenant resolver failed; treating the tenant as unknown", WithheldMessage.of(e));
             return Optional.empty();
         }
     }

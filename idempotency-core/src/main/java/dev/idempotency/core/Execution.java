@@ -22,7 +22,7 @@ public interface Execution {
 
     /**
      * Stores the response when the replay policy allows it, otherwise releases the key so a retry
-     * runs again. A failure to persist is logged (with only the key's first eight characters) and,
+     * runs again. A failure to persist is logged (with only the key's preview) and,
      * outside the atomic mode, the response still goes out unchanged.
      *
      * @return a reply to send <em>instead</em> of the captured response; empty means "send what
