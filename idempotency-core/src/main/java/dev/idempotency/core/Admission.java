@@ -41,7 +41,8 @@ sealed interface Admission {
         Optional<String> normalized = RequestPaths.normalize(request.path());
         String target = request.requestTarget();
         if (normalized.isEmpty() || target != null && target.indexOf('#') >= 0) {
-            return new Decided(answers.reject(ProblemCode.IDEMPOTENCY_PATH_INVALID, null, method,
+            String detail = normalized.isEmpty() ? RequestPaths.refusal(request.path()) : RequestPaths.FRAGMENT;
+            return new Decided(answers.reject(ProblemCode.IDEMPOTENCY_PATH_INVALID, detail, method,
                     abbreviated(withoutQuery(request.path())), null, keyPreview, watch));
         }
         String path = normalized.get();

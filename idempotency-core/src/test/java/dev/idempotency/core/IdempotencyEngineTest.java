@@ -315,6 +315,16 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void aRefusedPathIsAnsweredWithTheReasonItIsRefusedFor() throws Exception {
+        assertThat(problem(engine.before(post("//orders", "k1", BODY)), 400, "idempotency_path_invalid")
+                .path("detail").asText()).contains("empty segment").doesNotContain("fragment", "percent-escape");
+        assertThat(problem(engine.before(post("/orders/%zz", "k1", BODY)), 400, "idempotency_path_invalid")
+                .path("detail").asText()).contains("malformed percent-escape").doesNotContain("fragment");
+        assertThat(problem(engine.before(post("/orders/..", "k1", BODY)), 400, "idempotency_path_invalid")
+                .path("detail").asText()).contains("dot segment");
+    }
+
+    @Test
     void aPathWithAFragmentOrAMalformedEscapeIsRejectedBeforeTheStoreIsAsked() throws Exception {
         AtomicInteger storeCalls = new AtomicInteger();
         engine.close();

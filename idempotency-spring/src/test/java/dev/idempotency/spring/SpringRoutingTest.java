@@ -140,4 +140,19 @@ class SpringRoutingTest {
         assertThat(canonical.replayed()).isFalse();
         assertThat(app.executions("orders")).isEqualTo(before + 1);
     }
+
+    /** Spring MVC drops a segment's path parameters, so {@code /;x/orders} has an empty first segment. */
+    @ParameterizedTest(name = "POST {0} under a key -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            //orders      | empty segment
+            /;x/orders    | empty segment
+            /orders/.     | dot segment
+            """)
+    void aRefusedPathIsAnsweredWithItsOwnReason(String target, String reason) throws Exception {
+        RawHttp.Response refused = post(target, UUID.randomUUID().toString());
+        assertThat(refused.status()).isEqualTo(400);
+        JsonNode problem = JSON.readTree(refused.body());
+        assertThat(problem.path("code").asText()).isEqualTo("idempotency_path_invalid");
+        assertThat(problem.path("detail").asText()).contains(reason).doesNotContain("fragment");
+    }
 }
