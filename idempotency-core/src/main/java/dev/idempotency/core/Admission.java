@@ -13,6 +13,9 @@ import org.slf4j.LoggerFactory;
  */
 sealed interface Admission {
 
+    /** The problem code of a body in a Content-Encoding the engine does not decode (415). */
+    String ENCODING_UNSUPPORTED = "idempotency_content_encoding_unsupported";
+
     /** Answered without the store: passed through or refused. */
     record Decided(Decision decision) implements Admission {
     }
@@ -66,9 +69,34 @@ sealed interface Admission {
             return new Decided(answers.reject(recordKey, ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,
                     "The request body exceeds " + config.maxRequestBodyBytes() + " bytes", watch));
         }
+        ContentCodings.Decoded decoded = ContentCodings.decode(request.headers("Content-Encoding"), body,
+                config.maxRequestBodyBytes());
+        if (decoded instanceof ContentCodings.Decoded.TooLarge) {
+            return new Decided(answers.reject(recordKey, ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,
+                    "The request body exceeds " + config.maxRequestBodyBytes() + " bytes once decoded", watch));
+        }
+        if (decoded instanceof ContentCodings.Decoded.Unsupported unsupported) {
+            return new Decided(unsupportedEncoding(recordKey, unsupported.coding(), config, watch));
+        }
+        byte[] content = ((ContentCodings.Decoded.Content) decoded).bytes();
         String contentType = request.header("Content-Type");
-        String fingerprint = Fingerprints.of(contentType, config.canonicalizer().canonicalize(body, contentType));
+        String fingerprint = Fingerprints.of(contentType, config.canonicalizer().canonicalize(content, contentType));
         return new Admitted(recordKey, fingerprint, watch);
+    }
+
+    /**
+     * 415 {@value #ENCODING_UNSUPPORTED}: a body whose coding the engine cannot decode has no
+     * fingerprint that would match its retries sent in another coding. (ProblemCode has no 415
+     * yet, so the problem and its event are built here, as {@code Answers.reject} builds them.)
+     */
+    private static Decision unsupportedEncoding(RecordKey key, String coding, IdempotencyConfig config,
+                                                Stopwatch watch) {
+        Listeners.tell(config.listener(), new IdempotencyEvent(IdempotencyEvent.Outcome.REJECTED, key.method(),
+                key.path(), key.tenant(), key.keyPreview(), ENCODING_UNSUPPORTED, watch.decisionTime(), null));
+        Problem problem = new Problem(config.problemTypeBase() + ENCODING_UNSUPPORTED, "Unsupported Content-Encoding",
+                415, "The request body's Content-Encoding is not one the idempotency layer decodes (gzip, "
+                + "deflate, identity), so it cannot be fingerprinted", ENCODING_UNSUPPORTED);
+        return new Decision.Respond(problem.toReply(), Decision.Respond.Outcome.REJECTED);
     }
 
     /** A path short enough for logs and events, not cut inside a surrogate pair. */
