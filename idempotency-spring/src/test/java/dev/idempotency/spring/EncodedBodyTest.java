@@ -3,9 +3,6 @@ package dev.idempotency.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.idempotency.core.IdempotencyConfig;
-import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.testkit.ConformanceApp;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -20,7 +17,6 @@ import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Tomcat hands a compressed request body over as it came, so the engine decodes it to fingerprint
@@ -32,24 +28,21 @@ class EncodedBodyTest {
     private static final byte[] ORDER = "{\"item\":\"book\",\"quantity\":2}".getBytes(StandardCharsets.UTF_8);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private static IdempotencyEngine engine;
+    private static ConformanceServer server;
     private static ConformanceApp app;
-    private static ConfigurableApplicationContext context;
     private static URI base;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @BeforeAll
     static void start() {
-        engine = new IdempotencyEngine(new InMemoryStore(), IdempotencyConfig.defaults());
-        app = new ConformanceApp();
-        context = SpringConformanceTest.run(engine, app);
-        base = SpringConformanceTest.baseUri(context);
+        server = ConformanceServer.start();
+        app = server.app();
+        base = server.base();
     }
 
     @AfterAll
     static void stop() {
-        context.close();
-        engine.close();
+        server.close();
     }
 
     private HttpResponse<String> post(String key, String encoding, byte[] body) throws Exception {

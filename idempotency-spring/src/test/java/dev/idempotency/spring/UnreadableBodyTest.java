@@ -8,9 +8,6 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.idempotency.core.IdempotencyConfig;
-import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.testkit.ConformanceApp;
 import dev.idempotency.testkit.RawHttp;
 import java.net.URI;
@@ -23,7 +20,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * A keyed request whose body cannot be read — it ends before its {@code Content-Length}, or its
@@ -34,9 +30,8 @@ class UnreadableBodyTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private static IdempotencyEngine engine;
+    private static ConformanceServer server;
     private static ConformanceApp app;
-    private static ConfigurableApplicationContext context;
     private static URI base;
 
     private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
@@ -46,16 +41,14 @@ class UnreadableBodyTest {
 
     @BeforeAll
     static void start() {
-        engine = new IdempotencyEngine(new InMemoryStore(), IdempotencyConfig.defaults());
-        app = new ConformanceApp();
-        context = SpringConformanceTest.run(engine, app);
-        base = SpringConformanceTest.baseUri(context);
+        server = ConformanceServer.start();
+        app = server.app();
+        base = server.base();
     }
 
     @AfterAll
     static void stop() {
-        context.close();
-        engine.close();
+        server.close();
     }
 
     @BeforeEach
