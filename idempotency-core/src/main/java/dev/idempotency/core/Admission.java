@@ -75,8 +75,8 @@ sealed interface Admission {
             return new Decided(answers.reject(recordKey, ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,
                     "The request body exceeds " + config.maxRequestBodyBytes() + " bytes once decoded", watch));
         }
-        if (decoded instanceof ContentCodings.Decoded.Unsupported unsupported) {
-            return new Decided(unsupportedEncoding(recordKey, unsupported.coding(), config, watch));
+        if (decoded instanceof ContentCodings.Decoded.Unsupported) {
+            return new Decided(unsupportedEncoding(recordKey, config, watch));
         }
         byte[] content = ((ContentCodings.Decoded.Content) decoded).bytes();
         String contentType = request.header("Content-Type");
@@ -89,8 +89,7 @@ sealed interface Admission {
      * fingerprint that would match its retries sent in another coding. (ProblemCode has no 415
      * yet, so the problem and its event are built here, as {@code Answers.reject} builds them.)
      */
-    private static Decision unsupportedEncoding(RecordKey key, String coding, IdempotencyConfig config,
-                                                Stopwatch watch) {
+    private static Decision unsupportedEncoding(RecordKey key, IdempotencyConfig config, Stopwatch watch) {
         Listeners.tell(config.listener(), new IdempotencyEvent(IdempotencyEvent.Outcome.REJECTED, key.method(),
                 key.path(), key.tenant(), key.keyPreview(), ENCODING_UNSUPPORTED, watch.decisionTime(), null));
         Problem problem = new Problem(config.problemTypeBase() + ENCODING_UNSUPPORTED, "Unsupported Content-Encoding",

@@ -35,7 +35,7 @@ final class ContentCodings {
         }
 
         /** A coding the engine does not decode, such as {@code br}. */
-        record Unsupported(String coding) implements Decoded {
+        record Unsupported() implements Decoded {
         }
     }
 
@@ -54,7 +54,7 @@ final class ContentCodings {
                 String name = coding.strip().toLowerCase(Locale.ROOT);
                 if (!name.isEmpty() && !name.equals("identity")) {
                     if (!name.equals("gzip") && !name.equals("x-gzip") && !name.equals("deflate")) {
-                        return new Decoded.Unsupported(name);
+                        return new Decoded.Unsupported();
                     }
                     codings.add(name);
                 }
