@@ -41,7 +41,8 @@ sealed interface Admission {
         Optional<String> normalized = RequestPaths.normalize(request.path());
         String target = request.requestTarget();
         if (normalized.isEmpty() || target != null && target.indexOf('#') >= 0) {
-            return new Decided(answers.reject(ProblemCode.IDEMPOTENCY_PATH_INVALID, null, method,
+            String detail = normalized.isEmpty() ? RequestPaths.refusal(request.path()) : RequestPaths.FRAGMENT;
+            return new Decided(answers.reject(ProblemCode.IDEMPOTENCY_PATH_INVALID, detail, method,
                     abbreviated(withoutQuery(request.path())), null, keyPreview, watch));
         }
         String path = normalized.get();
@@ -65,8 +66,20 @@ sealed interface Admission {
             return new Decided(answers.reject(recordKey, ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,
                     "The request body exceeds " + config.maxRequestBodyBytes() + " bytes", watch));
         }
+        ContentCodings.Decoded decoded = ContentCodings.decode(request.headers("Content-Encoding"), body,
+                config.maxRequestBodyBytes());
+        if (decoded instanceof ContentCodings.Decoded.TooLarge) {
+            return new Decided(answers.reject(recordKey, ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,
+                    "The request body exceeds " + config.maxRequestBodyBytes() + " bytes once decoded", watch));
+        }
+        if (decoded instanceof ContentCodings.Decoded.Unsupported) {
+            // No fingerprint of it would match its retries sent in another coding.
+            return new Decided(answers.reject(recordKey, ProblemCode.IDEMPOTENCY_CONTENT_ENCODING_UNSUPPORTED, null,
+                    watch));
+        }
+        byte[] content = ((ContentCodings.Decoded.Content) decoded).bytes();
         String contentType = request.header("Content-Type");
-        String fingerprint = Fingerprints.of(contentType, config.canonicalizer().canonicalize(body, contentType));
+        String fingerprint = Fingerprints.of(contentType, config.canonicalizer().canonicalize(content, contentType));
         return new Admitted(recordKey, fingerprint, watch);
     }
 
@@ -89,7 +102,7 @@ sealed interface Admission {
             return config.tenantResolver().resolve(request);
         } catch (RuntimeException e) {
             Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
-            log.warn("Tenant resolver failed; treating the tenant as unknown", e);
+            log.warn("Tenant resolver failed; treating the tenant as unknown", WithheldMessage.of(e));
             return Optional.empty();
         }
     }

@@ -29,7 +29,7 @@ import java.util.TreeSet;
  *   <tr><td>{@code inFlightPollInterval}</td><td>50 ms</td><td>how often a waiting duplicate looks again (not used in the
  *       atomic mode, where the database wakes the waiter)</td></tr>
  *   <tr><td>{@code retryAfter}</td><td>1 s</td><td>{@code Retry-After} on 409 and 503</td></tr>
- *   <tr><td>{@code maxRequestBodyBytes}</td><td>1 MiB</td><td>larger bodies get 413</td></tr>
+ *   <tr><td>{@code maxRequestBodyBytes}</td><td>1 MiB</td><td>larger bodies, as sent or once decoded (gzip, deflate), get 413</td></tr>
  *   <tr><td>{@code maxStoredBodyBytes}</td><td>4 MiB</td><td>a larger success is stored without its body: a retry
  *       gets 410 {@code idempotency_response_not_stored} (so does one whose body was streamed, not captured)</td></tr>
  *   <tr><td>{@code runAgainWhenNotStored}</td><td>false</td><td>instead, release the key of a success that cannot be

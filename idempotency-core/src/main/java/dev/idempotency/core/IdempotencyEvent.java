@@ -9,7 +9,7 @@ import java.time.Duration;
  * @param method      the HTTP method
  * @param path        the normalized path (or the raw path for pass-through requests)
  * @param tenant      the tenant, or {@code null} when not resolved
- * @param keyPreview  the first eight characters of the key, or {@code null} without a key
+ * @param keyPreview  {@link dev.idempotency.core.store.RecordKey#preview the key's preview}, or {@code null} without a key
  * @param problemCode    for {@link Outcome#REJECTED}, the problem's {@code code}; otherwise {@code null}
  * @param decisionTime   how long the engine took to decide before the handler (admission and store
  *                       calls, waits for a request in flight included); {@code null} when not measured

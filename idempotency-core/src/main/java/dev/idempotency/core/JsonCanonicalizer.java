@@ -110,7 +110,8 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
             // Not expected, but the contract is never to fail a request: such a body is
             // fingerprinted raw as well — and logged, since its retries would then only match
             // byte-identical bodies.
-            log.warn("Canonicalizer failed on a {}-byte body; fingerprinting it raw", body.length, defect);
+            log.warn("Canonicalizer failed on a {}-byte body; fingerprinting it raw", body.length,
+                    WithheldMessage.of(defect));
             return body;
         } finally {
             workspace.finish();

@@ -37,7 +37,7 @@ final class Listeners {
         try {
             listener.onEvent(event);
         } catch (RuntimeException e) {
-            log.warn("Idempotency listener failed on {}", event.outcome(), e);
+            log.warn("Idempotency listener failed on {}", event.outcome(), WithheldMessage.of(e));
         }
     }
 

@@ -80,7 +80,7 @@ abstract class OnceExecution implements Execution {
         }
         stage.whenComplete((reply, failure) -> {
             if (failure != null) {
-                log.error("Idempotency execution could not be finished", Stages.unwrap(failure));
+                log.error("Idempotency execution could not be finished", WithheldMessage.of(Stages.unwrap(failure)));
                 outcome.complete(Optional.empty());
             } else {
                 outcome.complete(reply);

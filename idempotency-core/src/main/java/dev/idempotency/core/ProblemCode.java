@@ -8,10 +8,15 @@ public enum ProblemCode {
     IDEMPOTENCY_KEY_INVALID(400, "Invalid Idempotency-Key", "The Idempotency-Key header is invalid"),
     IDEMPOTENCY_KEY_MISSING(400, "Idempotency-Key required", "This request requires an Idempotency-Key header"),
     IDEMPOTENCY_TENANT_UNKNOWN(400, "Unknown tenant", "The request's tenant could not be determined"),
-    IDEMPOTENCY_PATH_INVALID(400, "Invalid request path",
-            "The request path carries a fragment or a malformed percent-escape, so it cannot scope an Idempotency-Key"),
+    IDEMPOTENCY_PATH_INVALID(400, "Invalid request path", "The request path cannot scope an Idempotency-Key"),
     IDEMPOTENCY_PATH_TOO_LONG(414, "Request path too long",
             "The request path is too long to scope an Idempotency-Key"),
+    IDEMPOTENCY_REQUEST_BODY_UNREADABLE(400, "Unreadable request body",
+            "The request body could not be read to its end: it is shorter than its Content-Length, or its chunked "
+                    + "encoding is malformed"),
+    IDEMPOTENCY_CONTENT_ENCODING_UNSUPPORTED(415, "Unsupported Content-Encoding",
+            "The request body's Content-Encoding is not one the idempotency layer decodes (gzip, deflate, identity), "
+                    + "so it cannot be fingerprinted"),
     IDEMPOTENCY_REQUEST_TOO_LARGE(413, "Request body too large",
             "The request body is too large to be fingerprinted for idempotency"),
     IDEMPOTENCY_KEY_CONFLICT(422, "Idempotency-Key reused", "Idempotency-Key reused with a different request body"),

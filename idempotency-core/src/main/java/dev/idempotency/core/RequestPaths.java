@@ -26,6 +26,19 @@ import java.util.Optional;
  */
 public final class RequestPaths {
 
+    /** The details of the refusals: each names what is wrong with the path. */
+    static final String FRAGMENT = "The request target carries a fragment (#), which a request line never does, "
+            + "so it cannot scope an Idempotency-Key";
+    static final String MALFORMED_ESCAPE = "The request path has a malformed percent-escape (a % not followed by "
+            + "two hex digits), so it cannot scope an Idempotency-Key";
+    static final String EMPTY_SEGMENT = "The request path has an empty segment (as in //orders, or /;x/orders once "
+            + "path parameters are dropped), which routers resolve differently, so it cannot scope an Idempotency-Key";
+    static final String DOT_SEGMENT = "The request path has a dot segment (. or ..), which routers resolve "
+            + "differently, so it cannot scope an Idempotency-Key";
+    static final String ESCAPED_UNRESERVED = "The request path percent-escapes a character that needs no escape "
+            + "(such as %6F for o, or %2E for a dot), which routers decode differently, so it cannot scope an "
+            + "Idempotency-Key";
+
     private RequestPaths() {
     }
 
@@ -37,6 +50,20 @@ public final class RequestPaths {
      * @param path the path the router dispatched on, with or without its query string
      */
     public static Optional<String> normalize(String path) {
+        StringBuilder out = new StringBuilder(path.length() + 1);
+        return normalize(path, out) == null ? Optional.of(out.toString()) : Optional.empty();
+    }
+
+    /**
+     * Why {@link #normalize} refuses {@code path}, as the detail of its {@code 400
+     * idempotency_path_invalid}; {@code null} when it does not.
+     */
+    static String refusal(String path) {
+        return normalize(path, new StringBuilder(path.length() + 1));
+    }
+
+    /** Writes the normal form of {@code path} to {@code out}; returns {@code null}, or the refusal's detail. */
+    private static String normalize(String path, StringBuilder out) {
         int end = path.indexOf('?');
         if (end < 0) {
             end = path.length();
@@ -45,35 +72,36 @@ public final class RequestPaths {
             end--; // the one trailing slash every router ignores
         }
         if (end == 0 || end == 1 && path.charAt(0) == '/') {
-            return Optional.of("/");
+            out.append('/');
+            return null;
         }
-        StringBuilder out = new StringBuilder(end + 1);
         int from = path.charAt(0) == '/' ? 1 : 0;
         while (true) {
             int to = from;
             while (to < end && path.charAt(to) != '/') {
                 to++;
             }
-            if (!appendSegment(out.append('/'), path, from, to)) {
-                return Optional.empty();
-            }
-            if (to == end) {
-                return Optional.of(out.toString());
+            String refusal = appendSegment(out.append('/'), path, from, to);
+            if (refusal != null || to == end) {
+                return refusal;
             }
             from = to + 1;
         }
     }
 
-    /** Appends {@code path[from, to)} with its escapes' hex digits upper-cased; false when it names no record. */
-    private static boolean appendSegment(StringBuilder out, String path, int from, int to) {
+    /** Appends {@code path[from, to)} with its escapes' hex digits upper-cased; returns why it names no record, or null. */
+    private static String appendSegment(StringBuilder out, String path, int from, int to) {
         int length = to - from;
-        if (length == 0 || path.charAt(from) == '.' && (length == 1 || length == 2 && path.charAt(from + 1) == '.')) {
-            return false; // an empty or a dot segment
+        if (length == 0) {
+            return EMPTY_SEGMENT;
+        }
+        if (path.charAt(from) == '.' && (length == 1 || length == 2 && path.charAt(from + 1) == '.')) {
+            return DOT_SEGMENT;
         }
         for (int i = from; i < to; i++) {
             char c = path.charAt(i);
             if (c == '#') {
-                return false;
+                return FRAGMENT;
             }
             if (c != '%') {
                 out.append(c);
@@ -81,14 +109,17 @@ public final class RequestPaths {
             }
             int high = i + 2 < to ? hex(path.charAt(i + 1)) : -1;
             int low = i + 2 < to ? hex(path.charAt(i + 2)) : -1;
-            if (high < 0 || low < 0 || isUnreserved((char) (high << 4 | low))) {
-                return false; // malformed, or an escape routers disagree on (%2E included)
+            if (high < 0 || low < 0) {
+                return MALFORMED_ESCAPE;
+            }
+            if (isUnreserved((char) (high << 4 | low))) {
+                return ESCAPED_UNRESERVED; // %2E included
             }
             out.append('%').append(Character.toUpperCase(path.charAt(i + 1)))
                     .append(Character.toUpperCase(path.charAt(i + 2)));
             i += 2;
         }
-        return true;
+        return null;
     }
 
     private static boolean isUnreserved(char c) {

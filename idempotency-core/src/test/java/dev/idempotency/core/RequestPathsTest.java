@@ -57,4 +57,21 @@ class RequestPathsTest {
     void aNormalizedPathIsItsOwnNormalForm(String path) {
         assertThat(RequestPaths.normalize(path)).hasValue(path);
     }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({
+        "//orders, empty segment",
+        "/orders//7, empty segment",
+        "/orders#frag, fragment",
+        "/orders%zz, malformed percent-escape",
+        "/orders%, malformed percent-escape",
+        "/./orders, dot segment",
+        "/orders/.., dot segment",
+        "/%6frders, needs no escape",
+        "/orders/%2E, needs no escape",
+    })
+    void eachRefusalNamesItsOwnReason(String raw, String reason) {
+        assertThat(RequestPaths.refusal(raw)).contains(reason);
+        assertThat(RequestPaths.refusal("/orders/7")).isNull();
+    }
 }

@@ -7,6 +7,7 @@ import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
 import dev.idempotency.core.RequestPaths;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -39,6 +40,7 @@ final class IdempotencyFilter extends OncePerRequestFilter {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
     private static final AntPathMatcher ANT = new AntPathMatcher();
+    private static final String UNREADABLE_BODY = IdempotencyFilter.class.getName() + ".unreadableBody";
 
     private final IdempotencyEngine engine;
     private final List<String> paths;
@@ -61,9 +63,23 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         return false;
     }
 
+    /** Only to answer an unreadable body on the error dispatch the container makes for it; see {@link #unreadable}. */
+    @Override
+    protected boolean shouldNotFilterErrorDispatch() {
+        return false;
+    }
+
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        if (request.getDispatcherType() == DispatcherType.ERROR) {
+            if (request.getAttribute(UNREADABLE_BODY) instanceof HttpReply reply) {
+                Replies.write(reply, response);
+            } else {
+                chain.doFilter(request, response);
+            }
+            return;
+        }
         if (isAsyncDispatch(request)) {
             // The key was released when the first dispatch went asynchronous; only the bytes are left to send.
             try {
@@ -87,10 +103,16 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         }
         BufferedBodyRequest buffered = new BufferedBodyRequest(request, engine.config().maxRequestBodyBytes());
         SpringRequestView view = new SpringRequestView(buffered, path);
-        Decision decision = path.trailingSlash() && view.header(engine.config().headerName()) != null
-                ? engine.reject(view, ProblemCode.IDEMPOTENCY_PATH_INVALID,
-                        "Spring MVC does not route a path with a trailing slash to the path without it")
-                : engine.before(view);
+        Decision decision;
+        try {
+            decision = path.trailingSlash() && view.header(engine.config().headerName()) != null
+                    ? engine.reject(view, ProblemCode.IDEMPOTENCY_PATH_INVALID,
+                            "Spring MVC does not route a path with a trailing slash to the path without it")
+                    : engine.before(view);
+        } catch (SpringRequestView.UnreadableBody e) {
+            unreadable(request, response, e);
+            return;
+        }
         if (decision instanceof Decision.Respond respond) {
             Replies.write(respond.reply(), response);
             return;
@@ -146,6 +168,21 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         } else {
             captured.copyBodyToResponse();
         }
+    }
+
+    /**
+     * A keyed request whose body could not be read (shorter than its {@code Content-Length}, broken
+     * chunked framing): the client's fault, answered 400 as Spring MVC answers it without a key, and
+     * logged at DEBUG without a stack trace, which a client could otherwise flood the logs with.
+     * Tomcat has already called {@code sendError(400)} on the failed read, which discards what is
+     * written now and dispatches to the error page; the reply is written there instead.
+     */
+    private void unreadable(HttpServletRequest request, HttpServletResponse response, RuntimeException e)
+            throws IOException {
+        log.debug("Request body could not be read; answered 400: {}", String.valueOf(e.getCause()));
+        HttpReply reply = engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_BODY_UNREADABLE, null).toReply();
+        request.setAttribute(UNREADABLE_BODY, reply);
+        Replies.write(reply, response);
     }
 
     /**

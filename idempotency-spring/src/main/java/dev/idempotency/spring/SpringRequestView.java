@@ -43,13 +43,25 @@ final class SpringRequestView implements RequestView {
         return values == null ? List.of() : Collections.list(values);
     }
 
-    /** Read once, then served again to the controller ({@link BufferedBodyRequest}). */
+    /**
+     * Read once, then served again to the controller ({@link BufferedBodyRequest}).
+     *
+     * @throws UnreadableBody when the body cannot be read to its end: it is shorter than its
+     *                        {@code Content-Length}, its chunked framing is broken, the client went away
+     */
     @Override
     public byte[] body() {
         try {
             return request.body();
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw new UnreadableBody(e);
+        }
+    }
+
+    /** The client's request body could not be read; the filter answers it 400. */
+    static final class UnreadableBody extends UncheckedIOException {
+        UnreadableBody(IOException cause) {
+            super(cause);
         }
     }
 

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.idempotency.core.IdempotencyConfig;
-import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.testkit.ConformanceApp;
 import dev.idempotency.testkit.PathSpellingChecks;
 import dev.idempotency.testkit.RawHttp;
@@ -18,7 +15,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * What embedded Tomcat 11 and Spring MVC 7 (Spring Boot 4.0.7, default settings) do with odd
@@ -30,23 +26,20 @@ class SpringRoutingTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final byte[] BODY = PathSpellingChecks.BODY.getBytes(StandardCharsets.UTF_8);
 
-    private static IdempotencyEngine engine;
+    private static ConformanceServer server;
     private static ConformanceApp app;
-    private static ConfigurableApplicationContext context;
     private static URI base;
 
     @BeforeAll
     static void start() {
-        engine = new IdempotencyEngine(new InMemoryStore(), IdempotencyConfig.defaults());
-        app = new ConformanceApp();
-        context = SpringConformanceTest.run(engine, app);
-        base = SpringConformanceTest.baseUri(context);
+        server = ConformanceServer.start();
+        app = server.app();
+        base = server.base();
     }
 
     @AfterAll
     static void stop() {
-        context.close();
-        engine.close();
+        server.close();
     }
 
     private static RawHttp.Response post(String target, String key) throws Exception {
@@ -139,5 +132,20 @@ class SpringRoutingTest {
         assertThat(canonical.status()).isEqualTo(201);
         assertThat(canonical.replayed()).isFalse();
         assertThat(app.executions("orders")).isEqualTo(before + 1);
+    }
+
+    /** Spring MVC drops a segment's path parameters, so {@code /;x/orders} has an empty first segment. */
+    @ParameterizedTest(name = "POST {0} under a key -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            //orders      | empty segment
+            /;x/orders    | empty segment
+            /orders/.     | dot segment
+            """)
+    void aRefusedPathIsAnsweredWithItsOwnReason(String target, String reason) throws Exception {
+        RawHttp.Response refused = post(target, UUID.randomUUID().toString());
+        assertThat(refused.status()).isEqualTo(400);
+        JsonNode problem = JSON.readTree(refused.body());
+        assertThat(problem.path("code").asText()).isEqualTo("idempotency_path_invalid");
+        assertThat(problem.path("detail").asText()).contains(reason).doesNotContain("fragment");
     }
 }

@@ -78,12 +78,28 @@ public final class RawHttp {
                 body.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * Sends {@code request} exactly as given — request line, head and body, which may be malformed
+     * (a body shorter than its {@code Content-Length}, a bad chunk size) — then half-closes the
+     * connection, so the body ends there, and reads the whole response.
+     */
+    public static Response send(URI base, byte[] request) throws IOException {
+        return exchange(base, request, true);
+    }
+
     private static Response exchange(URI base, byte[] request) throws IOException {
+        return exchange(base, request, false);
+    }
+
+    private static Response exchange(URI base, byte[] request, boolean halfClose) throws IOException {
         byte[] raw;
         try (Socket socket = new Socket(base.getHost(), base.getPort())) {
             socket.setSoTimeout(10_000);
             socket.getOutputStream().write(request);
             socket.getOutputStream().flush();
+            if (halfClose) {
+                socket.shutdownOutput();
+            }
             raw = socket.getInputStream().readAllBytes();
         }
         return parse(raw);

@@ -33,6 +33,12 @@ public final class ProblemException extends RuntimeException {
                 "validation_failed"));
     }
 
+    /** 415 {@code unsupported_media_type}: the body's {@code Content-Type} is not one the service reads. */
+    public static ProblemException unsupportedMediaType(String detail) {
+        return new ProblemException(new Problem(TYPE_BASE + "unsupported_media_type", "Unsupported media type", 415,
+                detail, "unsupported_media_type"));
+    }
+
     /**
      * 503 {@code database_unavailable}: the service's own database failed while handling the
      * request. Retryable: with the same key, the retry runs again (a failed request is not stored).

@@ -83,7 +83,8 @@ public abstract class ExampleContractTest {
         server = start(settings(env));
     }
 
-    private ExampleSettings settings(Map<String, String> env) {
+    /** Settings for this class's storage plus {@code env}, on any free port. */
+    protected ExampleSettings settings(Map<String, String> env) {
         Map<String, String> all = new HashMap<>(storage().environment());
         all.putAll(env);
         return ExampleSettings.from(all).withPort(0);
@@ -178,6 +179,22 @@ public abstract class ExampleContractTest {
         }
         assertThat(post("/orders?delayMs=9999", ORDER).statusCode()).isEqualTo(400);
         assertThat(json(get("/orders"))).isEmpty();
+    }
+
+    /** Jackson's message quotes the body ("Unrecognized token 'secretvalue123456'"): the detail is the service's own. */
+    @Test
+    void aBodyThatIsNotJsonIsAProblemThatDoesNotEchoTheBody() throws Exception {
+        start(Map.of());
+
+        for (String path : List.of("/orders", "/payments")) {
+            for (String[] key : List.<String[]>of(new String[0], new String[] {"Idempotency-Key", key()})) {
+                HttpResponse<String> invalid = post(path, "{\"item\": secretvalue123456, \"quantity\": 1}", key);
+                assertThat(invalid.statusCode()).as(invalid.body()).isEqualTo(400);
+                assertThat(invalid.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+                assertThat(json(invalid).path("code").asText()).isEqualTo("validation_failed");
+                assertThat(invalid.body()).doesNotContain("secretvalue", "Unrecognized", "token");
+            }
+        }
     }
 
     @Test

@@ -43,6 +43,14 @@ class ExampleRequestsTest {
     }
 
     @Test
+    void aBodyThatIsNotJsonIsRefusedInTheServicesOwnWords() {
+        ProblemException e = catchThrowableOfType(ProblemException.class,
+                () -> ExampleRequests.order(bytes("{\"item\": secretvalue123456}")));
+
+        assertThat(e.problem().detail()).isEqualTo("The body is not valid JSON");
+    }
+
+    @Test
     void tenants() {
         assertThat(Tenants.of(List.of())).isEqualTo("public");
         assertThat(Tenants.of(List.of("acme"))).isEqualTo("acme");

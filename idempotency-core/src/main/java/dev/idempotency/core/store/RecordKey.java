@@ -24,6 +24,8 @@ public record RecordKey(String tenant, String method, String path, String key) {
     public static final int MAX_TENANT_LENGTH = 191;
     /** The longest normalized path the engine keys a record on; a longer one is answered 414. */
     public static final int MAX_PATH_LENGTH = 500;
+    /** The {@link #preview(String) preview} of a key of at most eight characters. */
+    public static final String SHORT_KEY_MASK = "****";
 
     /**
      * The key {@link Store#check} looks up: no request is ever filed under it (the engine covers no
@@ -39,19 +41,23 @@ public record RecordKey(String tenant, String method, String path, String key) {
         Objects.requireNonNull(key, "key");
     }
 
-    /** The first eight characters of the key: all that logs and exceptions ever show of it. */
+    /** {@link #preview(String)} of the key: all that logs, events and exceptions ever show of it. */
     public String keyPreview() {
         return preview(key);
     }
 
-    /** The first eight characters of {@code key}, for logs. */
+    /**
+     * What logs show of {@code key}, never the whole of it: the first four characters and
+     * {@code …} for a key longer than eight characters ({@code 7c9e6679-…} is {@code 7c9e…}),
+     * the fixed {@value #SHORT_KEY_MASK} for a shorter one, whose four characters would be half of it.
+     */
     public static String preview(String key) {
-        return key.length() <= 8 ? key : key.substring(0, 8);
+        return key.length() > 8 ? key.substring(0, 4) + "…" : SHORT_KEY_MASK;
     }
 
     @Override
     public String toString() {
         return "RecordKey[tenant=" + tenant + ", method=" + method + ", path=" + path
-                + ", key=" + keyPreview() + "…]";
+                + ", key=" + keyPreview() + "]";
     }
 }

@@ -28,7 +28,7 @@ import org.springframework.context.support.GenericApplicationContext;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import({ShopController.class, JoinedWrites.class, ProblemAdvice.class})
+@Import({ShopController.class, JoinedWrites.class, ProblemAdvice.class, WildcardContentTypes.class})
 public class SpringExample {
 
     public static void main(String[] args) {

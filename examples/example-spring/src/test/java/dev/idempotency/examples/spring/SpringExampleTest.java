@@ -1,9 +1,19 @@
 package dev.idempotency.examples.spring;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.examples.ExampleApp;
 import dev.idempotency.examples.ExampleContractTest;
 import dev.idempotency.examples.ExampleSettings;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
 import java.util.OptionalInt;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /** The examples' HTTP contract against the Spring Boot service. */
@@ -36,5 +46,26 @@ class SpringExampleTest extends ExampleContractTest {
                 context.close(); // stops the server, then closes the engine and the database
             }
         };
+    }
+
+    /** Spring MVC cannot read a body of the wildcard type {@code *}{@code /*}: 415, with or without a key. */
+    @Test
+    void aWildcardContentTypeIs415() throws Exception {
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        try (RunningExample example = start(settings(Map.of()))) {
+            for (String key : new String[] {null, UUID.randomUUID().toString()}) {
+                HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + example.port()
+                                + "/orders")).header("Content-Type", "*/*")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"item\":\"book\",\"quantity\":1}"));
+                if (key != null) {
+                    request.header("Idempotency-Key", key);
+                }
+                HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+
+                assertThat(response.statusCode()).as(response.body()).isEqualTo(415);
+                assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+                assertThat(new ObjectMapper().readTree(response.body()).path("status").asInt()).isEqualTo(415);
+            }
+        }
     }
 }

@@ -107,7 +107,7 @@ public final class VertxExample {
                 return;
             }
             NewOrder order = ExampleRequests.order(body(ctx));
-            long delayMs = ExampleRequests.delayMillis(ctx.request().getParam("delayMs"));
+            long delayMs = ExampleRequests.delayMillis(delayMs(ctx));
             tx.get().preparedQuery("INSERT INTO example_orders (tenant, item, quantity, status) "
                             + "VALUES ($1, $2, $3, 'created') RETURNING id")
                     .execute(Tuple.of(tenant(ctx), order.item(), order.quantity()))
@@ -142,7 +142,7 @@ public final class VertxExample {
         });
         router.post("/orders").blockingHandler(ctx -> {
             NewOrder order = ExampleRequests.order(body(ctx));
-            Order created = app.createOrder(transaction(ctx), tenant(ctx), order, ctx.request().getParam("delayMs"));
+            Order created = app.createOrder(transaction(ctx), tenant(ctx), order, delayMs(ctx));
             ctx.response().setStatusCode(201).putHeader("Location", "/orders/" + created.id());
             ctx.json(created);
         }, false);
@@ -193,6 +193,15 @@ public final class VertxExample {
     /** The demo tenant header; real applications take the tenant from authentication. */
     private static String tenant(RoutingContext ctx) {
         return Tenants.of(ctx.request().headers().getAll(Tenants.HEADER));
+    }
+
+    /** The {@code delayMs} query parameter; a query string that does not decode ({@code %zz}) is a 400. */
+    private static String delayMs(RoutingContext ctx) {
+        try {
+            return ctx.request().getParam("delayMs");
+        } catch (IllegalArgumentException malformed) {
+            throw ProblemException.validation("The query string has a malformed percent-escape");
+        }
     }
 
     private static byte[] body(RoutingContext ctx) {

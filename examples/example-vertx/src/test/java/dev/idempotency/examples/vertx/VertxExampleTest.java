@@ -1,12 +1,20 @@
 package dev.idempotency.examples.vertx;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.examples.ExampleApp;
 import dev.idempotency.examples.ExampleContractTest;
 import dev.idempotency.examples.ExampleSettings;
 import io.vertx.core.Vertx;
+import dev.idempotency.testkit.RawHttp;
 import io.vertx.core.http.HttpServer;
+import java.net.URI;
+import java.util.Map;
 import java.util.OptionalInt;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 
 /** The examples' HTTP contract against the Vert.x service. */
 class VertxExampleTest extends ExampleContractTest {
@@ -59,5 +67,22 @@ class VertxExampleTest extends ExampleContractTest {
                 vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             }
         };
+    }
+
+    /** A query string Vert.x cannot decode is the client's mistake: 400, with or without a key. */
+    @Test
+    void aMalformedQueryStringIsA400Problem() throws Exception {
+        try (RunningExample example = start(settings(Map.of()))) {
+            URI base = URI.create("http://127.0.0.1:" + example.port());
+            for (String key : new String[] {null, UUID.randomUUID().toString()}) {
+                RawHttp.Response response = RawHttp.post(base, "/orders?delayMs=%zz", key,
+                        "{\"item\":\"book\",\"quantity\":1}");
+
+                assertThat(response.status()).as(response.toString()).isEqualTo(400);
+                assertThat(response.header("Content-Type")).hasValue("application/problem+json");
+                assertThat(new ObjectMapper().readTree(response.body()).path("code").asText())
+                        .isEqualTo("validation_failed");
+            }
+        }
     }
 }
