@@ -89,7 +89,7 @@ final class AsyncCompletion implements AsyncListener {
         if (settled.compareAndSet(false, true)) {
             log.debug("Asynchronous request for key_preview={} completed without a final dispatch",
                     execution.key().keyPreview());
-            execution.finish(CapturedResponse.uncaptured(response.getStatus(), response.captured().headers()));
+            execution.finish(CapturedResponse.uncaptured(response.getStatus(), response.capturedResponse().headers()));
         }
     }
 

@@ -52,13 +52,8 @@ final class CapturingResponse extends ContentCachingResponseWrapper {
         }
     }
 
-    /** Whether any of the body went to the client unheld. */
-    boolean streamed() {
-        return streamed;
-    }
-
     /** What the engine is given: the held bytes, or, streamed, the status and headers only. */
-    CapturedResponse captured() {
+    CapturedResponse capturedResponse() {
         Map<String, List<String>> headers = new LinkedHashMap<>();
         for (String name : getHeaderNames()) {
             headers.computeIfAbsent(name, n -> new ArrayList<>(getHeaders(n)));

@@ -143,7 +143,7 @@ final class IdempotencyFilter extends OncePerRequestFilter {
     static void finishAndSend(Execution execution, CapturingResponse captured) throws IOException {
         Optional<HttpReply> instead;
         try {
-            instead = execution.finish(captured.captured());
+            instead = execution.finish(captured.capturedResponse());
         } catch (RuntimeException e) {
             log.warn("Could not hand the response for key_preview={} to the engine", execution.key().keyPreview(), e);
             execution.fail(e);
