@@ -1,6 +1,5 @@
 package dev.idempotency.spring;
 
-import dev.idempotency.core.CapturedResponse;
 import dev.idempotency.core.Decision;
 import dev.idempotency.core.Execution;
 import dev.idempotency.core.HttpReply;
@@ -13,28 +12,24 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.util.AntPathMatcher;
 import org.springframework.web.filter.OncePerRequestFilter;
-import org.springframework.web.util.ContentCachingResponseWrapper;
-import org.springframework.web.util.WebUtils;
 
 /**
  * The engine in front of Spring MVC: {@link IdempotencyEngine#before} when the request arrives;
  * for a request that goes ahead, the rest of the chain with the response held in a
- * {@link ContentCachingResponseWrapper}, so that the exact bytes are stored
- * ({@link Execution#finish}) before any of them reaches the client; {@link Execution#fail} when the
- * chain throws.
+ * {@link CapturingResponse}, so that the exact bytes are stored ({@link Execution#finish}) before
+ * any of them reaches the client; {@link Execution#fail} when the chain throws.
  *
- * <p>Not captured, and therefore never stored (the key is released): a response whose handler
- * went asynchronous ({@code Callable}, {@code DeferredResult}, {@code StreamingResponseBody},
- * server-sent events) — it is written after this filter returns.
+ * <p>A handler that goes asynchronous ({@code Callable}, {@code DeferredResult}, {@code WebAsyncTask},
+ * {@code CompletableFuture}, SSE, {@code StreamingResponseBody}) keeps its key reserved until its
+ * response is complete ({@link AsyncCompletion}); a streamed body passes through as it is written and
+ * is kept without its body. In the atomic mode with a joined transaction it is refused
+ * ({@link AtomicAsyncRefusal}): 500 {@code idempotency_async_not_atomic}.
  */
 final class IdempotencyFilter extends OncePerRequestFilter {
 
@@ -57,7 +52,7 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         return transactions;
     }
 
-    /** The asynchronous dispatch writes into the wrapper of the first one: it must be copied out then. */
+    /** The asynchronous dispatch writes the handler's result: the execution is finished then. */
     @Override
     protected boolean shouldNotFilterAsyncDispatch() {
         return false;
@@ -81,14 +76,11 @@ final class IdempotencyFilter extends OncePerRequestFilter {
             return;
         }
         if (isAsyncDispatch(request)) {
-            // The key was released when the first dispatch went asynchronous; only the bytes are left to send.
-            try {
+            AsyncCompletion pending = AsyncCompletion.of(request);
+            if (pending == null) {
                 chain.doFilter(request, response);
-            } finally {
-                ContentCachingResponseWrapper held = WebUtils.getNativeResponse(response, ContentCachingResponseWrapper.class);
-                if (held != null && !isAsyncStarted(request)) {
-                    held.copyBodyToResponse();
-                }
+            } else {
+                pending.dispatch(request, response, chain);
             }
             return;
         }
@@ -123,14 +115,26 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         }
         Execution execution = proceed.execution();
         request.setAttribute(IdempotentRequests.EXECUTION, execution);
-        ContentCachingResponseWrapper captured = new ContentCachingResponseWrapper(response);
+        CapturingResponse captured = new CapturingResponse(response, request);
+        AtomicAsyncRefusal refusal = null;
         boolean rollbackOnly;
         try (TransactionJoin.Joined joined = transactions.join(execution)) {
+            if (joined.inForce()) {
+                refusal = AtomicAsyncRefusal.register(request);
+            }
             chain.doFilter(buffered, captured);
             rollbackOnly = joined.rollbackOnly();
         } catch (IOException | ServletException | RuntimeException | Error e) {
+            if (refusal != null && refusal.refused()) {
+                refuseAsync(execution, captured, response);
+                return;
+            }
             execution.fail(e);
             throw e;
+        }
+        if (refusal != null && refusal.refused()) {
+            refuseAsync(execution, captured, response); // an exception handler of the application answered
+            return;
         }
         if (rollbackOnly) {
             // A @Transactional method that took part failed: nothing of the request is committed or stored.
@@ -147,27 +151,46 @@ final class IdempotencyFilter extends OncePerRequestFilter {
                     "A transactional step failed; nothing of this request was committed").toReply(), response);
             return;
         }
-        if (isAsyncStarted(request)) {
-            // The response is written later, past this filter: nothing to store, the key is released.
-            log.debug("Asynchronous response for key_preview={}; it is not captured", execution.key().keyPreview());
-            execution.finish(CapturedResponse.uncaptured(captured.getStatus(), headersOf(captured)));
-            return; // the asynchronous dispatch copies the body out of the wrapper
+        if (request.isAsyncStarted()) { // Spring MVC's asynchronous handlers, and any servlet's
+            AsyncCompletion.await(request, execution, captured); // the key stays reserved until the response ends
+            return;
         }
+        finishAndSend(execution, captured);
+    }
+
+    /**
+     * Finishes the execution with what the response holds, then sends it — or, when the engine
+     * answers instead and nothing has gone out yet, the engine's reply.
+     */
+    static void finishAndSend(Execution execution, CapturingResponse captured) throws IOException {
         Optional<HttpReply> instead;
         try {
-            instead = execution.finish(CapturedResponse.of(captured.getStatus(), headersOf(captured),
-                    captured.getContentAsByteArray()));
+            instead = execution.finish(captured.capturedResponse());
         } catch (RuntimeException e) {
             log.warn("Could not hand the response for key_preview={} to the engine", execution.key().keyPreview(), e);
             execution.fail(e);
             instead = Optional.empty();
         }
-        if (instead.isPresent() && !response.isCommitted()) {
+        HttpServletResponse raw = (HttpServletResponse) captured.getResponse();
+        if (instead.isPresent() && !raw.isCommitted()) {
             captured.reset(); // drops the handler's body and headers; the engine's reply replaces them
-            Replies.write(instead.get(), response);
+            Replies.write(instead.get(), raw);
         } else {
             captured.copyBodyToResponse();
         }
+    }
+
+    /** The atomic mode's transaction cannot follow the handler to another thread: rolled back, and said so. */
+    private void refuseAsync(Execution execution, CapturingResponse captured, HttpServletResponse response)
+            throws IOException {
+        log.warn("An asynchronous handler was refused in the atomic mode (key_preview={}): its work would run "
+                + "outside the request's transaction", execution.key().keyPreview());
+        execution.fail(new IllegalStateException("asynchronous handler refused in the atomic mode"));
+        captured.reset();
+        Replies.write(engine.problem("idempotency_async_not_atomic", "Asynchronous handler in the atomic mode", 500,
+                "This endpoint answers asynchronously; in the atomic mode its work would run outside the "
+                        + "request's transaction, so it was refused and the transaction rolled back").toReply(),
+                response);
     }
 
     /**
@@ -198,17 +221,5 @@ final class IdempotencyFilter extends OncePerRequestFilter {
             }
         }
         return false;
-    }
-
-    private static Map<String, List<String>> headersOf(HttpServletResponse response) {
-        Map<String, List<String>> headers = new LinkedHashMap<>();
-        for (String name : response.getHeaderNames()) {
-            headers.computeIfAbsent(name, n -> new ArrayList<>(response.getHeaders(n)));
-        }
-        if (response.getContentType() != null
-                && headers.keySet().stream().noneMatch("Content-Type"::equalsIgnoreCase)) {
-            headers.put("Content-Type", List.of(response.getContentType()));
-        }
-        return headers;
     }
 }

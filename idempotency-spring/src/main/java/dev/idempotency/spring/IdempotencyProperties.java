@@ -49,6 +49,7 @@ public class IdempotencyProperties {
     private Duration retryAfter = DEFAULTS.retryAfter();
     private int maxRequestBodyBytes = DEFAULTS.maxRequestBodyBytes();
     private int maxStoredBodyBytes = DEFAULTS.maxStoredBodyBytes();
+    private boolean runAgainWhenNotStored = DEFAULTS.runAgainWhenNotStored();
     private Set<String> replayedHeaders = new LinkedHashSet<>(DEFAULTS.replayedHeaders());
     private String problemTypeBase = DEFAULTS.problemTypeBase();
     private final Metrics metrics = new Metrics();
@@ -68,6 +69,7 @@ public class IdempotencyProperties {
                 .retryAfter(retryAfter)
                 .maxRequestBodyBytes(maxRequestBodyBytes)
                 .maxStoredBodyBytes(maxStoredBodyBytes)
+                .runAgainWhenNotStored(runAgainWhenNotStored)
                 .replayedHeaders(replayedHeaders)
                 .problemTypeBase(problemTypeBase);
     }
@@ -204,13 +206,29 @@ public class IdempotencyProperties {
         this.maxRequestBodyBytes = maxRequestBodyBytes;
     }
 
-    /** Larger response bodies are sent but not stored; default 1 MiB. */
+    /**
+     * A success with a larger body is sent, and stored without its body: a retry gets 410
+     * {@code idempotency_response_not_stored}; default 4 MiB.
+     */
     public int getMaxStoredBodyBytes() {
         return maxStoredBodyBytes;
     }
 
     public void setMaxStoredBodyBytes(int maxStoredBodyBytes) {
         this.maxStoredBodyBytes = maxStoredBodyBytes;
+    }
+
+    /**
+     * Release the key of a success that cannot be stored whole (streamed, or over
+     * {@code max-stored-body-bytes}) instead, so a retry, or a duplicate sent while it runs, runs the
+     * handler again; default false. Only for handlers that are safe to repeat.
+     */
+    public boolean isRunAgainWhenNotStored() {
+        return runAgainWhenNotStored;
+    }
+
+    public void setRunAgainWhenNotStored(boolean runAgainWhenNotStored) {
+        this.runAgainWhenNotStored = runAgainWhenNotStored;
     }
 
     /** Response headers stored and replayed; default Location, Content-Location, ETag, Last-Modified, Link. */

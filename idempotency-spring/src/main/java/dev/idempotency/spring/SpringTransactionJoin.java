@@ -47,6 +47,11 @@ final class SpringTransactionJoin implements TransactionJoin {
         TransactionSynchronizationManager.bindResource(dataSource, holder);
         return new Joined() {
             @Override
+            public boolean inForce() {
+                return true;
+            }
+
+            @Override
             public boolean rollbackOnly() {
                 return holder.isRollbackOnly();
             }

@@ -19,6 +19,11 @@ interface TransactionJoin {
 
         Joined NOTHING = new Joined() {
             @Override
+            public boolean inForce() {
+                return false;
+            }
+
+            @Override
             public boolean rollbackOnly() {
                 return false;
             }
@@ -27,6 +32,9 @@ interface TransactionJoin {
             public void close() {
             }
         };
+
+        /** Whether a transaction is bound to the request's thread (then the handler must not go asynchronous). */
+        boolean inForce();
 
         /** Whether a participating {@code @Transactional} method marked the transaction rollback-only. */
         boolean rollbackOnly();

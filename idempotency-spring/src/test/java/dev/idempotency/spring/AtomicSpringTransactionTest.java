@@ -17,6 +17,8 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import jakarta.servlet.http.HttpServletRequest;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
@@ -49,7 +51,8 @@ import org.springframework.web.bind.annotation.RestController;
  * {@code DataSourceTransactionManager}), over HTTP on embedded Tomcat: a controller's
  * {@code JdbcTemplate} write and a {@code @Transactional} service's write commit with the stored
  * response, or roll back with it — with the auto-configured engine and store, the application's own
- * store bean, or its own engine; and a store on another database joins nothing.
+ * store bean, or its own engine; an asynchronous controller is refused; and a store on another
+ * database joins nothing.
  */
 class AtomicSpringTransactionTest {
 
@@ -100,7 +103,7 @@ class AtomicSpringTransactionTest {
                 "--spring.datasource.username=sa",
                 "--idempotency.enabled=true",
                 "--idempotency.mode=atomic",
-                "--idempotency.paths=/orders");
+                "--idempotency.paths=/orders,/orders/later/*");
         base = SpringConformanceTest.baseUri(context);
     }
 
@@ -126,7 +129,11 @@ class AtomicSpringTransactionTest {
     }
 
     private HttpResponse<String> post(String query, String key) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(base.resolve("/orders" + query))
+        return postTo("/orders" + query, key);
+    }
+
+    private HttpResponse<String> postTo(String target, String key) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(base.resolve(target))
                 .header("Content-Type", "application/json").header("Idempotency-Key", key)
                 .POST(HttpRequest.BodyPublishers.ofString("{\"item\":\"book\"}")).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -220,6 +227,28 @@ class AtomicSpringTransactionTest {
         assertThat(count("\"" + JdbcStore.DEFAULT_TABLE + "\"")).isZero();
     }
 
+    /**
+     * A controller answering asynchronously would write on another thread, outside the transaction
+     * bound to the request's: it is refused before its work is handed over (the {@code Callable}
+     * never runs), with a 500 of ours, and the key is released.
+     */
+    @ParameterizedTest
+    @EnumSource(Wiring.class)
+    void anAsynchronousControllerIsRefusedRatherThanRunOutsideTheTransaction(Wiring wiring) throws Exception {
+        start(wiring);
+        for (String target : List.of("/orders/later/callable", "/orders/later/future")) {
+            String key = UUID.randomUUID().toString();
+            HttpResponse<String> refused = postTo(target, key);
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(500);
+            assertThat(refused.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    v -> assertThat(v).startsWith("application/problem+json"));
+            assertThat(refused.body()).contains("idempotency_async_not_atomic");
+            assertThat(postTo(target, key).statusCode()).as("released: refused again, not 409 or 410").isEqualTo(500);
+        }
+        assertThat(count("orders")).as("the Callable never ran").isZero();
+        assertThat(count("\"" + JdbcStore.DEFAULT_TABLE + "\"")).isZero();
+    }
+
     @Test
     void aStoreOnAnotherDatabaseJoinsNothingThere() throws Exception {
         JdbcDataSource elsewhere = new JdbcDataSource();
@@ -304,6 +333,19 @@ class AtomicSpringTransactionTest {
             }
             Long orders = jdbc.queryForObject("SELECT COUNT(*) FROM orders", Long.class);
             return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("item", item, "orders", orders, "joined", joined));
+        }
+
+        @PostMapping("/orders/later/callable")
+        Callable<Map<String, Object>> later(@RequestBody Map<String, Object> order) {
+            return () -> {
+                jdbc.update("INSERT INTO orders (item) VALUES (?)", String.valueOf(order.get("item")));
+                return Map.of("later", true);
+            };
+        }
+
+        @PostMapping("/orders/later/future")
+        CompletableFuture<Map<String, Object>> future() {
+            return CompletableFuture.completedFuture(Map.of("later", true));
         }
 
         @ExceptionHandler(Refused.class)

@@ -1,8 +1,10 @@
 package dev.idempotency.spring;
 
 import dev.idempotency.testkit.ConformanceApp;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -14,6 +16,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 
 /** {@link ConformanceApp}'s routes as an ordinary Spring MVC controller. */
 @RestController
@@ -70,5 +73,51 @@ class ConformanceController {
     @GetMapping(path = "/orders", produces = MediaType.APPLICATION_JSON_VALUE)
     List<Map<String, Object>> listOrders() {
         return app.listOrders();
+    }
+
+    @PostMapping("/async")
+    CompletableFuture<ResponseEntity<Map<String, Object>>> createOrderLater(
+            @RequestBody byte[] body, @RequestParam(required = false) String delayMs) {
+        return app.createOrderLater(body, delayMs).thenApply(order -> ResponseEntity.status(HttpStatus.CREATED)
+                .header(HttpHeaders.LOCATION, "/orders/" + order.get("id"))
+                .body(order));
+    }
+
+    @PostMapping("/stream")
+    ResponseEntity<StreamingResponseBody> stream(@RequestParam(required = false) String delayMs) {
+        ConformanceApp.Chunks stream = app.streamChunks();
+        long delay = delayMs == null || delayMs.isBlank() ? 0 : Long.parseLong(delayMs);
+        StreamingResponseBody body = out -> {
+            for (int i = 0; i < stream.chunks().size(); i++) {
+                if (i > 0) {
+                    pause(delay);
+                }
+                out.write(stream.chunks().get(i).getBytes(StandardCharsets.UTF_8));
+                out.flush();
+            }
+        };
+        return ResponseEntity.ok()
+                .contentType(MediaType.parseMediaType("text/plain; charset=utf-8"))
+                .header(HttpHeaders.LOCATION, stream.location())
+                .body(body);
+    }
+
+    @PostMapping("/large")
+    ResponseEntity<byte[]> large(@RequestParam(required = false) String bytes,
+                                 @RequestParam(required = false) String type,
+                                 @RequestParam(required = false) String delayMs) {
+        ConformanceApp.Blob blob = app.large(bytes, type, delayMs);
+        return ResponseEntity.status(HttpStatus.CREATED)
+                .header(HttpHeaders.CONTENT_TYPE, blob.contentType())
+                .header(HttpHeaders.LOCATION, blob.location())
+                .body(blob.body());
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -70,6 +70,8 @@ class IdempotencyAutoConfigurationTest {
             assertThat(config.lease()).isEqualTo(defaults.lease());
             assertThat(config.inFlightWait()).isEqualTo(defaults.inFlightWait());
             assertThat(config.maxRequestBodyBytes()).isEqualTo(defaults.maxRequestBodyBytes());
+            assertThat(config.maxStoredBodyBytes()).isEqualTo(4 << 20);
+            assertThat(config.runAgainWhenNotStored()).isFalse();
             assertThat(config.replayedHeaders()).isEqualTo(defaults.replayedHeaders());
             IdempotencyProperties properties = context.getBean(IdempotencyProperties.class);
             assertThat(properties.getPaths()).containsExactly("/**");
@@ -94,6 +96,7 @@ class IdempotencyAutoConfigurationTest {
                 "idempotency.retry-after=3s",
                 "idempotency.max-request-body-bytes=2048",
                 "idempotency.max-stored-body-bytes=4096",
+                "idempotency.run-again-when-not-stored=true",
                 "idempotency.replayed-headers=Location,X-Order-Seq",
                 "idempotency.problem-type-base=https://errors.example.com/",
                 "idempotency.paths=/orders,/payments/**",
@@ -111,6 +114,7 @@ class IdempotencyAutoConfigurationTest {
             assertThat(config.retryAfter()).isEqualTo(Duration.ofSeconds(3));
             assertThat(config.maxRequestBodyBytes()).isEqualTo(2048);
             assertThat(config.maxStoredBodyBytes()).isEqualTo(4096);
+            assertThat(config.runAgainWhenNotStored()).isTrue();
             assertThat(config.replayedHeaders()).containsExactlyInAnyOrder("Location", "X-Order-Seq");
             assertThat(config.problemTypeBase()).isEqualTo("https://errors.example.com/");
             IdempotencyProperties properties = context.getBean(IdempotencyProperties.class);
@@ -207,6 +211,7 @@ class IdempotencyAutoConfigurationTest {
                 "idempotency.ttl", "idempotency.lease", "idempotency.renew-lease", "idempotency.in-flight-wait",
                 "idempotency.in-flight-poll-interval", "idempotency.retry-after",
                 "idempotency.max-request-body-bytes", "idempotency.max-stored-body-bytes",
+                "idempotency.run-again-when-not-stored",
                 "idempotency.replayed-headers", "idempotency.problem-type-base",
                 "idempotency.metrics.enabled", "idempotency.metrics.path-tag",
                 "idempotency.jdbc.enabled", "idempotency.jdbc.datasource", "idempotency.jdbc.table-name",
@@ -259,6 +264,7 @@ class IdempotencyAutoConfigurationTest {
                     assertThat(bound.retryAfter()).isEqualTo(defaults.retryAfter());
                     assertThat(bound.maxRequestBodyBytes()).isEqualTo(defaults.maxRequestBodyBytes());
                     assertThat(bound.maxStoredBodyBytes()).isEqualTo(defaults.maxStoredBodyBytes());
+                    assertThat(bound.runAgainWhenNotStored()).isEqualTo(defaults.runAgainWhenNotStored());
                     assertThat(bound.replayedHeaders()).isEqualTo(defaults.replayedHeaders());
                     assertThat(bound.problemTypeBase()).isEqualTo(defaults.problemTypeBase());
                     IdempotencyProperties properties = context.getBean(IdempotencyProperties.class);

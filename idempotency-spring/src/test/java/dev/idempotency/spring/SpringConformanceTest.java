@@ -71,7 +71,7 @@ class SpringConformanceTest extends HttpConformanceTest {
                 "--server.port=0",
                 "--server.address=127.0.0.1",
                 "--idempotency.enabled=true",
-                "--idempotency.paths=/orders,/orders/*,/payments,/reject,/fail,/text",
+                "--idempotency.paths=/orders,/orders/*,/payments,/reject,/fail,/text,/async,/stream,/large",
                 "--spring.main.banner-mode=off");
     }
 
