@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.web.context.request.async.AsyncRequestTimeoutException;
 import org.springframework.web.context.request.async.WebAsyncManager;
 import org.springframework.web.context.request.async.WebAsyncUtils;
 
@@ -19,8 +20,9 @@ import org.springframework.web.context.request.async.WebAsyncUtils;
  * The end of an execution whose handler went asynchronous: its key stays reserved (and its lease
  * renewed) until the response is complete, then the execution is settled exactly once. Normally on
  * Spring MVC's last asynchronous dispatch, while a held response can still be stored before it is
- * sent or replaced; failed when the handler's result is an exception, or the container reports an
- * error or a timeout; and, should the request complete without such a dispatch, finished with what
+ * sent or replaced; failed when the handler's result is an exception or the container reports an
+ * error; abandoned on a timeout (the handler's work may still run: the key stays in flight until
+ * its lease ends); and, should the request complete without such a dispatch, finished with what
  * the response was.
  */
 final class AsyncCompletion implements AsyncListener {
@@ -63,7 +65,10 @@ final class AsyncCompletion implements AsyncListener {
         if (request.isAsyncStarted()) {
             return; // asynchronous again: a later dispatch, or the listener, ends it
         }
-        if (result instanceof Throwable failure) {
+        if (result instanceof AsyncRequestTimeoutException) {
+            abandon();
+            response.copyBodyToResponse();
+        } else if (result instanceof Throwable failure) {
             fail(failure); // whatever the exception handlers answered, the handler did not succeed
             response.copyBodyToResponse();
         } else if (settled.compareAndSet(false, true)) {
@@ -75,7 +80,7 @@ final class AsyncCompletion implements AsyncListener {
 
     @Override
     public void onTimeout(AsyncEvent event) {
-        fail(new IllegalStateException("the asynchronous request timed out"));
+        abandon();
     }
 
     @Override
@@ -97,6 +102,12 @@ final class AsyncCompletion implements AsyncListener {
     @Override
     public void onStartAsync(AsyncEvent event) {
         event.getAsyncContext().addListener(this);
+    }
+
+    private void abandon() {
+        if (settled.compareAndSet(false, true)) {
+            execution.abandonAsync();
+        }
     }
 
     private void fail(Throwable cause) {
