@@ -3,6 +3,7 @@ package dev.idempotency.micronaut;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idempotency.testkit.AtOnce;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.io.InputStream;
@@ -12,15 +13,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -192,25 +188,7 @@ class LateResponsesTest {
     }
 
     private static List<HttpResponse<byte[]>> concurrently(int n, String path, String key) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(n);
-        CountDownLatch go = new CountDownLatch(1);
-        try {
-            List<Future<HttpResponse<byte[]>>> futures = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                futures.add(pool.submit(() -> {
-                    go.await();
-                    return post(path, key);
-                }));
-            }
-            go.countDown();
-            List<HttpResponse<byte[]>> responses = new ArrayList<>();
-            for (Future<HttpResponse<byte[]>> f : futures) {
-                responses.add(f.get(60, TimeUnit.SECONDS));
-            }
-            return responses;
-        } finally {
-            pool.shutdownNow();
-        }
+        return AtOnce.run(n, () -> post(path, key));
     }
 
     private static HttpRequest request(String path, String key) {

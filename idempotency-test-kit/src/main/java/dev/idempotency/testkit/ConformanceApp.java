@@ -75,6 +75,10 @@ public final class ConformanceApp {
         if (delayMs != null && !delayMs.isBlank()) {
             sleep(Long.parseLong(delayMs));
         }
+        return newOrder(json);
+    }
+
+    private Map<String, Object> newOrder(JsonNode json) {
         Map<String, Object> order = new LinkedHashMap<>();
         order.put("id", ids.incrementAndGet());
         order.put("item", json.path("item").asText());
@@ -145,14 +149,8 @@ public final class ConformanceApp {
         ran("async");
         JsonNode json = parse(body);
         long delay = delayMs == null || delayMs.isBlank() ? 0 : Long.parseLong(delayMs);
-        return CompletableFuture.supplyAsync(() -> {
-            Map<String, Object> order = new LinkedHashMap<>();
-            order.put("id", ids.incrementAndGet());
-            order.put("item", json.path("item").asText());
-            order.put("quantity", json.path("quantity").asInt());
-            order.put("status", "created");
-            return order;
-        }, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS));
+        return CompletableFuture.supplyAsync(() -> newOrder(json),
+                CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS));
     }
 
     /** The streamed route: counts, and returns its id and the three chunks to write one by one. */

@@ -21,7 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -29,10 +28,6 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -358,25 +353,7 @@ public abstract class HttpConformanceTest {
     }
 
     private List<HttpResponse<byte[]>> concurrently(int n, String key, String path) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(n);
-        CountDownLatch go = new CountDownLatch(1);
-        try {
-            List<Future<HttpResponse<byte[]>>> futures = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                futures.add(pool.submit(() -> {
-                    go.await();
-                    return post(path, key, ORDER);
-                }));
-            }
-            go.countDown();
-            List<HttpResponse<byte[]>> responses = new ArrayList<>();
-            for (Future<HttpResponse<byte[]>> f : futures) {
-                responses.add(f.get(60, TimeUnit.SECONDS));
-            }
-            return responses;
-        } finally {
-            pool.shutdownNow();
-        }
+        return AtOnce.run(n, () -> post(path, key, ORDER));
     }
 
     // ---------------------------------------------------------------- keys
