@@ -2,7 +2,6 @@ package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.core.Decision;
@@ -17,8 +16,6 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jooq.SQLDialect;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,7 +50,7 @@ class PostgresLostReservationReplyTest {
 
     @Test
     void theRetryOnTheSameInstanceRunsAtOnce() throws Exception {
-        try (TcpProxy proxy = proxy(); IdempotencyEngine engine = engine(proxiedStore(proxy))) {
+        try (TcpProxy proxy = db.proxy(); IdempotencyEngine engine = engine(proxiedStore(proxy))) {
             String key = "lost-reservation-" + UUID.randomUUID();
             loseTheReservationsReply(proxy, engine, key);
 
@@ -70,7 +67,7 @@ class PostgresLostReservationReplyTest {
 
     @Test
     void theRetryOnAnotherInstanceRunsAsSoonAsTheDatabaseIsBack() throws Exception {
-        try (TcpProxy proxy = proxy(); IdempotencyEngine engine = engine(proxiedStore(proxy));
+        try (TcpProxy proxy = db.proxy(); IdempotencyEngine engine = engine(proxiedStore(proxy));
              IdempotencyEngine other = engine(JdbcStore.create(direct))) {
             String key = "lost-reservation-elsewhere-" + UUID.randomUUID();
             loseTheReservationsReply(proxy, engine, key);
@@ -113,25 +110,10 @@ class PostgresLostReservationReplyTest {
     }
 
     private static JdbcStore proxiedStore(TcpProxy proxy) {
-        return JdbcStore.builder(db.pool("lost-reservation-app", 2, proxied(proxy), db.server.user(),
+        return JdbcStore.builder(db.pool("lost-reservation-app", 2, db.urlThrough(proxy), db.server.user(),
                 db.server.password())).dialect(SQLDialect.POSTGRES).build();
     }
 
-    private static TcpProxy proxy() throws Exception {
-        Matcher url = postgresUrl();
-        assumeTrue(url.matches(), "needs a PostgreSQL on this machine to put a proxy in front of");
-        return new TcpProxy(url.group(2) == null ? 5432 : Integer.parseInt(url.group(2)));
-    }
-
-    private static String proxied(TcpProxy proxy) {
-        Matcher url = postgresUrl();
-        assertThat(url.matches()).isTrue();
-        return "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + url.group(3);
-    }
-
-    private static Matcher postgresUrl() {
-        return Pattern.compile("^jdbc:postgresql://(127\\.0\\.0\\.1|localhost)(?::(\\d+))?/(.*)$").matcher(db.url());
-    }
 
     /** The row's state, or {@code null} when there is none. */
     private static String state(String key) throws SQLException {
