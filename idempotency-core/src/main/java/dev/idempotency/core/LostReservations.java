@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  */
 final class LostReservations {
 
-    static final int MAX = 10_000;
+    private static final int MAX = 10_000;
     private static final long FIRST_RETRY_MS = 50;
     private static final long LAST_RETRY_MS = 1_000;
     /** Releases per background sweep; a blocking store's completed stages nest, so keep it small. */
@@ -102,11 +102,6 @@ final class LostReservations {
         return released;
     }
 
-    /** How many are waiting to be released (for tests). */
-    int size() {
-        return size.get();
-    }
-
     private CompletionStage<Boolean> release(Lost lost) {
         if (!clock.instant().isBefore(lost.leaseEnd)) {
             forget(lost);
@@ -144,11 +139,21 @@ final class LostReservations {
         }
     }
 
-    /** Releases a batch one after another, stopping at the first failure; then schedules the next sweep. */
+    /**
+     * Forgets every reservation whose lease has passed, then releases a batch of the others one
+     * after another, stopping at the first failure; then schedules the next sweep.
+     */
     private void sweep() {
+        Instant now = clock.instant();
         List<Lost> batch = new ArrayList<>(SWEEP_BATCH);
-        for (Iterator<List<Lost>> held = byKey.values().iterator(); held.hasNext() && batch.size() < SWEEP_BATCH; ) {
-            batch.addAll(held.next());
+        for (List<Lost> held : byKey.values()) {
+            for (Lost lost : held) {
+                if (!now.isBefore(lost.leaseEnd)) {
+                    forget(lost);
+                } else if (batch.size() < SWEEP_BATCH) {
+                    batch.add(lost);
+                }
+            }
         }
         Stages.attempt(() -> releaseEach(batch.iterator())).whenComplete((allAnswered, failure) -> {
             boolean failed = failure != null || !allAnswered;
