@@ -200,6 +200,7 @@ public final class RedisStore implements Store, AutoCloseable {
     CompletableFuture<Optional<IdempotencyRecord>> reserveAsync(RecordKey key, String fingerprint, Instant now,
                                                                 Duration lease, Duration ttl, String token) {
         Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(token, "ownerToken");
         Instant expiresAt = now.plus(ttl);
         List<byte[]> fields = RecordMapping.inFlight(key, fingerprint, token, now.plus(lease), expiresAt);
         return call(redis -> Scripts.RESERVE.<List<Object>>run(redis, keys.redisKey(key),
