@@ -19,12 +19,13 @@ interface Flow {
      *
      * @param pause how a duplicate waits for a request in flight: sleeping for a store that blocks
      *              its caller anyway, the timer for a non-blocking one
+     * @param lost  the reservations of unknown outcome that the reserve mode gives back
      */
     static Flow of(IdempotencyConfig config, AsyncStore store, Answers answers, EngineScheduler scheduler,
-                   Pause pause) {
+                   Pause pause, LostReservations lost) {
         return switch (config.mode()) {
             case OPTIMISTIC -> new OptimisticFlow(store, answers, config);
-            case RESERVE -> new ReserveFlow(store, answers, config, scheduler, pause);
+            case RESERVE -> new ReserveFlow(store, answers, config, scheduler, pause, lost);
             case ATOMIC -> {
                 if (!(store instanceof AsyncTransactionalStore transactional)) {
                     throw new IllegalArgumentException("Mode.ATOMIC needs a TransactionalStore; " + store

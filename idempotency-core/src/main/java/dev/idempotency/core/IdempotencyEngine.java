@@ -25,7 +25,9 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>The life of a record: absent → in flight (reserved, leased) → completed (stored for
  * replay until it expires) — or back to absent when released (the response reports a failure, handler
- * failed) or when its lease or time to live runs out.
+ * failed; or, in the reserve mode, the reservation's own call failed so that its outcome is unknown and
+ * the engine releases it as its owner once the store answers again) or when its lease or time to live
+ * runs out.
  *
  * <p>Thread-safe; create one per application and {@link #close()} it on shutdown (it owns the
  * timer thread that renews leases).
@@ -66,7 +68,8 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.answers = new Answers(config);
         this.blockingStore = blockingStore;
-        this.flow = Flow.of(config, store, answers, scheduler, blockingStore ? Pause.SLEEP : Pause.on(scheduler));
+        this.flow = Flow.of(config, store, answers, scheduler, blockingStore ? Pause.SLEEP : Pause.on(scheduler),
+                new LostReservations(store, config.clock(), scheduler));
     }
 
     public IdempotencyConfig config() {

@@ -7,13 +7,16 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
  * Reserve the key, run the handler under the reservation (its lease renewed while it runs), then
  * complete or release it. A duplicate of a request still in flight looks again every
- * {@code inFlightPollInterval} until {@code inFlightWait} is spent, then gets 409.
+ * {@code inFlightPollInterval} until {@code inFlightWait} is spent, then gets 409. A reservation
+ * whose call failed (503, no handler ran) may still have landed: {@link LostReservations} gives
+ * its key back as soon as the store answers again.
  */
 final class ReserveFlow implements Flow {
 
@@ -22,10 +25,12 @@ final class ReserveFlow implements Flow {
     private final IdempotencyConfig config;
     private final EngineScheduler scheduler;
     private final Pause pause;
+    private final LostReservations lost;
 
     ReserveFlow(AsyncStore store, Answers answers, IdempotencyConfig config, EngineScheduler scheduler,
-                Pause pause) {
+                Pause pause, LostReservations lost) {
         this.store = store;
+        this.lost = lost;
         this.answers = answers;
         this.config = config;
         this.scheduler = scheduler;
@@ -61,10 +66,8 @@ final class ReserveFlow implements Flow {
 
         void run() {
             while (true) {
-                Instant now = config.clock().instant();
-                CompletableFuture<Duration> waitFor = Stages.attempt(() -> store.reserve(request.key(),
-                                request.fingerprint(), now, config.lease(), config.ttl()))
-                        .thenApply(result -> judge(result, now))
+                CompletableFuture<Duration> waitFor = lost.releaseBefore(request.key())
+                        .thenCompose(released -> attempt())
                         .toCompletableFuture();
                 if (!waitFor.isDone()) {
                     waitFor.whenComplete((wait, failure) -> afterAttempt(wait, failure, true));
@@ -74,6 +77,23 @@ final class ReserveFlow implements Flow {
                     return;
                 }
             }
+        }
+
+        /**
+         * One reservation under a token chosen here, so that when the call fails — its outcome
+         * unknown: the record may have landed — the engine can still release it as its owner.
+         */
+        private CompletionStage<Duration> attempt() {
+            Instant now = config.clock().instant();
+            String token = UUID.randomUUID().toString();
+            return Stages.attempt(() -> store.reserve(request.key(), request.fingerprint(), token, now,
+                            config.lease(), config.ttl()))
+                    .whenComplete((result, failure) -> {
+                        if (failure != null) {
+                            lost.remember(request.key(), token, now.plus(config.lease()));
+                        }
+                    })
+                    .thenApply(result -> judge(result, now));
         }
 
         /** The decision, or (when the duplicate may wait for the request in flight) how long to wait. */

@@ -208,10 +208,11 @@ class ExecutionAndAsyncFaceTest {
         List<Integer> depths = new CopyOnWriteArrayList<>();
         Store counting = new TestStores.Forwarding(memory) {
             @Override
-            public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+            public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                         Duration ttl) {
                 reserves.incrementAndGet();
                 depths.add(Thread.currentThread().getStackTrace().length);
-                return super.reserve(key, fingerprint, now, lease, ttl);
+                return super.reserve(key, fingerprint, ownerToken, now, lease, ttl);
             }
         };
         IdempotencyEngine engine = blocking(counting,
@@ -251,7 +252,8 @@ class ExecutionAndAsyncFaceTest {
         }
 
         @Override
-        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+        public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                     Duration ttl) {
             throw new StorageUnavailableException(StorageUnavailableException.Reason.UNREACHABLE, "down", null);
         }
     }

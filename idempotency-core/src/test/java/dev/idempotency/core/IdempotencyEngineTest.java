@@ -645,9 +645,16 @@ class IdempotencyEngineTest {
     /** Counts every call the engine makes to a store. */
     private record CountingStore(Store delegate, AtomicInteger calls) implements Store {
         @Override
-        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+        public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                     Duration ttl) {
             calls.incrementAndGet();
-            return delegate.reserve(key, fingerprint, now, lease, ttl);
+            return delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
+        }
+
+        @Override
+        public boolean releaseIfOwned(RecordKey key, String ownerToken) {
+            calls.incrementAndGet();
+            return delegate.releaseIfOwned(key, ownerToken);
         }
 
         @Override
@@ -684,8 +691,14 @@ class IdempotencyEngineTest {
         }
 
         @Override
-        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-            ReserveResult result = delegate.reserve(key, fingerprint, now, lease, ttl);
+        public boolean releaseIfOwned(RecordKey key, String ownerToken) {
+            return delegate.releaseIfOwned(key, ownerToken);
+        }
+
+        @Override
+        public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                     Duration ttl) {
+            ReserveResult result = delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
             if (result instanceof ReserveResult.Acquired acquired) {
                 var inner = acquired.reservation();
                 return new ReserveResult.Acquired(new dev.idempotency.core.store.AbstractReservation(key, inner.ownerToken()) {
@@ -761,7 +774,13 @@ class IdempotencyEngineTest {
         }
 
         @Override
-        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+        public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                     Duration ttl) {
+            throw down();
+        }
+
+        @Override
+        public boolean releaseIfOwned(RecordKey key, String ownerToken) {
             throw down();
         }
 

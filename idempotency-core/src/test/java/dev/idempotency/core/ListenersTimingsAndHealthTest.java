@@ -99,9 +99,10 @@ class ListenersTimingsAndHealthTest {
         InMemoryStore memory = new InMemoryStore();
         Store store = new TestStores.Forwarding(memory) {
             @Override
-            public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+            public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                         Duration ttl) {
                 AtomicInteger count = renewals.computeIfAbsent(key.key(), k -> new AtomicInteger());
-                return reserve(key, fingerprint, now, lease, ttl, inner -> new TestStores.ForwardingReservation(inner) {
+                return reserve(key, fingerprint, ownerToken, now, lease, ttl, inner -> new TestStores.ForwardingReservation(inner) {
                     @Override
                     protected boolean doRenew(Instant now, Duration lease) {
                         count.incrementAndGet();
@@ -157,7 +158,13 @@ class ListenersTimingsAndHealthTest {
         }
 
         @Override
-        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+        public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                     Duration ttl) {
+            throw failure;
+        }
+
+        @Override
+        public boolean releaseIfOwned(RecordKey key, String ownerToken) {
             throw failure;
         }
 

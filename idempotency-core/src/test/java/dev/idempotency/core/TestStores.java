@@ -11,6 +11,7 @@ import dev.idempotency.core.store.TransactionalStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.UnaryOperator;
 
 /** Stores for the engine's tests: a forwarding one to override a call of, and a "transactional" one. */
@@ -28,8 +29,14 @@ final class TestStores {
         }
 
         @Override
-        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-            return delegate.reserve(key, fingerprint, now, lease, ttl);
+        public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                     Duration ttl) {
+            return delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
+        }
+
+        @Override
+        public boolean releaseIfOwned(RecordKey key, String ownerToken) {
+            return delegate.releaseIfOwned(key, ownerToken);
         }
 
         @Override
@@ -49,9 +56,9 @@ final class TestStores {
         }
 
         /** {@link #reserve}, with a won reservation replaced by what {@code wrap} makes of it. */
-        final ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl,
-                                    UnaryOperator<Reservation> wrap) {
-            ReserveResult result = delegate.reserve(key, fingerprint, now, lease, ttl);
+        final ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                    Duration ttl, UnaryOperator<Reservation> wrap) {
+            ReserveResult result = delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
             return result instanceof ReserveResult.Acquired acquired
                     ? new ReserveResult.Acquired(wrap.apply(acquired.reservation()))
                     : result;
@@ -73,7 +80,7 @@ final class TestStores {
         @Override
         public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
                                                   Duration ttl, Duration wait) {
-            return reserve(key, fingerprint, now, lease, ttl, wrap);
+            return reserve(key, fingerprint, UUID.randomUUID().toString(), now, lease, ttl, wrap);
         }
     }
 

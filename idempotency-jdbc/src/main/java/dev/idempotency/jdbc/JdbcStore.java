@@ -222,11 +222,12 @@ public final class JdbcStore implements TransactionalStore {
     }
 
     @Override
-    public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+    public ReserveResult reserve(RecordKey key, String fingerprint, String token, Instant now, Duration lease,
+                                 Duration ttl) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(token, "ownerToken");
         Instant at = IdempotencyTable.micros(now);
-        String token = UUID.randomUUID().toString();
         NewRow row = new NewRow(key, fingerprint, IdempotencyTable.IN_FLIGHT, token, IdempotencyTable.micros(now.plus(lease)),
                 null, IdempotencyTable.micros(now.plus(ttl)), at);
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -242,6 +243,16 @@ public final class JdbcStore implements TransactionalStore {
         }
         throw new IllegalStateException("Could not settle the reservation of key_preview=" + key.keyPreview()
                 + " after " + MAX_ATTEMPTS + " attempts: the row kept changing");
+    }
+
+    /**
+     * The release's owner-checked DELETE. In the atomic mode there is nothing to release after a
+     * failed reservation: its uncommitted row goes with the transaction, rolled back when the
+     * connection is lost or returned.
+     */
+    @Override
+    public boolean releaseIfOwned(RecordKey key, String ownerToken) {
+        return release(key, ownerToken);
     }
 
     /**

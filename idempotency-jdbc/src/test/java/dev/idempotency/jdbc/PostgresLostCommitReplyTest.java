@@ -2,7 +2,6 @@ package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.core.Decision;
@@ -22,8 +21,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jooq.SQLDialect;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -62,9 +59,10 @@ class PostgresLostCommitReplyTest {
 
     @Test
     void reserveModeRunsTheOperationAgainWhenTheHandlersCommitLandedButItsReplyWasLost() throws Exception {
-        try (TcpProxy proxy = proxy()) {
-            HikariDataSource app = db.pool("lost-reply-app", 2, proxied(proxy), db.server.user(), db.server.password());
-            JdbcStore store = JdbcStore.builder(db.pool("lost-reply-store", 2, proxied(proxy), db.server.user(),
+        try (TcpProxy proxy = db.proxy()) {
+            HikariDataSource app = db.pool("lost-reply-app", 2, db.urlThrough(proxy), db.server.user(),
+                    db.server.password());
+            JdbcStore store = JdbcStore.builder(db.pool("lost-reply-store", 2, db.urlThrough(proxy), db.server.user(),
                     db.server.password())).dialect(SQLDialect.POSTGRES).build();
             String key = "lost-reply-" + UUID.randomUUID();
             try (IdempotencyEngine engine = engine(store, Mode.RESERVE)) {
@@ -105,8 +103,8 @@ class PostgresLostCommitReplyTest {
 
     @Test
     void atomicModeAppliesTheOperationOnceWhenTheCommitLandedButItsReplyWasLost() throws Exception {
-        try (TcpProxy proxy = proxy()) {
-            JdbcStore store = JdbcStore.builder(db.pool("lost-reply-atomic", 2, proxied(proxy), db.server.user(),
+        try (TcpProxy proxy = db.proxy()) {
+            JdbcStore store = JdbcStore.builder(db.pool("lost-reply-atomic", 2, db.urlThrough(proxy), db.server.user(),
                     db.server.password())).dialect(SQLDialect.POSTGRES).build();
             String key = "lost-reply-atomic-" + UUID.randomUUID();
             try (IdempotencyEngine engine = engine(store, Mode.ATOMIC)) {
@@ -137,21 +135,6 @@ class PostgresLostCommitReplyTest {
                 .build());
     }
 
-    private static TcpProxy proxy() throws Exception {
-        Matcher url = postgresUrl();
-        assumeTrue(url.matches(), "needs a PostgreSQL on this machine to put a proxy in front of");
-        return new TcpProxy(url.group(2) == null ? 5432 : Integer.parseInt(url.group(2)));
-    }
-
-    private static String proxied(TcpProxy proxy) {
-        Matcher url = postgresUrl();
-        assertThat(url.matches()).isTrue();
-        return "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + url.group(3);
-    }
-
-    private static Matcher postgresUrl() {
-        return Pattern.compile("^jdbc:postgresql://(127\\.0\\.0\\.1|localhost)(?::(\\d+))?/(.*)$").matcher(db.url());
-    }
 
     private static void insertOrder(Connection c, String key) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO orders (idempotency_key) VALUES (?)")) {

@@ -101,9 +101,14 @@ class PurgeSchedulerTest {
         }
 
         @Override
-        public dev.idempotency.core.store.ReserveResult reserve(RecordKey key, String fingerprint, Instant now,
-                                                              Duration lease, Duration ttl) {
-            return delegate.reserve(key, fingerprint, now, lease, ttl);
+        public dev.idempotency.core.store.ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken,
+                                                              Instant now, Duration lease, Duration ttl) {
+            return delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
+        }
+
+        @Override
+        public boolean releaseIfOwned(RecordKey key, String ownerToken) {
+            return delegate.releaseIfOwned(key, ownerToken);
         }
 
         @Override

@@ -2,6 +2,8 @@ package dev.idempotency.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.testkit.TcpProxy;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -12,6 +14,7 @@ import java.util.Locale;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
@@ -82,6 +85,29 @@ final class TestDatabase implements AutoCloseable {
             case MARIADB -> withDatabase(server.url(), name);
             case H2 -> server.url();
         };
+    }
+
+    private static final Pattern LOCAL_POSTGRES_URL =
+            Pattern.compile("^jdbc:postgresql://(127\\.0\\.0\\.1|localhost)(?::(\\d+))?/(.*)$");
+
+    /**
+     * A {@link TcpProxy} in front of this PostgreSQL, for tests that cut or slow its connections;
+     * such a test is skipped when the server is not on this machine.
+     */
+    TcpProxy proxy() throws IOException {
+        Matcher url = LOCAL_POSTGRES_URL.matcher(url());
+        Assumptions.assumeTrue(kind == Kind.POSTGRES && url.matches(),
+                "needs a PostgreSQL on this machine to put a proxy in front of");
+        return new TcpProxy(url.group(2) == null ? 5432 : Integer.parseInt(url.group(2)));
+    }
+
+    /** The {@link #url()} of this database through {@code proxy}. */
+    String urlThrough(TcpProxy proxy) {
+        Matcher url = LOCAL_POSTGRES_URL.matcher(url());
+        if (!url.matches()) {
+            throw new IllegalStateException("not a local PostgreSQL: " + this);
+        }
+        return "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + url.group(3);
     }
 
     /** A pool on this class's schema or database; closed with it. */

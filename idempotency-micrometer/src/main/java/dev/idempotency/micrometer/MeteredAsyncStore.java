@@ -30,10 +30,15 @@ class MeteredAsyncStore implements AsyncStore {
     }
 
     @Override
-    public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now, Duration lease,
-                                                       Duration ttl) {
-        return meters.timeAsync("reserve", () -> delegate.reserve(key, fingerprint, now, lease, ttl))
+    public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, String ownerToken,
+                                                       Instant now, Duration lease, Duration ttl) {
+        return meters.timeAsync("reserve", () -> delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl))
                 .thenApply(this::metered);
+    }
+
+    @Override
+    public CompletionStage<Boolean> releaseIfOwned(RecordKey key, String ownerToken) {
+        return meters.timeAsync("releaseIfOwned", () -> delegate.releaseIfOwned(key, ownerToken));
     }
 
     @Override

@@ -29,8 +29,14 @@ class MeteredStore implements Store {
     }
 
     @Override
-    public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-        return metered(meters.time("reserve", () -> delegate.reserve(key, fingerprint, now, lease, ttl)));
+    public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                 Duration ttl) {
+        return metered(meters.time("reserve", () -> delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl)));
+    }
+
+    @Override
+    public boolean releaseIfOwned(RecordKey key, String ownerToken) {
+        return meters.time("releaseIfOwned", () -> delegate.releaseIfOwned(key, ownerToken));
     }
 
     @Override

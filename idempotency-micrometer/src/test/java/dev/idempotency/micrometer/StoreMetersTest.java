@@ -134,8 +134,14 @@ class StoreMetersTest {
         private final Store delegate = new InMemoryStore();
 
         @Override
-        public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-            return delegate.reserve(key, fingerprint, now, lease, ttl);
+        public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                     Duration ttl) {
+            return delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
+        }
+
+        @Override
+        public boolean releaseIfOwned(RecordKey key, String ownerToken) {
+            return delegate.releaseIfOwned(key, ownerToken);
         }
 
         @Override

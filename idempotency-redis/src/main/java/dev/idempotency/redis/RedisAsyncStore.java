@@ -24,12 +24,16 @@ final class RedisAsyncStore implements AsyncStore {
     }
 
     @Override
-    public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now, Duration lease,
-                                                       Duration ttl) {
-        String token = RedisStore.newToken();
-        return store.reserveAsync(key, fingerprint, now, lease, ttl, token).thenApply(existing -> existing
+    public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, String ownerToken,
+                                                       Instant now, Duration lease, Duration ttl) {
+        return store.reserveAsync(key, fingerprint, now, lease, ttl, ownerToken).thenApply(existing -> existing
                 .<AsyncReserveResult>map(AsyncReserveResult.Existing::new)
-                .orElseGet(() -> new AsyncReserveResult.Acquired(new RedisAsyncReservation(store, key, token))));
+                .orElseGet(() -> new AsyncReserveResult.Acquired(new RedisAsyncReservation(store, key, ownerToken))));
+    }
+
+    @Override
+    public CompletionStage<Boolean> releaseIfOwned(RecordKey key, String ownerToken) {
+        return store.release(key, ownerToken);
     }
 
     @Override

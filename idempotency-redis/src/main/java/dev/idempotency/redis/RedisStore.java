@@ -147,11 +147,17 @@ public final class RedisStore implements Store, AutoCloseable {
     }
 
     @Override
-    public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-        String token = newToken();
-        Optional<IdempotencyRecord> existing = await(reserveAsync(key, fingerprint, now, lease, ttl, token));
+    public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                 Duration ttl) {
+        Optional<IdempotencyRecord> existing = await(reserveAsync(key, fingerprint, now, lease, ttl, ownerToken));
         return existing.<ReserveResult>map(ReserveResult.Existing::new)
-                .orElseGet(() -> new ReserveResult.Acquired(new RedisReservation(this, key, token)));
+                .orElseGet(() -> new ReserveResult.Acquired(new RedisReservation(this, key, ownerToken)));
+    }
+
+    /** The release script: deletes the record only while it is in flight under {@code ownerToken}. */
+    @Override
+    public boolean releaseIfOwned(RecordKey key, String ownerToken) {
+        return await(release(key, ownerToken));
     }
 
     @Override
@@ -194,6 +200,7 @@ public final class RedisStore implements Store, AutoCloseable {
     CompletableFuture<Optional<IdempotencyRecord>> reserveAsync(RecordKey key, String fingerprint, Instant now,
                                                                 Duration lease, Duration ttl, String token) {
         Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(token, "ownerToken");
         Instant expiresAt = now.plus(ttl);
         List<byte[]> fields = RecordMapping.inFlight(key, fingerprint, token, now.plus(lease), expiresAt);
         return call(redis -> Scripts.RESERVE.<List<Object>>run(redis, keys.redisKey(key),

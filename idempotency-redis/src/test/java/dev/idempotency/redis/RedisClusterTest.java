@@ -1,8 +1,14 @@
 package dev.idempotency.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.Decision;
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.RequestView;
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.ReserveResult;
@@ -13,11 +19,16 @@ import dev.idempotency.testkit.StoreContractTest;
 import dev.idempotency.testkit.StoreRaceTest;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanIterator;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
@@ -69,6 +80,68 @@ class RedisClusterTest {
             assertThat(perMaster.stream().filter(n -> n > 0).count()).as("masters holding records " + perMaster)
                     .isGreaterThan(1);
         }
+    }
+
+    /**
+     * The issue's case: the master of the key's slot stalls (CLIENT PAUSE, as a node does in a
+     * failover), the reservation times out — 503, no handler — and then lands when the master goes
+     * on. The engine releases it by the owner token it chose, so the retry, here on another
+     * instance, runs at once instead of getting 409 for the lease.
+     */
+    @Test
+    void aReservationThatTimedOutAndThenLandedDoesNotHoldTheKey() throws Exception {
+        String prefix = "test-idem:cluster-lost:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+        List<RedisClusterClient> clients = new ArrayList<>();
+        List<IdempotencyEngine> engines = new ArrayList<>();
+        try {
+            Function<Duration, RedisStore> instance = timeout -> {
+                RedisClusterClient client = RedisClusterClient.create(cluster.seeds());
+                clients.add(client);
+                return RedisStore.builder(client).keyPrefix(prefix).commandTimeout(timeout).build();
+            };
+            IdempotencyConfig config = IdempotencyConfig.builder().lease(Duration.ofSeconds(30))
+                    .ttl(Duration.ofMinutes(1)).renewLease(false).build();
+            RedisStore stalled = instance.apply(Duration.ofMillis(300));
+            IdempotencyEngine first = new IdempotencyEngine(stalled, config);
+            IdempotencyEngine other = new IdempotencyEngine(instance.apply(Duration.ofSeconds(2)), config);
+            engines.add(first);
+            engines.add(other);
+            String key = "lost-" + UUID.randomUUID();
+            int slot = SlotHash.getSlot(stalled.redisKey(new RecordKey("default", "POST", "/orders", key)));
+            int master = cluster.masterPorts().stream().filter(port -> cluster.slotsOf(port).get(slot))
+                    .findFirst().orElseThrow();
+            // Connected (the cluster client's first call loads the topology, which may outlast 300 ms).
+            await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+                first.checkStorage();
+                other.checkStorage();
+                return true;
+            });
+
+            Duration pause = Duration.ofMillis(1500);
+            cluster.onNode(master, node -> node.sync().clientPause(pause.toMillis()));
+            long paused = System.nanoTime();
+            Decision lost = first.before(post(key));
+            assertThat(lost).isInstanceOf(Decision.Respond.class);
+            assertThat(((Decision.Respond) lost).reply().status()).as("timed out: 503").isEqualTo(503);
+            Thread.sleep(Math.max(0, pause.toMillis() - Duration.ofNanos(System.nanoTime() - paused).toMillis()));
+
+            long resumed = System.nanoTime();
+            Decision retry = await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> other.before(post(key)), decision -> decision instanceof Decision.Proceed);
+            assertThat(Duration.ofNanos(System.nanoTime() - resumed)).as("far below the 30 s lease")
+                    .isLessThan(Duration.ofSeconds(5));
+            assertThat(((Decision.Proceed) retry).execution().finish(CapturedResponse.of(201,
+                    Map.of("Content-Type", List.of("application/json")), "{}".getBytes(StandardCharsets.UTF_8))))
+                    .isEmpty();
+        } finally {
+            engines.forEach(IdempotencyEngine::close);
+            clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
+        }
+    }
+
+    private static RequestView post(String key) {
+        return RequestView.of("POST", "/orders", Map.of("Content-Type", List.of("application/json"),
+                "Idempotency-Key", List.of(key)), "{\"item\":\"book\"}".getBytes(StandardCharsets.UTF_8));
     }
 
     @Nested

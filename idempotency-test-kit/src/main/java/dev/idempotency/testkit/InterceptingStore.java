@@ -31,12 +31,19 @@ public final class InterceptingStore implements Store {
     }
 
     @Override
-    public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+    public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                 Duration ttl) {
         before("reserve");
-        ReserveResult result = delegate.reserve(key, fingerprint, now, lease, ttl);
+        ReserveResult result = delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
         return result instanceof ReserveResult.Acquired acquired
                 ? new ReserveResult.Acquired(new InterceptingReservation(acquired.reservation()))
                 : result;
+    }
+
+    @Override
+    public boolean releaseIfOwned(RecordKey key, String ownerToken) {
+        before("releaseIfOwned");
+        return delegate.releaseIfOwned(key, ownerToken);
     }
 
     @Override

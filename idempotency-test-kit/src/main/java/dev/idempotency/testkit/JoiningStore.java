@@ -31,11 +31,17 @@ final class JoiningStore implements Store {
     }
 
     @Override
-    public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-        AsyncReserveResult result = join(store.reserve(key, fingerprint, now, lease, ttl));
+    public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                 Duration ttl) {
+        AsyncReserveResult result = join(store.reserve(key, fingerprint, ownerToken, now, lease, ttl));
         return result instanceof AsyncReserveResult.Acquired acquired
                 ? new ReserveResult.Acquired(new JoiningReservation(acquired.reservation()))
                 : new ReserveResult.Existing(((AsyncReserveResult.Existing) result).record());
+    }
+
+    @Override
+    public boolean releaseIfOwned(RecordKey key, String ownerToken) {
+        return join(store.releaseIfOwned(key, ownerToken));
     }
 
     @Override

@@ -42,9 +42,16 @@ public final class OutageStore implements Store {
     }
 
     @Override
-    public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+    public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                                 Duration ttl) {
         failDuringOutage();
-        return delegate.reserve(key, fingerprint, now, lease, ttl);
+        return delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
+    }
+
+    @Override
+    public boolean releaseIfOwned(RecordKey key, String ownerToken) {
+        failDuringOutage();
+        return delegate.releaseIfOwned(key, ownerToken);
     }
 
     @Override

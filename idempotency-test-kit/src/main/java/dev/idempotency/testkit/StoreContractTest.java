@@ -209,6 +209,71 @@ public abstract class StoreContractTest {
     }
 
     @Test
+    void aReservationCarriesTheOwnerTokenTheCallerChose() {
+        RecordKey key = newKey();
+        String token = UUID.randomUUID().toString();
+
+        ReserveResult result = store.reserve(key, FP, token, T0, LEASE, TTL);
+
+        assertThat(result).isInstanceOf(ReserveResult.Acquired.class);
+        assertThat(((ReserveResult.Acquired) result).reservation().ownerToken()).isEqualTo(token);
+    }
+
+    /** A reservation whose answer was lost: its caller knows only the token it chose, and frees the key by it. */
+    @Test
+    void releaseIfOwnedDeletesTheOwnersInFlightRecord() {
+        RecordKey key = newKey();
+        String token = UUID.randomUUID().toString();
+        store.reserve(key, FP, token, T0, LEASE, TTL);
+
+        assertThat(secondInstance().releaseIfOwned(key, token)).isTrue();
+
+        assertThat(store.find(key, T0)).isEmpty();
+        assertThat(store.releaseIfOwned(key, token)).as("a second time: nothing left").isFalse();
+        acquire(key, T0.plusMillis(1));
+    }
+
+    @Test
+    void releaseIfOwnedLeavesAnotherOwnersInFlightRecord() {
+        RecordKey key = newKey();
+        Reservation other = acquire(key, T0);
+
+        assertThat(store.releaseIfOwned(key, UUID.randomUUID().toString())).isFalse();
+
+        assertThat(store.find(key, T0).orElseThrow().state()).isEqualTo(RecordState.IN_FLIGHT);
+        assertThat(other.complete(response(201, new byte[] {1}))).as("the owner still holds it").isTrue();
+    }
+
+    @Test
+    void releaseIfOwnedLeavesACompletedRecord() {
+        RecordKey key = newKey();
+        Reservation reservation = acquire(key, T0);
+        assertThat(reservation.complete(response(201, new byte[] {1}))).isTrue();
+
+        assertThat(store.releaseIfOwned(key, reservation.ownerToken())).isFalse();
+
+        assertThat(store.find(key, T0).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+    }
+
+    @Test
+    void releaseIfOwnedLeavesTheRecordOfWhoeverTookOverALapsedLease() {
+        RecordKey key = newKey();
+        Reservation lapsed = acquire(key, T0);
+        Instant afterLease = T0.plus(LEASE).plusMillis(1);
+        Reservation taker = acquire(key, afterLease);
+
+        assertThat(store.releaseIfOwned(key, lapsed.ownerToken())).isFalse();
+
+        assertThat(taker.complete(response(201, new byte[] {2}))).isTrue();
+        assertThat(store.find(key, afterLease).orElseThrow().response().body()).containsExactly(2);
+    }
+
+    @Test
+    void releaseIfOwnedOfAnAbsentKeyDoesNothing() {
+        assertThat(store.releaseIfOwned(newKey(), UUID.randomUUID().toString())).isFalse();
+    }
+
+    @Test
     void aHandleFinishesOnlyOnce() {
         RecordKey key = newKey();
         Reservation reservation = acquire(key, T0);

@@ -3,6 +3,7 @@ package dev.idempotency.testkit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -53,15 +54,40 @@ public final class TcpProxy implements AutoCloseable {
         return port;
     }
 
-    /** Listens (again) on the same port. */
+    /**
+     * Listens (again) on the same port. Right after {@link #stop()} the old listening socket may
+     * still be closing (its acceptor thread lets go of it asynchronously): the bind is retried for
+     * up to a second.
+     */
     public synchronized void start() throws IOException {
-        ServerSocket s = new ServerSocket();
-        s.setReuseAddress(true);
-        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        ServerSocket s = bind();
         server = s;
         Thread acceptor = new Thread(() -> accept(s), "proxy-accept-" + port);
         acceptor.setDaemon(true);
         acceptor.start();
+    }
+
+    private ServerSocket bind() throws IOException {
+        long deadline = System.nanoTime() + 1_000_000_000L;
+        while (true) {
+            ServerSocket s = new ServerSocket();
+            try {
+                s.setReuseAddress(true);
+                s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+                return s;
+            } catch (BindException e) {
+                closeQuietly(s);
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     /** Refuses new connections and cuts every open one. */

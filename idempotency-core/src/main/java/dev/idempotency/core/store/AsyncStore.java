@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
@@ -22,9 +23,21 @@ import java.util.concurrent.Executor;
  */
 public interface AsyncStore {
 
-    /** As {@link Store#reserve}: the won reservation, or the live record in the way. */
-    CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now, Duration lease,
-                                                Duration ttl);
+    /** As {@link Store#reserve}: the won reservation, carrying {@code ownerToken}, or the live record in the way. */
+    CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, String ownerToken, Instant now,
+                                                Duration lease, Duration ttl);
+
+    /** {@link #reserve(RecordKey, String, String, Instant, Duration, Duration)} with a fresh random token. */
+    default CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now, Duration lease,
+                                                        Duration ttl) {
+        return reserve(key, fingerprint, UUID.randomUUID().toString(), now, lease, ttl);
+    }
+
+    /**
+     * As {@link Store#releaseIfOwned}: deletes the record only while it is in flight under
+     * {@code ownerToken}; {@code true} when this call deleted it.
+     */
+    CompletionStage<Boolean> releaseIfOwned(RecordKey key, String ownerToken);
 
     /** As {@link Store#find}. */
     CompletionStage<Optional<IdempotencyRecord>> find(RecordKey key, Instant now);

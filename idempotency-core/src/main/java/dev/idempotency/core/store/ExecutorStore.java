@@ -23,9 +23,14 @@ class ExecutorStore implements AsyncStore {
     }
 
     @Override
-    public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now, Duration lease,
-                                                       Duration ttl) {
-        return call(() -> adapt(store.reserve(key, fingerprint, now, lease, ttl)));
+    public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, String ownerToken,
+                                                       Instant now, Duration lease, Duration ttl) {
+        return call(() -> adapt(store.reserve(key, fingerprint, ownerToken, now, lease, ttl)));
+    }
+
+    @Override
+    public CompletionStage<Boolean> releaseIfOwned(RecordKey key, String ownerToken) {
+        return call(() -> store.releaseIfOwned(key, ownerToken));
     }
 
     @Override

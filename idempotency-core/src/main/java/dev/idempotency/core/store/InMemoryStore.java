@@ -5,9 +5,10 @@ import java.time.Instant;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 
 /**
  * A thread-safe store in one JVM's memory: for tests and single-process services. Records are
@@ -36,8 +37,9 @@ public final class InMemoryStore implements Store {
     }
 
     @Override
-    public ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-        String token = UUID.randomUUID().toString();
+    public ReserveResult reserve(RecordKey key, String fingerprint, String token, Instant now, Duration lease,
+                                 Duration ttl) {
+        Objects.requireNonNull(token, "ownerToken");
         AtomicReference<Entry> blocking = new AtomicReference<>();
         records.compute(key, (k, current) -> {
             if (current != null && current.isLive(now)) {
@@ -50,6 +52,24 @@ public final class InMemoryStore implements Store {
         return existing == null
                 ? new ReserveResult.Acquired(new InMemoryReservation(key, token))
                 : new ReserveResult.Existing(existing.toRecord(key));
+    }
+
+    @Override
+    public boolean releaseIfOwned(RecordKey key, String ownerToken) {
+        return changeIfOwned(key, ownerToken, current -> null);
+    }
+
+    /** Applies {@code change} atomically when the record is still {@code ownerToken}'s in-flight one. */
+    private boolean changeIfOwned(RecordKey key, String ownerToken, UnaryOperator<Entry> change) {
+        AtomicReference<Boolean> owned = new AtomicReference<>(false);
+        records.computeIfPresent(key, (k, current) -> {
+            if (current.state != RecordState.IN_FLIGHT || !current.ownerToken.equals(ownerToken)) {
+                return current;
+            }
+            owned.set(true);
+            return change.apply(current);
+        });
+        return owned.get();
     }
 
     @Override
@@ -102,32 +122,19 @@ public final class InMemoryStore implements Store {
         @Override
         protected boolean doComplete(StoredResponse response) {
             // The expiry stays where the reservation put it: the ttl counts from the reservation.
-            return replaceIfOwner(current -> new Entry(current.fingerprint, RecordState.COMPLETED, response,
-                    current.expiresAt, null, current.ownerToken));
+            return changeIfOwned(key(), ownerToken(), current -> new Entry(current.fingerprint,
+                    RecordState.COMPLETED, response, current.expiresAt, null, current.ownerToken));
         }
 
         @Override
         protected boolean doRelease() {
-            return replaceIfOwner(current -> null);
+            return releaseIfOwned(key(), ownerToken());
         }
 
         @Override
         protected boolean doRenew(Instant now, Duration lease) {
-            return replaceIfOwner(current -> new Entry(current.fingerprint, current.state, null,
-                    current.expiresAt, now.plus(lease), current.ownerToken));
-        }
-
-        /** Applies {@code change} atomically when the record is still this handle's in-flight one. */
-        private boolean replaceIfOwner(java.util.function.UnaryOperator<Entry> change) {
-            AtomicReference<Boolean> owned = new AtomicReference<>(false);
-            records.computeIfPresent(key(), (k, current) -> {
-                if (current.state != RecordState.IN_FLIGHT || !current.ownerToken.equals(ownerToken())) {
-                    return current;
-                }
-                owned.set(true);
-                return change.apply(current);
-            });
-            return owned.get();
+            return changeIfOwned(key(), ownerToken(), current -> new Entry(current.fingerprint, current.state,
+                    null, current.expiresAt, now.plus(lease), current.ownerToken));
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.idempotency.core.store;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * Durable storage for idempotency records: a handful of atomic primitives, each answering "did
@@ -28,6 +29,8 @@ import java.util.Optional;
  *   <li>An in-flight record whose lease has run out ({@code leaseUntil <= now}) may be taken
  *       over by the next {@code reserve}; the previous owner's handle then fails to complete,
  *       release or renew.</li>
+ *   <li>{@link #releaseIfOwned} deletes only an in-flight record that carries the given owner
+ *       token, whatever its lease; it never touches a completed record or another owner's.</li>
  *   <li>Storage that is missing (no table) or cannot be reached is reported by throwing
  *       {@link StorageUnavailableException}; any other failure may be any runtime exception.</li>
  * </ul>
@@ -38,18 +41,40 @@ public interface Store {
 
     /**
      * Creates an in-flight record for {@code key} if none is live (absent, expired, or in flight
-     * with a lapsed lease), atomically.
+     * with a lapsed lease), atomically, and writes {@code ownerToken} into it.
      *
      * @param key         the namespace and client key
      * @param fingerprint hex SHA-256 of the request's media type and canonical body (64 characters)
+     * @param ownerToken  the token the won reservation carries (at most 64 ASCII characters, fresh
+     *                    for every call). The caller chooses it before the call, so that it knows
+     *                    the token even when the answer is lost and can {@link #releaseIfOwned}
+     *                    what may have landed; a store writes exactly this one
      * @param now         the current time
      * @param lease       how long the reservation is guaranteed to its owner without renewal
      * @param ttl         how long the record lives, from {@code now}: a won reservation, fresh or
      *                    a take-over, sets its expiry to {@code now + ttl}, and completing it does
      *                    not move that
-     * @return the won reservation, or the live record that is in the way
+     * @return the won reservation (its {@link Reservation#ownerToken()} is {@code ownerToken}), or
+     *         the live record that is in the way
      */
-    ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl);
+    ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                          Duration ttl);
+
+    /** {@link #reserve(RecordKey, String, String, Instant, Duration, Duration)} with a fresh random token. */
+    default ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
+        return reserve(key, fingerprint, UUID.randomUUID().toString(), now, lease, ttl);
+    }
+
+    /**
+     * Deletes {@code key}'s record if it is in flight under {@code ownerToken}, atomically; does
+     * nothing to a completed record or to one of another token. The engine calls it for a
+     * reservation whose outcome it does not know — the {@link #reserve} call failed, so no handler
+     * ran under it, but the record may have been written — to free the key as soon as the storage
+     * answers again rather than when the lease lapses.
+     *
+     * @return {@code true} when this call deleted the record
+     */
+    boolean releaseIfOwned(RecordKey key, String ownerToken);
 
     /**
      * The unexpired record for {@code key}: completed, or in flight — even one whose lease has

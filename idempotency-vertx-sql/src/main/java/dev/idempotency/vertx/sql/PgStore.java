@@ -155,12 +155,12 @@ public final class PgStore implements AsyncTransactionalStore {
     }
 
     @Override
-    public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now,
-                                                       Duration lease, Duration ttl) {
+    public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, String token,
+                                                       Instant now, Duration lease, Duration ttl) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(token, "ownerToken");
         Instant at = Rows.micros(now);
-        String token = UUID.randomUUID().toString();
         Map<String, Object> row = Rows.newRow(key, fingerprint, PostgresSql.IN_FLIGHT, token,
                 Rows.micros(now.plus(lease)), null, Rows.micros(now.plus(ttl)), at);
         return stage(reserve(key, token, row, at, 1));
@@ -184,6 +184,12 @@ public final class PgStore implements AsyncTransactionalStore {
                     key.keyPreview(), attempt);
             return reserve(key, token, row, now, attempt + 1);
         });
+    }
+
+    /** The release's DELETE: only while the row is in flight under {@code ownerToken}. */
+    @Override
+    public CompletionStage<Boolean> releaseIfOwned(RecordKey key, String ownerToken) {
+        return stage(release(key, ownerToken));
     }
 
     /**
