@@ -31,6 +31,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,6 +64,8 @@ class StreamedResponsesTest {
 
     private static final String FILE_CONTENT = "file content, ".repeat(1000);
     private static final String BODY = "{\"a\":1}";
+    private static final Set<String> WAITS = Set.of("jdk.internal.misc.Unsafe.park", "java.lang.Thread.sleep",
+            "java.lang.Thread.sleep0", "java.lang.Object.wait", "java.lang.Object.wait0", "sun.nio.ch.Net.poll");
 
     @Parameter
     boolean blockingStore;
@@ -105,7 +108,7 @@ class StreamedResponsesTest {
         router.route("/again/*").handler(againIdempotency);
         router.route().handler(idempotency);
 
-        BiConsumer<RoutingContext, Integer> chunked = (ctx, n) -> {
+        route(router, "/chunked", (ctx, n) -> {
             HttpServerResponse response = ctx.response().setChunked(true)
                     .putHeader("Content-Type", "text/plain").putHeader("Location", "/streams/" + n);
             response.write("one\n");
@@ -113,20 +116,20 @@ class StreamedResponsesTest {
                 response.write("two\n");
                 vertx.setTimer(150, t2 -> response.end("three\n"));
             });
-        };
-        route(router, "/chunked", chunked);
-        route(router, "/again/chunked", chunked);
-        route(router, "/gated", (ctx, n) -> {
+        });
+        BiConsumer<RoutingContext, Integer> gated = (ctx, n) -> {
             ctx.response().setChunked(true).putHeader("Location", "/streams/" + n).write("first\n");
             Future.fromCompletionStage(release, vertx.getOrCreateContext()).onComplete(v -> ctx.response().end("last\n"));
-        });
+        };
+        route(router, "/gated", gated);
+        route(router, "/again/gated", gated);
         route(router, "/ticks", (ctx, n) -> {
             // Ticks on whether or not anybody still listens, then ends: a handler that does not watch its writes.
             HttpServerResponse response = ctx.response().setChunked(true);
             AtomicInteger ticks = new AtomicInteger();
             response.write("tick\n");
             vertx.setPeriodic(50, id -> {
-                if (ticks.incrementAndGet() < 20) {
+                if (ticks.incrementAndGet() < 40) {
                     response.write("tick\n");
                 } else {
                     vertx.cancelTimer(id);
@@ -183,8 +186,16 @@ class StreamedResponsesTest {
         againIdempotency.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         engine.close();
         againEngine.close();
-        assertThat(checker.takeWarnings()).as("event loop blocked in the engine or a store")
-                .noneMatch(BlockedThreadWarnings.Warning::inEngineOrStore);
+        // Over a non-blocking store the engine runs on the event loop by design, and a starved CPU can
+        // make its microseconds look like 100 ms there: only an event loop caught waiting counts.
+        assertThat(checker.takeWarnings()).as("event loop blocked")
+                .noneMatch(blockingStore ? BlockedThreadWarnings.Warning::inEngineOrStore : StreamedResponsesTest::waiting);
+    }
+
+    /** The blocked thread was caught parked, asleep, on a monitor or a socket: blocked, not merely slow. */
+    private static boolean waiting(BlockedThreadWarnings.Warning warning) {
+        return !warning.stack().isEmpty() && WAITS.contains(
+                warning.stack().get(0).getClassName() + "." + warning.stack().get(0).getMethodName());
     }
 
     @Test
@@ -221,14 +232,19 @@ class StreamedResponsesTest {
     @Test
     void optingInToRunAgainReleasesAStreamOnlyAtItsEnd() throws Exception {
         String key = key();
-        List<HttpResponse<byte[]>> responses = concurrently(20, "/again/chunked", key);
+        HttpResponse<InputStream> first = http.send(request("/again/gated", key), HttpResponse.BodyHandlers.ofInputStream());
+        try (InputStream body = first.body()) {
+            assertThat(new String(body.readNBytes(6), StandardCharsets.UTF_8)).isEqualTo("first\n");
+            List<HttpResponse<byte[]>> duplicates = concurrently(20, "/again/gated", key);
+            assertThat(duplicates).as("held while it streams").allSatisfy(r -> assertThat(r.statusCode()).isEqualTo(409));
+            release.complete(null);
+            assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("last\n");
+        }
 
-        assertThat(runs.get("/again/chunked")).as("held while it streamed").hasValue(1);
-        assertThat(responses).allSatisfy(r -> assertThat(r.statusCode()).isIn(200, 409));
-        HttpResponse<byte[]> retry = post("/again/chunked", key);
+        HttpResponse<byte[]> retry = postUntilNot409("/again/gated", key);
         assertThat(retry.statusCode()).isEqualTo(200);
         assertThat(replayed(retry)).isFalse();
-        assertThat(runs.get("/again/chunked")).as("released at the end, so the retry ran again").hasValue(2);
+        assertThat(runs.get("/again/gated")).as("released at the end, so the retry ran again").hasValue(2);
     }
 
     @Test
@@ -288,7 +304,7 @@ class StreamedResponsesTest {
             socket.setSoLinger(true, 0); // a reset, not a polite close
         }
 
-        // The first handler still ticks for about a second; its key is free once the server saw the close.
+        // The first handler still ticks for about two seconds; its key is free once the server saw the close.
         HttpResponse<byte[]> retry = postUntilNot409("/ticks", key);
         assertThat(retry.statusCode()).isEqualTo(200);
         assertThat(replayed(retry)).isFalse();
