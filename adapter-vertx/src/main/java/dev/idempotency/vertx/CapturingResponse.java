@@ -25,8 +25,8 @@ import java.util.function.Supplier;
  * hands the end to its {@link Finisher} instead of the server, which lets it go once the execution
  * is finished. A body written in parts — chunks, a pipe, a file — streams to the client as it is
  * written and is not kept; its end is the end of the stream ({@code end()}, the file sent). What
- * breaks a response on its way — a reset, a file or piped source that fails, the connection
- * closing before the end — goes to the finisher too.
+ * breaks a response on its way — a reset, a file or {@code send(ReadStream)} source that fails, the
+ * connection closing before the end — goes to the finisher too.
  *
  * <p>What the capture guarantees the finisher: one end at most (a second throws, as Vert.x does);
  * once the end is requested the head is treated as sent, so nobody can change the status or
