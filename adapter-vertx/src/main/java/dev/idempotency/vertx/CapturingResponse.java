@@ -21,9 +21,12 @@ import java.util.function.Supplier;
 
 /**
  * The response route handlers write to: the capture. Until {@link #arm} it passes every call
- * through; once armed it copies the body bytes on their way out (up to a limit; a streamed body or
- * a file is not kept), and hands the final {@code end} — or a file, or a reset — to its
- * {@link Finisher} instead of the server, which lets it go once the execution is finished.
+ * through; once armed it keeps the body a handler ends the response with (up to a limit), and
+ * hands the end to its {@link Finisher} instead of the server, which lets it go once the execution
+ * is finished. A body written in parts — chunks, a pipe, a file — streams to the client as it is
+ * written and is not kept; its end is the end of the stream ({@code end()}, the file sent). What
+ * breaks a response on its way — a reset, a file or {@code send(ReadStream)} source that fails, the
+ * connection closing before the end — goes to the finisher too.
  *
  * <p>What the capture guarantees the finisher: one end at most (a second throws, as Vert.x does);
  * once the end is requested the head is treated as sent, so nobody can change the status or
@@ -35,16 +38,22 @@ final class CapturingResponse extends ForwardingResponse {
     private static final String RESPONSE_WRITTEN = "Response has already been written";
     private static final String HEAD_SENT = "Response head already sent";
 
-    /** Where an armed response's end goes: {@link Completion}. */
+    /** Where an armed response's ends go: {@link Completion}. */
     interface Finisher {
         /**
-         * The handler ended the response ({@code last} is its final chunk, empty for a file): finish
+         * The response is complete ({@code last} is its final chunk, empty when already sent): finish
          * the execution, then send the engine's replacement reply or {@code deliver} the response.
          */
         Future<Void> ended(Buffer last, Supplier<Future<Void>> deliver);
 
-        /** The handler reset the stream: nothing reaches the client but the reset. */
-        void reset();
+        /**
+         * The response broke (reset, a source that failed, a file not sent): it is no success. The
+         * future completes once the engine has been told — or has been told otherwise already.
+         */
+        Future<Void> failed(Throwable cause);
+
+        /** The connection closed before the end; {@code streamed} when part of the body had gone out. */
+        void closed(boolean streamed);
     }
 
     private final Context context;
@@ -53,10 +62,10 @@ final class CapturingResponse extends ForwardingResponse {
     // that several threads can see are read and written under the lock.
     private Finisher finisher;
     private int limit;
-    private Buffer body; // null when unarmed or no longer kept
-    private String uncapturable;
+    private String streamed; // why the body is not kept, once it streams; null while it is
     private boolean endRequested;
     private Handler<Void> headersEndHandler;
+    private Handler<Void> closeHandler;
 
     CapturingResponse(HttpServerResponse delegate, Context context) {
         super(delegate);
@@ -77,17 +86,20 @@ final class CapturingResponse extends ForwardingResponse {
         return finisher != null;
     }
 
-    /** From now on, copy bodies of up to {@code limit} bytes and hand the end to {@code finisher}. */
-    synchronized void arm(int limit, Finisher finisher) {
-        if (this.finisher != null) {
-            throw new IllegalStateException("Response already guarded");
+    /** From now on, keep an ended body of up to {@code limit} bytes and hand the end to {@code finisher}. */
+    void arm(int limit, Finisher finisher) {
+        synchronized (this) {
+            if (this.finisher != null) {
+                throw new IllegalStateException("Response already guarded");
+            }
+            if (endRequested) {
+                throw new IllegalStateException(RESPONSE_WRITTEN);
+            }
+            this.finisher = finisher;
+            this.limit = limit;
         }
-        if (endRequested) {
-            throw new IllegalStateException(RESPONSE_WRITTEN);
-        }
-        this.finisher = finisher;
-        this.limit = limit;
-        this.body = Buffer.buffer();
+        // Outside the lock: the server calls back into this object while holding its own.
+        delegate.closeHandler(this::handleClosed);
     }
 
     private synchronized Finisher finisher() {
@@ -96,53 +108,32 @@ final class CapturingResponse extends ForwardingResponse {
 
     // ------------------------------------------------------------------ the capture
 
-    private synchronized void append(Buffer data) {
-        if (body == null) {
-            return;
-        }
-        if ((long) body.length() + data.length() > limit) {
-            uncapturable("larger than maxStoredBodyBytes");
-        } else {
-            body.appendBuffer(data);
-        }
-    }
-
-    /** From now on the body is not kept: the response will not be stored. */
-    private synchronized void uncapturable(String reason) {
-        if (finisher != null && uncapturable == null) {
-            uncapturable = reason;
-            body = null;
+    /** From now on the body streams: it is not kept. */
+    private synchronized void streamed(String how) {
+        if (finisher != null && streamed == null) {
+            streamed = how;
         }
     }
 
     /**
-     * What was written, {@code last} included: the status and headers as set now, and the bytes —
-     * or none ({@link CapturedResponse#uncaptured}) when the body was not kept.
+     * What was written: the status and headers as set now, and {@code last} as the body — or no
+     * body ({@link CapturedResponse#uncaptured}) when it streamed or is over the limit (never copied).
      */
     CapturedResponse captured(Buffer last) {
-        byte[] bytes = bytesWith(last);
         Map<String, List<String>> headers = headersOf(delegate.headers());
         int status = delegate.getStatusCode();
-        return bytes == null ? CapturedResponse.uncaptured(status, headers) : CapturedResponse.of(status, headers, bytes);
-    }
-
-    private synchronized byte[] bytesWith(Buffer last) {
-        if (body == null) {
-            return null;
+        synchronized (this) {
+            if (streamed == null && last.length() > limit) {
+                streamed = "larger than maxStoredBodyBytes";
+            }
+            return streamed != null ? CapturedResponse.uncaptured(status, headers)
+                    : CapturedResponse.of(status, headers, last.getBytes());
         }
-        if (last.length() == 0) {
-            return body.getBytes();
-        }
-        if ((long) body.length() + last.length() > limit) {
-            uncapturable("larger than maxStoredBodyBytes");
-            return null;
-        }
-        return body.copy().appendBuffer(last).getBytes();
     }
 
     /** Why the body was not kept; null while it is. */
     synchronized String uncapturedReason() {
-        return uncapturable;
+        return streamed;
     }
 
     /** The headers as set, grouped by name case-insensitively; HTTP/2 pseudo-headers left out. */
@@ -191,13 +182,21 @@ final class CapturingResponse extends ForwardingResponse {
         return end(Buffer.buffer());
     }
 
+    /**
+     * Piped through this response, as Vert.x does — except that a source that fails is reported
+     * before the response is ended (Vert.x's pipe ends it as if it were whole).
+     */
     @Override
     public Future<Void> send(ReadStream<Buffer> body) {
-        uncapturable("streamed with send(ReadStream)");
+        streamed("streamed with send(ReadStream)");
         if (!headers().contains(HttpHeaders.CONTENT_LENGTH)) {
             setChunked(true);
         }
-        return body.pipeTo(this);
+        return body.pipe().endOnFailure(false).to(this).recover(failure -> {
+            failed(failure);
+            Future<Void> ended = ended() ? Future.succeededFuture() : end(); // goes out once the key is released
+            return ended.transform(ar -> Future.failedFuture(failure));
+        });
     }
 
     @Override
@@ -215,33 +214,99 @@ final class CapturingResponse extends ForwardingResponse {
         return sendFile(() -> delegate.sendFile(file, offset, length));
     }
 
-    /** A file is never stored: the key is released, then the file goes out. */
+    /**
+     * A file streams, and is not kept: it ends when the server has sent it, and a file that could
+     * not be sent is a failure (the handler may then answer otherwise: the end is no longer taken).
+     */
     private Future<Void> sendFile(Supplier<Future<Void>> send) {
+        checkNotEnded();
         runHeadersEndHandler();
-        Finisher f = finisher();
+        Finisher f;
+        synchronized (this) {
+            checkNotEnded();
+            f = finisher;
+            if (f != null) {
+                streamed("sendFile");
+                endRequested = true;
+            }
+        }
         if (f == null) {
             return send.get();
         }
-        uncapturable("sendFile");
-        return f.ended(Buffer.buffer(), send);
+        Future<Void> sent;
+        try {
+            sent = send.get();
+        } catch (RuntimeException e) {
+            notSent(f, e);
+            throw e;
+        }
+        return sent.transform(ar -> {
+            if (ar.succeeded()) {
+                return f.ended(Buffer.buffer(), Future::succeededFuture);
+            }
+            notSent(f, ar.cause());
+            return Future.failedFuture(ar.cause());
+        });
+    }
+
+    private void notSent(Finisher f, Throwable cause) {
+        f.failed(cause);
+        synchronized (this) {
+            endRequested = false;
+        }
     }
 
     @Override
     public Future<Void> reset(long code) {
+        failed(new IllegalStateException("the response was reset"));
+        return delegate.reset(code);
+    }
+
+    private void failed(Throwable cause) {
         Finisher f = finisher();
         if (f != null) {
-            f.reset();
+            f.failed(cause);
         }
-        return delegate.reset(code);
+    }
+
+    /** The server's close handler once armed: tells the finisher of a close before the end, then the handler's own. */
+    private void handleClosed(Void v) {
+        Finisher f;
+        boolean wasStreamed;
+        Handler<Void> handler;
+        synchronized (this) {
+            f = endRequested ? null : finisher;
+            wasStreamed = streamed != null;
+            handler = closeHandler;
+        }
+        if (f != null) {
+            f.closed(wasStreamed);
+        }
+        if (handler != null) {
+            handler.handle(v);
+        }
+    }
+
+    /** Kept, and called by this response's own close handler once armed (Vert.x Web sets one for its end handlers). */
+    @Override
+    public HttpServerResponse closeHandler(Handler<Void> handler) {
+        synchronized (this) {
+            closeHandler = handler;
+            if (finisher != null) {
+                return this;
+            }
+        }
+        return super.closeHandler(handler);
     }
 
     // ------------------------------------------------------------------ writing
 
+    /** A body written in parts streams to the client as it goes: it is not kept. */
     @Override
     public Future<Void> write(Buffer data) {
         checkNotEnded();
         runHeadersEndHandler();
-        append(data);
+        streamed("written in parts");
         return delegate.write(data);
     }
 
@@ -260,21 +325,6 @@ final class CapturingResponse extends ForwardingResponse {
         checkHeadNotSent();
         runHeadersEndHandler();
         return delegate.writeHead();
-    }
-
-    /** A writer that watches back-pressure streams its body: such a body is not stored. */
-    @Override
-    public boolean writeQueueFull() {
-        uncapturable("streamed (writeQueueFull)");
-        return delegate.writeQueueFull();
-    }
-
-    @Override
-    public HttpServerResponse drainHandler(Handler<Void> handler) {
-        if (handler != null) {
-            uncapturable("streamed (drainHandler)");
-        }
-        return super.drainHandler(handler);
     }
 
     /**

@@ -11,20 +11,17 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The finishing protocol of one {@link Execution}, which {@link IdempotencyHandler} arms a
- * {@link CapturingResponse} with: when the handler ends the response, {@code fail} if the request
- * failed, else {@code finish} with the capture — on a worker, never the event loop — and only then
- * the response goes out: the engine's replacement reply when it gives one and the head is still
- * ours to write, else the handler's. A reset stream, or a decision that came too late to run the
- * handler, {@code fail}s it.
- *
- * <p>Nothing here counts how often it is called: core's {@link Execution} lets the first
- * {@code finish} or {@code fail} decide and makes later ones no-ops.
+ * {@link CapturingResponse} with; the first signal decides. The response ended: {@code fail} if
+ * the request failed, else {@code finish} with the capture, and only then the end goes out (or
+ * the engine's replacement reply, while the head is still ours to write). The response broke, or
+ * its connection closed once part of the body had gone out or the request had failed: {@code fail}.
  */
 final class Completion implements CapturingResponse.Finisher {
 
@@ -42,6 +39,9 @@ final class Completion implements CapturingResponse.Finisher {
     private final RoutingContext routing;
     private final CapturingResponse response;
     private final Offloader offloader;
+    // Steps run on unordered workers: a later fail could overtake a finish there, so they are decided here.
+    private final AtomicBoolean decided = new AtomicBoolean();
+    private final Promise<Void> told = Promise.promise(); // the engine has been told the decision
 
     Completion(Execution execution, RoutingContext routing, CapturingResponse response, Offloader offloader) {
         this.execution = execution;
@@ -52,10 +52,14 @@ final class Completion implements CapturingResponse.Finisher {
 
     /**
      * Finishes the execution (on a worker for a blocking engine), then lets the response go. Whatever the engine did
-     * (stored, released), a retry that arrives after the client saw the response finds it done.
+     * (stored, released), a retry that arrives after the client saw the end finds it done.
      */
     @Override
     public Future<Void> ended(Buffer last, Supplier<Future<Void>> deliver) {
+        if (!decided.compareAndSet(false, true)) {
+            // Already failed: the rest goes out as it is, once the key is released.
+            return told.future().transform(ar -> write(Optional.empty(), deliver));
+        }
         Supplier<CompletionStage<Optional<HttpReply>>> step;
         if (routing.failed()) {
             Throwable cause = routing.failure() != null ? routing.failure()
@@ -64,42 +68,51 @@ final class Completion implements CapturingResponse.Finisher {
         } else {
             CapturedResponse captured = response.captured(last);
             if (!captured.isCaptured()) {
-                log.debug("Response for key_preview={} not captured ({}); releasing", execution.key().keyPreview(),
-                        response.uncapturedReason());
+                log.debug("Response for key_preview={} not captured ({}); kept without its body unless it failed",
+                        execution.key().keyPreview(), response.uncapturedReason());
             }
             step = () -> execution.finishAsync(captured);
         }
-        HttpServerResponse server = response.server();
         Promise<Void> sent = Promise.promise();
         offloader.offload(response.context(), step).onComplete(ar -> {
-            Optional<HttpReply> instead = Optional.empty();
-            if (ar.succeeded()) {
-                instead = ar.result();
-            } else {
+            if (ar.failed()) {
                 // The engine never throws for storage: a closed worker pool, or a bug.
                 log.warn("Could not finish key_preview={}: {}", execution.key().keyPreview(), String.valueOf(ar.cause()));
             }
-            Future<Void> written;
-            try {
-                written = instead.isPresent() && !server.headWritten()
-                        ? IdempotencyHandler.send(server, instead.get())
-                        : deliver.get();
-            } catch (RuntimeException e) {
-                written = Future.failedFuture(e);
-            }
-            written.onComplete(sent);
+            told.complete();
+            write(ar.succeeded() ? ar.result() : Optional.empty(), deliver).onComplete(sent);
         });
         return sent.future();
     }
 
-    @Override
-    public void reset() {
-        // Nothing reaches the client but the reset, so there is nothing to hold back.
-        fail(new IllegalStateException("the response was reset"));
+    private Future<Void> write(Optional<HttpReply> instead, Supplier<Future<Void>> deliver) {
+        HttpServerResponse server = response.server();
+        try {
+            return instead.isPresent() && !server.headWritten()
+                    ? IdempotencyHandler.send(server, instead.get())
+                    : deliver.get();
+        } catch (RuntimeException e) {
+            return Future.failedFuture(e);
+        }
     }
 
-    /** Releases the key (on a worker for a blocking engine); nothing is held back. */
-    void fail(Throwable cause) {
-        offloader.offload(response.context(), () -> execution.failAsync(cause)).onFailure(e -> log.warn("Could not release key_preview={}: {}", execution.key().keyPreview(), e.toString()));
+    @Override
+    public Future<Void> failed(Throwable cause) {
+        if (decided.compareAndSet(false, true)) {
+            offloader.offload(response.context(), () -> execution.failAsync(cause)).onComplete(ar -> {
+                if (ar.failed()) {
+                    log.warn("Could not release key_preview={}: {}", execution.key().keyPreview(), ar.cause().toString());
+                }
+                told.complete();
+            });
+        }
+        return told.future();
+    }
+
+    @Override
+    public void closed(boolean streamed) {
+        if (streamed || routing.failed()) {
+            failed(new IllegalStateException("the connection closed before the response ended"));
+        }
     }
 }

@@ -40,19 +40,20 @@ import org.slf4j.LoggerFactory;
  * vertx.createHttpServer().requestHandler(idempotency.wrap(router)).listen(8080);
  * }</pre>
  *
- * <p>Route handlers stay as they are: whatever they write — {@code ctx.json(..)},
- * {@code ctx.end(..)}, {@code ctx.response().end(..)}, chunks with {@code write(..)}, or a
- * failure handler's answer — is copied on its way out, and the final {@code end} is held back
- * until the record is stored, so no retry can run the handler again in between. Vert.x Web has
- * no hook that sees the bytes a handler writes; {@link #wrap} is what hands the router a
- * response that copies them, and it is the one line this handler costs outside the routes.
+ * <p>Route handlers stay as they are: the body they end the response with — {@code ctx.json(..)},
+ * {@code ctx.end(..)}, {@code ctx.response().end(..)}, or a failure handler's answer — is copied on
+ * its way out, and the final {@code end} is held back until the record is stored, so no retry can
+ * run the handler again in between. Vert.x Web has no hook that sees the bytes a handler writes;
+ * {@link #wrap} is what hands the router a response that copies them, and it is the one line this
+ * handler costs outside the routes.
  *
- * <p>Not stored, and the key released (before the response goes out) so a retry runs again: a
- * request that failed ({@code ctx.fail(..)} or a handler that threw, whatever the failure
- * handler then writes),
- * {@code sendFile}, streamed bodies ({@code send(ReadStream)}, {@code pipeTo(response)} or any
- * writer that watches back-pressure through {@code writeQueueFull()} or a drain handler), a reset
- * stream, and bodies larger than the engine's {@code maxStoredBodyBytes}.
+ * <p>A success whose body is not copied — written in parts ({@code write(..)} chunks,
+ * {@code send(ReadStream)}, {@code pipeTo(response)}), {@code sendFile}, or larger than the engine's
+ * {@code maxStoredBodyBytes} — streams as usual and, once it has ended, is kept without its body
+ * (a retry gets 410 {@code idempotency_response_not_stored}). The key is released for a request
+ * that failed ({@code ctx.fail(..)}, a handler that threw), a reset, a file that could not be sent,
+ * a {@code send(ReadStream)} whose source failed, and a connection that closed after part of the
+ * body had gone out.
  *
  * <p>The event loop never waits for storage. Over an engine built on an
  * {@link dev.idempotency.core.store.AsyncStore} (such as idempotency-vertx-sql's {@code PgStore})
@@ -174,7 +175,7 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
             // Answered while the decision was pending (a timeout handler, say): run nothing, hold nothing.
             if (decision instanceof Decision.Proceed proceed) {
                 new Completion(proceed.execution(), ctx, response, this::complete)
-                        .fail(new IllegalStateException("answered before the handler could run"));
+                        .failed(new IllegalStateException("answered before the handler could run"));
             }
             return;
         }

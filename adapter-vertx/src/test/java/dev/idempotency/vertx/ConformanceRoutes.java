@@ -1,19 +1,24 @@
 package dev.idempotency.vertx;
 
 import dev.idempotency.testkit.ConformanceApp;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.Cookie;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import java.util.List;
 import java.util.Map;
 
 /**
  * {@link ConformanceApp}'s routes in plain Vert.x Web style, guarded on every path. The app's
  * handlers block (an order sleeps for {@code delayMs}), so they run as blocking handlers — test
- * wiring, not something the adapter asks for.
+ * wiring, not something the adapter asks for. {@code /async} and {@code /stream} stay on the event
+ * loop: one answers when the app's future completes, back on the request's context; the other
+ * writes its chunks from timers.
  */
 final class ConformanceRoutes {
 
@@ -46,7 +51,43 @@ final class ConformanceRoutes {
                 .putHeader("Content-Type", "text/plain; charset=utf-8")
                 .end(app.text()), false);
         router.get("/orders").blockingHandler(ctx -> ctx.json(app.listOrders()), false);
+        router.post("/async").handler(ctx -> Future.fromCompletionStage(
+                        app.createOrderLater(body(ctx), ctx.request().getParam("delayMs")), ctx.vertx().getOrCreateContext())
+                .onSuccess(order -> {
+                    ctx.response().setStatusCode(201).putHeader("Location", "/orders/" + order.get("id"));
+                    ctx.json(order);
+                })
+                .onFailure(ctx::fail));
+        router.post("/stream").handler(ctx -> {
+            ConformanceApp.Chunks stream = app.streamChunks();
+            String delayMs = ctx.request().getParam("delayMs");
+            long delay = delayMs == null || delayMs.isBlank() ? 0 : Long.parseLong(delayMs);
+            HttpServerResponse response = ctx.response().setChunked(true)
+                    .putHeader("Content-Type", "text/plain; charset=utf-8")
+                    .putHeader("Location", stream.location());
+            writeChunks(ctx.vertx(), response, stream.chunks(), 0, delay);
+        });
+        router.post("/large").blockingHandler(ctx -> {
+            ConformanceApp.Blob blob = app.large(ctx.request().getParam("bytes"), ctx.request().getParam("type"),
+                    ctx.request().getParam("delayMs"));
+            ctx.response().setStatusCode(201)
+                    .putHeader("Content-Type", blob.contentType())
+                    .putHeader("Location", blob.location())
+                    .end(Buffer.buffer(blob.body()));
+        }, false);
         return router;
+    }
+
+    /** Writes chunk {@code i}, then the next one {@code delayMs} later from a timer; ends after the last. */
+    private static void writeChunks(Vertx vertx, HttpServerResponse response, List<String> chunks, int i, long delayMs) {
+        response.write(chunks.get(i));
+        if (i + 1 == chunks.size()) {
+            response.end();
+        } else if (delayMs == 0) {
+            writeChunks(vertx, response, chunks, i + 1, delayMs);
+        } else {
+            vertx.setTimer(delayMs, t -> writeChunks(vertx, response, chunks, i + 1, delayMs));
+        }
     }
 
     static HttpServer listen(Vertx vertx, IdempotencyHandler idempotency, Router router) throws Exception {

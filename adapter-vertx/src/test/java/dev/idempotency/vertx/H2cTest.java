@@ -63,11 +63,11 @@ class H2cTest {
         router.route().handler(BodyHandler.create()).handler(idempotency);
         router.post("/orders").handler(ctx -> {
             int n = runs.incrementAndGet();
-            // Written in two parts: the head goes out with the first, so :status is in the map at the end.
+            // The head goes out before the end, so :status is in the map when the body is copied.
             ctx.response().setStatusCode(201).setChunked(true)
                     .putHeader("Content-Type", "application/json").putHeader("Location", "/orders/" + n);
-            ctx.response().write("{\"id\":" + n);
-            ctx.response().end(",\"status\":\"created\"}");
+            ctx.response().writeHead();
+            ctx.response().end("{\"id\":" + n + ",\"status\":\"created\"}");
         });
         server = ConformanceRoutes.listen(vertx, idempotency, router);
     }

@@ -55,7 +55,8 @@ class VertxConformanceTest extends HttpConformanceTest {
                     ConformanceRoutes.router(checker.vertx(), idempotency, new ConformanceApp()));
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             URI base = URI.create("http://127.0.0.1:" + server.actualPort());
-            for (String path : List.of("/orders", "/orders", "/payments", "/text", "/fail")) {
+            for (String path : List.of("/orders", "/orders", "/payments", "/text", "/fail", "/async", "/stream",
+                    "/large")) {
                 client.send(HttpRequest.newBuilder(base.resolve(path)).header("Idempotency-Key", "warm-up")
                         .header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString("{\"item\":\"x\",\"quantity\":1,\"amount\":1}"))
