@@ -9,6 +9,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +35,8 @@ public final class BlockedThreadWarnings implements AutoCloseable {
     public static final long MAX_EVENT_LOOP_MILLIS = 100;
 
     private static final String CHECKER_LOGGER = "io.vertx.core.impl.BlockedThreadChecker";
+    private static final Set<String> WAITS = Set.of("jdk.internal.misc.Unsafe.park", "java.lang.Thread.sleep",
+            "java.lang.Thread.sleep0", "java.lang.Object.wait", "java.lang.Object.wait0", "sun.nio.ch.Net.poll");
 
     /** One warning: the checker's message and the stack of the blocked thread. */
     public record Warning(String message, List<StackTraceElement> stack) {
@@ -47,6 +50,15 @@ public final class BlockedThreadWarnings implements AutoCloseable {
                     name.startsWith("dev.idempotency.core.") || name.startsWith("dev.idempotency.jdbc.")
                             || name.startsWith("dev.idempotency.vertx.sql.") || name.startsWith("dev.idempotency.redis.")
                             || name.startsWith(InterceptingStore.class.getName()));
+        }
+
+        /**
+         * Whether the blocked thread was caught waiting — parked, asleep, on a monitor or a socket —
+         * rather than merely slow: on a starved CPU, code meant to run on the event loop (the engine
+         * over a non-blocking store) can look blocked for 100 ms without ever waiting.
+         */
+        public boolean waiting() {
+            return !stack.isEmpty() && WAITS.contains(stack.get(0).getClassName() + "." + stack.get(0).getMethodName());
         }
 
         @Override

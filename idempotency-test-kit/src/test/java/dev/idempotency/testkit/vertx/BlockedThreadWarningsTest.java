@@ -35,7 +35,7 @@ class BlockedThreadWarningsTest {
             });
             done.get(10, TimeUnit.SECONDS);
 
-            assertThat(checker.takeWarnings()).anyMatch(BlockedThreadWarnings.Warning::inEngineOrStore);
+            assertThat(checker.takeWarnings()).anyMatch(w -> w.inEngineOrStore() && w.waiting());
         }
     }
 }
