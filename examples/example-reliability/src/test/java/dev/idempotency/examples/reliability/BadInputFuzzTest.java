@@ -385,8 +385,14 @@ class BadInputFuzzTest {
                         "large", "{\"item\":\"a\",\"quantity\":1,\"pad\":\"" + "x".repeat(size) + "\"}"))));
     }
 
+    /**
+     * Control bytes inside a field value. Not CR or LF: those end the line, and Jetty takes what
+     * follows as a field of its own ({@code !\n!:} is the valid key {@code !} and a field named
+     * {@code !}) — another input than a value carrying a control byte.
+     */
     private static Arbitrary<byte[]> controlBytes() {
-        Arbitrary<Byte> ctl = Arbitraries.oneOf(Arbitraries.bytes().between((byte) 0, (byte) 0x1F),
+        Arbitrary<Byte> ctl = Arbitraries.oneOf(Arbitraries.bytes().between((byte) 0, (byte) 0x1F)
+                        .filter(b -> b != '\n' && b != '\r'),
                 Arbitraries.just((byte) 0x7F));
         return ctl.list().ofMinSize(1).ofMaxSize(3).map(list -> {
             byte[] bytes = new byte[list.size()];
