@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Everything decided about a request before the store is asked: is it in scope, is its key valid,
- * which record is it (tenant, method, path, key), is its body acceptable, and its fingerprint.
+ * which record is it (tenant, caller, method, path, key), is its body acceptable, and its fingerprint.
  * Pure: no I/O, the same for every mode and both faces.
  */
 sealed interface Admission {
@@ -21,7 +21,8 @@ sealed interface Admission {
     record Admitted(RecordKey key, String fingerprint, Stopwatch watch) implements Admission {
     }
 
-    static Admission of(RequestView request, IdempotencyConfig config, Answers answers, Stopwatch watch) {
+    static Admission of(RequestView request, IdempotencyConfig config, Callers callers, Answers answers,
+            Stopwatch watch) {
         String method = request.method().toUpperCase(Locale.ROOT);
         if (!config.covers(method)) {
             return new Decided(answers.passThrough(method, request.path(), watch));
@@ -60,7 +61,12 @@ sealed interface Admission {
                     "The tenant identifier is longer than " + RecordKey.MAX_TENANT_LENGTH + " characters", method,
                     path, null, keyPreview, watch));
         }
-        RecordKey recordKey = new RecordKey(tenant.get(), method, path, key);
+        Optional<String> caller = callers.of(request);
+        if (caller.isEmpty()) {
+            return new Decided(answers.reject(ProblemCode.IDEMPOTENCY_CALLER_UNKNOWN, null, method, path, tenant.get(),
+                    keyPreview, watch));
+        }
+        RecordKey recordKey = new RecordKey(tenant.get(), caller.get(), method, path, key);
         byte[] body = request.body();
         if (body.length > config.maxRequestBodyBytes()) {
             return new Decided(answers.reject(recordKey, ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,

@@ -38,6 +38,10 @@ import java.util.TreeSet;
  *   <tr><td>{@code canonicalizer}</td><td>{@link BodyCanonicalizer#sortedJson()}</td><td>how bodies are normalized before hashing</td></tr>
  *   <tr><td>{@code replayPolicy}</td><td>{@link ReplayPolicy#defaults()}</td><td>which responses are stored</td></tr>
  *   <tr><td>{@code tenantResolver}</td><td>{@code fixed("default")}</td><td>the tenant of each request</td></tr>
+ *   <tr><td>{@code callerResolver}</td><td>{@link CallerResolver#principal()}</td><td>the authenticated caller of each
+ *       request: each caller's records are its own</td></tr>
+ *   <tr><td>{@code shareRecordsAcrossCallers}</td><td>false</td><td>instead, file every caller's records of a tenant
+ *       together, so ONE CALLER'S KEY REPLAYS ANOTHER CALLER'S RESPONSE</td></tr>
  *   <tr><td>{@code clock}</td><td>{@link Clock#systemUTC()}</td><td>the time for expiry and leases</td></tr>
  *   <tr><td>{@code listener}</td><td>none</td><td>told every request's outcome ({@code addListener} for several)</td></tr>
  *   <tr><td>{@code problemTypeBase}</td><td>{@code urn:idempotency:problem:}</td><td>prefix of each problem's {@code type} URI</td></tr>
@@ -74,6 +78,8 @@ public final class IdempotencyConfig {
     private final BodyCanonicalizer canonicalizer;
     private final ReplayPolicy replayPolicy;
     private final TenantResolver tenantResolver;
+    private final CallerResolver callerResolver;
+    private final boolean shareRecordsAcrossCallers;
     private final Clock clock;
     private final IdempotencyListener listener;
     private final String problemTypeBase;
@@ -96,6 +102,8 @@ public final class IdempotencyConfig {
         canonicalizer = Objects.requireNonNull(b.canonicalizer, "canonicalizer");
         replayPolicy = Objects.requireNonNull(b.replayPolicy, "replayPolicy");
         tenantResolver = Objects.requireNonNull(b.tenantResolver, "tenantResolver");
+        callerResolver = Objects.requireNonNull(b.callerResolver, "callerResolver");
+        shareRecordsAcrossCallers = b.shareRecordsAcrossCallers;
         clock = Objects.requireNonNull(b.clock, "clock");
         listener = Objects.requireNonNull(b.listener, "listener");
         problemTypeBase = Objects.requireNonNull(b.problemTypeBase, "problemTypeBase");
@@ -131,7 +139,8 @@ public final class IdempotencyConfig {
                 .maxRequestBodyBytes(maxRequestBodyBytes).maxStoredBodyBytes(maxStoredBodyBytes)
                 .runAgainWhenNotStored(runAgainWhenNotStored)
                 .replayedHeaders(replayedHeaders).canonicalizer(canonicalizer).replayPolicy(replayPolicy)
-                .tenantResolver(tenantResolver).clock(clock).listener(listener).problemTypeBase(problemTypeBase);
+                .tenantResolver(tenantResolver).callerResolver(callerResolver)
+                .shareRecordsAcrossCallers(shareRecordsAcrossCallers).clock(clock).listener(listener).problemTypeBase(problemTypeBase);
     }
 
     public String headerName() {
@@ -201,6 +210,14 @@ public final class IdempotencyConfig {
 
     public TenantResolver tenantResolver() {
         return tenantResolver;
+    }
+
+    public CallerResolver callerResolver() {
+        return callerResolver;
+    }
+
+    public boolean shareRecordsAcrossCallers() {
+        return shareRecordsAcrossCallers;
     }
 
     public Clock clock() {
@@ -285,6 +302,8 @@ public final class IdempotencyConfig {
         private BodyCanonicalizer canonicalizer = BodyCanonicalizer.sortedJson();
         private ReplayPolicy replayPolicy = ReplayPolicy.defaults();
         private TenantResolver tenantResolver = TenantResolver.fixed("default");
+        private CallerResolver callerResolver = CallerResolver.principal();
+        private boolean shareRecordsAcrossCallers;
         private Clock clock = Clock.systemUTC();
         private IdempotencyListener listener = IdempotencyListener.none();
         private String problemTypeBase = "urn:idempotency:problem:";
@@ -392,6 +411,22 @@ public final class IdempotencyConfig {
 
         public Builder tenantResolver(TenantResolver tenantResolver) {
             this.tenantResolver = tenantResolver;
+            return this;
+        }
+
+        public Builder callerResolver(CallerResolver callerResolver) {
+            this.callerResolver = callerResolver;
+            return this;
+        }
+
+        /**
+         * Opt-in, with a risk: every caller of a tenant shares one namespace of keys, so a caller
+         * who sends another caller's key and body gets that caller's response replayed, and a
+         * different body tells it the key exists. For a service whose replicas authenticate as
+         * different principals; the engine logs one warning at the first authenticated request.
+         */
+        public Builder shareRecordsAcrossCallers(boolean shareRecordsAcrossCallers) {
+            this.shareRecordsAcrossCallers = shareRecordsAcrossCallers;
             return this;
         }
 

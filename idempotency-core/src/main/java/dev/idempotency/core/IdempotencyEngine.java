@@ -37,6 +37,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     private final AsyncStore store;
     private final IdempotencyConfig config;
     private final Answers answers;
+    private final Callers callers;
     private final EngineScheduler scheduler = new EngineScheduler();
     private final Flow flow;
     private final boolean blockingStore;
@@ -67,6 +68,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.store = Objects.requireNonNull(store, "store");
         this.config = Objects.requireNonNull(config, "config");
         this.answers = new Answers(config);
+        this.callers = new Callers(config);
         this.blockingStore = blockingStore;
         this.flow = Flow.of(config, store, answers, scheduler, blockingStore ? Pause.SLEEP : Pause.on(scheduler),
                 new LostReservations(store, config.clock(), scheduler));
@@ -113,7 +115,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 
     private CompletionStage<Decision> decide(RequestView request) {
         Stopwatch watch = new Stopwatch();
-        Admission admission = Admission.of(request, config, answers, watch);
+        Admission admission = Admission.of(request, config, callers, answers, watch);
         if (admission instanceof Admission.Decided decided) {
             return CompletableFuture.completedFuture(decided.decision());
         }

@@ -45,6 +45,15 @@ public interface RequestView {
     byte[] body();
 
     /**
+     * The name of the principal the framework authenticated for this request (the servlet
+     * {@code getUserPrincipal()}, Micronaut's or Vert.x Web's user), or empty when there is none.
+     * The default {@link CallerResolver} files each caller's records apart under it.
+     */
+    default Optional<String> principalName() {
+        return Optional.empty();
+    }
+
+    /**
      * The framework's own request object (or anything else the adapter offers), for a
      * {@link TenantResolver} that reads the authenticated principal rather than headers.
      *

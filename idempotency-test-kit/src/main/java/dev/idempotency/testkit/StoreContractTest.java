@@ -438,12 +438,27 @@ public abstract class StoreContractTest {
         acquire(new RecordKey(key.tenant(), "PUT", key.path(), key.key()), T0);
         acquire(new RecordKey(key.tenant(), key.method(), "/payments", key.key()), T0);
         acquire(new RecordKey(key.tenant(), key.method(), key.path(), key.key() + "x"), T0);
+        acquire(new RecordKey(key.tenant(), RecordKey.callerOf("alice"), key.method(), key.path(), key.key()), T0);
+        acquire(new RecordKey(key.tenant(), RecordKey.callerOf("bob"), key.method(), key.path(), key.key()), T0);
+    }
+
+    @Test
+    void aCallersRecordIsFoundOnlyUnderThatCaller() {
+        RecordKey anonymous = newKey();
+        RecordKey alice = new RecordKey(anonymous.tenant(), RecordKey.callerOf("alice"), anonymous.method(),
+                anonymous.path(), anonymous.key());
+        acquire(alice, T0).complete(response(201, new byte[] {7}));
+
+        assertThat(store.find(alice, T0).orElseThrow().key()).isEqualTo(alice);
+        assertThat(store.find(anonymous, T0)).isEmpty();
+        assertThat(store.find(new RecordKey(anonymous.tenant(), RecordKey.callerOf("bob"), anonymous.method(),
+                anonymous.path(), anonymous.key()), T0)).isEmpty();
     }
 
     @Test
     void namespaceValuesKeepUnicodeAndLongKeys() {
-        RecordKey key = new RecordKey("tenant-\u00e4\u6f22-" + UUID.randomUUID(), "POST", "/orders/%E2%82%AC",
-                "k".repeat(255 - 36) + UUID.randomUUID());
+        RecordKey key = new RecordKey("tenant-\u00e4\u6f22-" + UUID.randomUUID(), RecordKey.callerOf("\u00e4lice"),
+                "POST", "/orders/%E2%82%AC", "k".repeat(255 - 36) + UUID.randomUUID());
         acquire(key, T0).complete(response(200, new byte[] {1}));
 
         assertThat(store.find(key, T0).orElseThrow().key()).isEqualTo(key);

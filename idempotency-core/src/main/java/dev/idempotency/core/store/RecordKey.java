@@ -1,10 +1,14 @@
 package dev.idempotency.core.store;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Objects;
 
 /**
  * The namespace of one idempotency record: the same client key means the same request only
- * within one tenant, one HTTP method and one path.
+ * within one tenant, one caller, one HTTP method and one path.
  *
  * <p>The engine bounds each part ({@link #MAX_TENANT_LENGTH}, {@link #MAX_PATH_LENGTH}, 255 for the
  * key) so that every record key fits the primary key of every shipped table — InnoDB's 3,072
@@ -13,17 +17,21 @@ import java.util.Objects;
  *
  * @param tenant the tenant the request belongs to (any string of at most {@value #MAX_TENANT_LENGTH}
  *               characters the tenant resolver returns)
+ * @param caller {@link #ANONYMOUS} ({@code ""}) for a request without an authenticated caller, else
+ *               {@link #callerOf(String)} of the caller's name: 32 lower-case hex digits, never the name
  * @param method the upper-case HTTP method
  * @param path   the normalized request path, without query string or fragment, at most
  *               {@value #MAX_PATH_LENGTH} characters
  * @param key    the client's Idempotency-Key, unquoted (1–255 visible ASCII characters)
  */
-public record RecordKey(String tenant, String method, String path, String key) {
+public record RecordKey(String tenant, String caller, String method, String path, String key) {
 
     /** The longest tenant the engine accepts from a tenant resolver; a longer one is an unknown tenant (400). */
     public static final int MAX_TENANT_LENGTH = 191;
     /** The longest normalized path the engine keys a record on; a longer one is answered 414. */
     public static final int MAX_PATH_LENGTH = 500;
+    /** The caller of a request nobody authenticated, or whose records are shared across callers. */
+    public static final String ANONYMOUS = "";
     /** The {@link #preview(String) preview} of a key of at most eight characters. */
     public static final String SHORT_KEY_MASK = "****";
 
@@ -36,9 +44,35 @@ public record RecordKey(String tenant, String method, String path, String key) {
 
     public RecordKey {
         Objects.requireNonNull(tenant, "tenant");
+        Objects.requireNonNull(caller, "caller");
+        if (!caller.isEmpty() && !(caller.length() == 32 && caller.chars().allMatch(RecordKey::isLowerHex))) {
+            throw new IllegalArgumentException("caller must be empty or RecordKey.callerOf(name)");
+        }
         Objects.requireNonNull(method, "method");
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(key, "key");
+    }
+
+    /** The record of an {@link #ANONYMOUS} request. */
+    public RecordKey(String tenant, String method, String path, String key) {
+        this(tenant, ANONYMOUS, method, path, key);
+    }
+
+    /**
+     * The {@code caller} part for an authenticated caller's name: the first 128 bits of the SHA-256
+     * of its UTF-8 bytes, in hex, so that a store never holds the name itself.
+     */
+    public static String callerOf(String name) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 16);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    private static boolean isLowerHex(int c) {
+        return c >= '0' && c <= '9' || c >= 'a' && c <= 'f';
     }
 
     /** {@link #preview(String)} of the key: all that logs, events and exceptions ever show of it. */
@@ -57,7 +91,8 @@ public record RecordKey(String tenant, String method, String path, String key) {
 
     @Override
     public String toString() {
-        return "RecordKey[tenant=" + tenant + ", method=" + method + ", path=" + path
+        return "RecordKey[tenant=" + tenant + (caller.isEmpty() ? "" : ", caller=" + caller.substring(0, 8) + "…")
+                + ", method=" + method + ", path=" + path
                 + ", key=" + keyPreview() + "]";
     }
 }

@@ -1,0 +1,101 @@
+package dev.idempotency.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.util.UUID;
+import java.util.function.IntSupplier;
+
+/**
+ * The checks every adapter passes with its framework's own authentication, over real HTTP: one
+ * caller's key never replays another caller's response. The adapter's test serves a keyed
+ * {@code POST} that authenticated callers and anonymous ones may both reach (wrong credentials: 401),
+ * sends the requests ({@link Post}) and counts its handler's runs ({@code runs}).
+ */
+public final class CallerChecks {
+
+    private static final String BODY = "{\"item\":\"book\",\"quantity\":1}";
+    private static final String OTHER_BODY = "{\"item\":\"pen\",\"quantity\":3}";
+
+    /** One keyed POST of {@code body} as {@code caller} (its credentials; {@code null}: anonymous). */
+    @FunctionalInterface
+    public interface Post {
+        HttpResponse<String> send(String caller, String key, String body) throws Exception;
+    }
+
+    private CallerChecks() {
+    }
+
+    /**
+     * Two callers send one key with one body: each runs the handler and gets its own answer; each
+     * retry replays its own caller's answer, never the other's.
+     */
+    public static void twoCallersOneKeyEachGetTheirOwn(Post post, IntSupplier runs, String callerA, String callerB)
+            throws Exception {
+        String key = newKey();
+        int before = runs.getAsInt();
+        HttpResponse<String> firstA = post.send(callerA, key, BODY);
+        HttpResponse<String> firstB = post.send(callerB, key, BODY);
+        HttpResponse<String> retryA = post.send(callerA, key, BODY);
+        HttpResponse<String> retryB = post.send(callerB, key, BODY);
+
+        assertFresh(firstA);
+        assertFresh(firstB);
+        assertThat(firstB.body()).as("B's answer is not A's").isNotEqualTo(firstA.body());
+        assertReplayOf(retryA, firstA);
+        assertReplayOf(retryB, firstB);
+        assertThat(runs.getAsInt() - before).as("handler runs").isEqualTo(2);
+    }
+
+    /**
+     * A caller reusing another caller's key with another body learns nothing: no 422, its request
+     * runs as the first with that key.
+     */
+    public static void anotherCallersKeyTellsNothing(Post post, IntSupplier runs, String callerA, String callerB)
+            throws Exception {
+        String key = newKey();
+        int before = runs.getAsInt();
+        HttpResponse<String> first = post.send(callerA, key, BODY);
+        HttpResponse<String> other = post.send(callerB, key, OTHER_BODY);
+
+        assertFresh(first);
+        assertFresh(other);
+        assertThat(runs.getAsInt() - before).as("handler runs").isEqualTo(2);
+    }
+
+    /**
+     * An anonymous request with an authenticated caller's key and body never gets that caller's
+     * answer, nor the other way round; each retry replays its own.
+     */
+    public static void anonymousNeverReplaysAuthenticated(Post post, IntSupplier runs, String caller)
+            throws Exception {
+        String key = newKey();
+        int before = runs.getAsInt();
+        HttpResponse<String> authenticated = post.send(caller, key, BODY);
+        HttpResponse<String> anonymous = post.send(null, key, BODY);
+        HttpResponse<String> anonymousRetry = post.send(null, key, BODY);
+        HttpResponse<String> authenticatedRetry = post.send(caller, key, BODY);
+
+        assertFresh(authenticated);
+        assertFresh(anonymous);
+        assertThat(anonymous.body()).isNotEqualTo(authenticated.body());
+        assertReplayOf(anonymousRetry, anonymous);
+        assertReplayOf(authenticatedRetry, authenticated);
+        assertThat(runs.getAsInt() - before).as("handler runs").isEqualTo(2);
+    }
+
+    private static String newKey() {
+        return "caller-" + UUID.randomUUID();
+    }
+
+    private static void assertFresh(HttpResponse<String> response) {
+        assertThat(response.statusCode()).as("status of a first request: %s", response.body()).isEqualTo(201);
+        assertThat(response.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    }
+
+    private static void assertReplayOf(HttpResponse<String> retry, HttpResponse<String> first) {
+        assertThat(retry.statusCode()).isEqualTo(first.statusCode());
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    }
+}
