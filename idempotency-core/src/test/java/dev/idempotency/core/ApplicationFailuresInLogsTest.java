@@ -70,6 +70,15 @@ class ApplicationFailuresInLogsTest {
     }
 
     @Test
+    void aFailingCallerResolverIsLoggedWithoutItsMessage() {
+        String logged = run(c -> c.callerResolver(request -> {
+            throw failure();
+        }));
+
+        assertThat(logged).contains("IllegalStateException").doesNotContain(SECRET);
+    }
+
+    @Test
     void aFailingTenantResolverIsLoggedWithoutItsMessage() {
         String logged = run(c -> c.tenantResolver(request -> {
             throw failure();
