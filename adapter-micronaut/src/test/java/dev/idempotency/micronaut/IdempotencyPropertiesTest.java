@@ -128,7 +128,7 @@ class IdempotencyPropertiesTest {
         assertThatThrownBy(() -> ApplicationContext.run(Map.of(
                 "idempotency.enabled", true, "idempotency.mode", "atomic")).close())
                 .as("the in-memory store cannot hold a transaction")
-                .hasStackTraceContaining("Mode.ATOMIC needs a TransactionalStore");
+                .hasStackTraceContaining("The atomic mode needs a store that joins the application's transaction");
     }
 
     @Test

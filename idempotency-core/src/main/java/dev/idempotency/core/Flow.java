@@ -28,8 +28,8 @@ interface Flow {
             case RESERVE -> new ReserveFlow(store, answers, config, scheduler, pause, lost);
             case ATOMIC -> {
                 if (!(store instanceof AsyncTransactionalStore transactional)) {
-                    throw new IllegalArgumentException("Mode.ATOMIC needs a TransactionalStore; " + store
-                            + " is not one");
+                    throw new IllegalArgumentException("The atomic mode needs a store that joins the application's "
+                            + "transaction (JdbcStore, PgStore); the configured store cannot, so use the reserve mode");
                 }
                 yield new AtomicFlow(transactional, answers, config);
             }

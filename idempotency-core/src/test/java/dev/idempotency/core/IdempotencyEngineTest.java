@@ -826,7 +826,8 @@ class IdempotencyEngineTest {
         assertThatThrownBy(() -> IdempotencyConfig.builder().headerName("bad header").build())
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new IdempotencyEngine(memory, IdempotencyConfig.builder().mode(Mode.ATOMIC).build()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TransactionalStore");
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("The atomic mode needs a store that joins the "
+                        + "application's transaction (JdbcStore, PgStore); the configured store cannot, so use the reserve mode");
     }
 
     // 13. Problem format is checked by problem(..) in every rejection test; the body size limit too:

@@ -186,7 +186,7 @@ class IdempotencyAutoConfigurationTest {
     void theAtomicModeOverANonTransactionalStoreFailsTheStart() {
         runner.withPropertyValues("idempotency.enabled=true", "idempotency.mode=atomic")
                 .run(context -> assertThat(context).hasFailed()
-                        .getFailure().rootCause().hasMessageContaining("TransactionalStore"));
+                        .getFailure().rootCause().hasMessageContaining("so use the reserve mode"));
     }
 
     @Test
