@@ -196,6 +196,7 @@ class CallerFromAuthenticationTest {
         users.addUser("bob", Credential.getCredential("bob-pw"), new String[] {"clerk"});
         HashLoginService login = new HashLoginService("orders");
         login.setUserStore(users);
+        // --- as in README.md, "Callers"
         ConstraintSecurityHandler security = new ConstraintSecurityHandler() {
             @Override
             protected Constraint getConstraint(String pathInContext, Request request) {
@@ -204,6 +205,7 @@ class CallerFromAuthenticationTest {
         };
         security.setAuthenticator(new BasicAuthenticator());
         security.setLoginService(login);
+        // ---
         return security;
     }
 
