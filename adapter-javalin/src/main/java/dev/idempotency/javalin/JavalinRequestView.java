@@ -3,6 +3,7 @@ package dev.idempotency.javalin;
 import dev.idempotency.core.RequestView;
 import io.javalin.http.Context;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import java.security.Principal;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
@@ -60,6 +61,17 @@ final class JavalinRequestView implements RequestView {
     public byte[] body() {
         IdempotencyFilter.keepBodyReadable(ctx.req());
         return ctx.bodyAsBytes();
+    }
+
+    /**
+     * The name of the servlet request's {@code getUserPrincipal()}, set by a Jetty security handler
+     * (Javalin itself authenticates nobody), or empty when there is none.
+     */
+    @Override
+    public Optional<String> principalName() {
+        Principal principal = ctx.req().getUserPrincipal();
+        return principal == null || principal.getName() == null || principal.getName().isEmpty()
+                ? Optional.empty() : Optional.of(principal.getName());
     }
 
     /** {@code Context.class} (or a supertype) gives the Javalin {@link Context}; any other type, empty. */

@@ -3,6 +3,7 @@ package dev.idempotency.vertx;
 import dev.idempotency.core.RequestView;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.auth.User;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
 import java.util.Optional;
@@ -19,6 +20,7 @@ final class RoutingContextView implements RequestView {
     private final String path;
     private final String target;
     private final MultiMap headers;
+    private final User user;
     private final RoutingContext ctx;
 
     RoutingContextView(RoutingContext ctx, String method) {
@@ -29,6 +31,7 @@ final class RoutingContextView implements RequestView {
         this.path = routedPath(ctx);
         this.target = ctx.request().uri();
         this.headers = ctx.request().headers();
+        this.user = ctx.user();
     }
 
     @Override
@@ -78,6 +81,20 @@ final class RoutingContextView implements RequestView {
     public byte[] body() {
         Buffer body = ctx.body().buffer();
         return body == null ? NO_BODY : body.getBytes();
+    }
+
+    /**
+     * The subject of the user an authentication handler ahead of this one set
+     * ({@link User#subject()}: the principal's {@code username}, else the token's {@code sub}), or
+     * empty when there is no user or it has no subject.
+     */
+    @Override
+    public Optional<String> principalName() {
+        if (user == null) {
+            return Optional.empty();
+        }
+        String subject = user.subject();
+        return subject == null || subject.isEmpty() ? Optional.empty() : Optional.of(subject);
     }
 
     /**
