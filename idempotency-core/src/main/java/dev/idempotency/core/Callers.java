@@ -24,10 +24,18 @@ final class Callers {
         this.shared = config.shareRecordsAcrossCallers();
     }
 
+    private static boolean isAuthenticated(RequestView request) {
+        try {
+            return request.principalName().isPresent();
+        } catch (RuntimeException e) {
+            return false; // only decides a warning; the shared namespace does not depend on it
+        }
+    }
+
     /** The record key's caller; empty when the resolver failed, so the request is refused. */
     Optional<String> of(RequestView request) {
         if (shared) {
-            if (!warned.get() && request.principalName().isPresent() && warned.compareAndSet(false, true)) {
+            if (!warned.get() && isAuthenticated(request) && warned.compareAndSet(false, true)) {
                 log.warn("Idempotency records are shared across callers (shareRecordsAcrossCallers) and requests are "
                         + "authenticated: a caller who sends another caller's key and body gets that caller's response");
             }

@@ -31,6 +31,7 @@ class CallersTest {
     private final Logger logger = (Logger) LoggerFactory.getLogger(IdempotencyEngine.class);
     private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
     private IdempotencyEngine engine;
+    private boolean principalFails;
 
     @BeforeEach
     void capture() {
@@ -77,6 +78,9 @@ class CallersTest {
 
             @Override
             public Optional<String> principalName() {
+                if (principalFails) {
+                    throw new IllegalStateException("principal unreadable");
+                }
                 return Optional.ofNullable(principal);
             }
         };
@@ -172,6 +176,16 @@ class CallersTest {
         assertThat(text(bob)).isEqualTo("order 1 for null");
         assertThat(warnings()).hasSize(1).allSatisfy(w -> assertThat(w).contains("shared across callers")
                 .doesNotContain("alice"));
+    }
+
+    @Test
+    void sharedRecordsDoNotDependOnAPrincipalThatCannotBeRead() {
+        start(c -> c.shareRecordsAcrossCallers(true));
+        principalFails = true;
+
+        assertThat(send("alice", BODY).reply().status()).isEqualTo(201);
+        assertThat(send("bob", BODY).isReplay()).isTrue();
+        assertThat(runs).hasValue(1);
     }
 
     private List<String> warnings() {
