@@ -17,8 +17,9 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 
 /**
- * The shipped DDL scripts ({@code db/idempotency/<dialect>/V1__idempotency_keys.sql}), adapted to
- * a configured table name and tenant setting, and run for development set-ups.
+ * The shipped DDL scripts ({@code db/idempotency/<dialect>/V1__idempotency_keys.sql} and the
+ * migrations after it), adapted to a configured table name and tenant setting, and run for
+ * development set-ups.
  */
 final class Ddl {
 
@@ -34,6 +35,11 @@ final class Ddl {
     /** The classpath resource holding the table's DDL for {@code dialect}. */
     static String tableScript(SQLDialect dialect) {
         return "db/idempotency/" + Dialects.ddlFolder(dialect) + "/V1__idempotency_keys.sql";
+    }
+
+    /** The classpath resource adding the caller to the primary key of a V1 table for {@code dialect}. */
+    static String callerScript(SQLDialect dialect) {
+        return "db/idempotency/" + Dialects.ddlFolder(dialect) + "/V4__idempotency_keys_caller.sql";
     }
 
     /** The classpath resource setting the PostgreSQL table's fillfactor (a separate migration). */
@@ -61,18 +67,25 @@ final class Ddl {
         return split(adapted.toString());
     }
 
+    /** What to run, decided on the connection once it holds the lock. */
+    @FunctionalInterface
+    interface Plan {
+        List<String> statements(Connection connection) throws SQLException;
+    }
+
     /**
-     * Runs the statements on one connection, in one transaction; after {@code lock}
-     * ({@link Statements#ddlLock}) first when there is one, so instances starting together do not race.
+     * Runs the planned statements on one connection, in one transaction (as far as the database
+     * keeps DDL in one); after {@code lock} ({@link Statements#ddlLock}) first when there is one,
+     * so instances starting together do not race, and the plan sees what the one before did.
      */
-    static void run(Connection connection, String lock, List<String> statements) throws SQLException {
+    static void run(Connection connection, String lock, Plan plan) throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false);
         try (Statement s = connection.createStatement()) {
             if (lock != null) {
                 s.execute(lock);
             }
-            for (String sql : statements) {
+            for (String sql : plan.statements(connection)) {
                 s.execute(sql);
             }
             connection.commit();

@@ -44,14 +44,15 @@ final class H2Statements extends Statements {
                 .using(source)
                 .on(target(t.key).eq(source.field(t.key))
                         .and(target(t.tenantId).eq(source.field(t.tenantId)))
+                        .and(target(t.caller).eq(source.field(t.caller)))
                         .and(target(t.method).eq(source.field(t.method)))
                         .and(target(t.path).eq(source.field(t.path))))
                 .whenMatchedAnd(targetIsNotLive()).thenUpdate().set(takeOver)
                 .whenNotMatchedThenInsert(t.columns)
                 .values(t.columns.stream().map(source::field).toList()));
         purge = compile(ctx.deleteFrom(t.table)
-                .where(row(t.key, t.tenantId, t.method, t.path).in(
-                        select(t.key, t.tenantId, t.method, t.path)
+                .where(row(t.key, t.tenantId, t.caller, t.method, t.path).in(
+                        select(t.key, t.tenantId, t.caller, t.method, t.path)
                                 .from(t.table)
                                 .where(t.expiresAt.le(t.now))
                                 .orderBy(t.expiresAt)

@@ -19,6 +19,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.jooq.Condition;
@@ -37,7 +38,7 @@ import org.jooq.impl.SQLDataType;
  * every statement binds, and the two conditions every statement is built from ({@link #isLive}
  * and its negation).
  *
- * <p>Times are bound as values the caller computed from the engine's clock, truncated to
+ * <p>Times are bound as values computed from the engine's clock, truncated to
  * microseconds (the precision of every supported column type), so the database's own clock never
  * takes part.
  */
@@ -46,6 +47,10 @@ final class IdempotencyTable {
     static final String IN_FLIGHT = "IN_FLIGHT";
     static final String COMPLETED = "COMPLETED";
 
+    /** The caller's hex digits as the column's bytes: {@code ""} ↔ no bytes. */
+    static final Converter<byte[], String> CALLER_BYTES = Converter.ofNullable(byte[].class, String.class,
+            bytes -> HexFormat.of().formatHex(bytes), hex -> HexFormat.of().parseHex(hex));
+
     final Table<Record> table;
     final Name tableName;
     /** Whether times are {@code DATETIME} holding UTC (MariaDB, MySQL) rather than zoned timestamps. */
@@ -53,6 +58,8 @@ final class IdempotencyTable {
 
     final Field<String> key = field(name("key"), SQLDataType.VARCHAR);
     final Field<String> tenantId = field(name("tenant_id"), SQLDataType.VARCHAR);
+    /** {@link RecordKey#caller()}: its 16 bytes in a binary column, none for an anonymous caller. */
+    final Field<String> caller = field(name("caller"), SQLDataType.VARBINARY.asConvertedDataType(CALLER_BYTES));
     final Field<String> method = field(name("method"), SQLDataType.VARCHAR);
     final Field<String> path = field(name("path"), SQLDataType.VARCHAR);
     final Field<String> requestHash = field(name("request_hash"), SQLDataType.VARCHAR);
@@ -67,14 +74,16 @@ final class IdempotencyTable {
     final Field<Instant> expiresAt;
     final Field<Instant> createdAt;
 
-    /** Every column, in DDL order; the order rows are inserted in. */
+    /** Every column, the primary key's first in its order; the order rows are inserted in. */
     final List<Field<?>> columns;
     /** The columns a loser needs to describe the record in its way. */
     final List<Field<?>> recordColumns;
     /** One parameter per column, named like it. */
     final List<Param<?>> columnParams;
 
-    /** The caller's "now". */
+    private static final int PRIMARY_KEY_COLUMNS = 5;
+
+    /** The engine's "now". */
     final Param<Instant> now;
     /** A batch size. */
     final Param<Integer> limit = param("limit", SQLDataType.INTEGER);
@@ -88,8 +97,8 @@ final class IdempotencyTable {
         expiresAt = field(name("expires_at"), time);
         createdAt = field(name("created_at"), time);
         now = param("now", time);
-        columns = List.of(key, tenantId, method, path, requestHash, state, ownerToken, lockedUntil, responseStatus,
-                responseContentType, responseHeaders, responseBody, formatVersion, expiresAt, createdAt);
+        columns = List.of(key, tenantId, caller, method, path, requestHash, state, ownerToken, lockedUntil,
+                responseStatus, responseContentType, responseHeaders, responseBody, formatVersion, expiresAt, createdAt);
         recordColumns = List.of(requestHash, state, ownerToken, lockedUntil, responseStatus, responseContentType,
                 responseHeaders, responseBody, formatVersion, expiresAt);
         columnParams = columns.stream().<Param<?>>map(c -> param(c.getName(), c.getDataType())).toList();
@@ -107,15 +116,20 @@ final class IdempotencyTable {
         return SQLDataType.INSTANT;
     }
 
-    /** The time a statement compares against or stores: the caller's, at microsecond precision. */
+    /** The time a statement compares against or stores: the engine's, at microsecond precision. */
     static Instant micros(Instant instant) {
         return instant.truncatedTo(ChronoUnit.MICROS);
     }
 
-    /** {@code key = :key AND tenant_id = :tenant_id AND method = :method AND path = :path}. */
+    /** The primary key's columns, in its order. */
+    List<Field<?>> primaryKeyColumns() {
+        return columns.subList(0, PRIMARY_KEY_COLUMNS);
+    }
+
+    /** {@code key = :key AND tenant_id = :tenant_id AND caller = :caller AND method = :method AND path = :path}. */
     Condition primaryKey() {
-        return key.eq(paramOf(key)).and(tenantId.eq(paramOf(tenantId))).and(method.eq(paramOf(method)))
-                .and(path.eq(paramOf(path)));
+        return key.eq(paramOf(key)).and(tenantId.eq(paramOf(tenantId))).and(caller.eq(paramOf(caller)))
+                .and(method.eq(paramOf(method))).and(path.eq(paramOf(path)));
     }
 
     /** The parameter named after {@code column}. */
@@ -146,6 +160,7 @@ final class IdempotencyTable {
         Map<String, Object> values = new HashMap<>();
         values.put("key", k.key());
         values.put("tenant_id", k.tenant());
+        values.put("caller", k.caller());
         values.put("method", k.method());
         values.put("path", k.path());
         return values;

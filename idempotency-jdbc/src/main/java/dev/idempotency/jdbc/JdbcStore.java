@@ -9,10 +9,7 @@ import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.core.store.TransactionalStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,7 +18,6 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -150,27 +146,30 @@ public final class JdbcStore implements TransactionalStore {
     }
 
     /**
-     * Creates the table and its index, if missing, from the DDL shipped for this dialect; on
+     * Creates the table and its index, if missing, from the DDL shipped for this dialect
+     * ({@code V1__idempotency_keys.sql}, then {@code V4__idempotency_keys_caller.sql}); on
      * PostgreSQL also sets the fillfactor of a table it creates ({@code V3__idempotency_keys_fillfactor.sql};
-     * an existing table's fillfactor is left as its owner set it),
-     * and with row-level security on applies the policy. Run as the table's owner. For
-     * development and tests: production schemas belong in the application's migrations, from the
-     * same resources.
+     * an existing table's fillfactor is left as its owner set it), and with row-level security on
+     * applies the policy. An existing table without the caller column gets {@code V4} once, which
+     * rebuilds its primary key. Run as the table's owner. For development and tests: production
+     * schemas belong in the application's migrations, from the same resources.
      *
      * @throws StorageUnavailableException when the database cannot be reached
      */
     public void createTableIfMissing() {
         String setting = tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting;
         call(null, c -> {
-            // The fillfactor goes with a table created here, not over one whose owner tuned it.
-            List<String> statements = new ArrayList<>();
-            for (String script : sql.tableScripts(c)) {
-                statements.addAll(Ddl.statements(dsl, script, tableName, setting));
-            }
-            if (tenantSetting != null) {
-                statements.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, tenantSetting));
-            }
-            Ddl.run(c, sql.ddlLock(), statements);
+            // Decided after the lock, so that of instances starting together only the first upgrades.
+            Ddl.run(c, sql.ddlLock(), locked -> {
+                List<String> statements = new ArrayList<>();
+                for (String script : sql.tableScripts(locked)) {
+                    statements.addAll(Ddl.statements(dsl, script, tableName, setting));
+                }
+                if (tenantSetting != null) {
+                    statements.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, tenantSetting));
+                }
+                return statements;
+            });
             return null;
         });
         log.info("Idempotency table {} is in place ({})", tableLabel, dialect);
@@ -182,21 +181,17 @@ public final class JdbcStore implements TransactionalStore {
      * one {@code SELECT * FROM <table> WHERE 1 = 0} and compares the result's column names: the
      * table name resolves exactly as in the store's own statements (PostgreSQL's
      * {@code search_path}, a schema- or database-qualified name, quoting). Column types,
-     * constraints and the index are not checked. {@link Builder#verifySchema(boolean)} runs it at
-     * {@code build()}.
+     * constraints and the index are not checked. A table without the column {@code caller} misses
+     * {@code V4__idempotency_keys_caller.sql}, which the message names. {@link Builder#verifySchema(boolean)}
+     * runs it at {@code build()}.
      *
      * @throws IllegalStateException       naming the missing table, or the missing columns
      * @throws StorageUnavailableException when the database cannot be reached
      */
     public void verifySchema() {
-        String probe = dsl.renderInlined(dsl.selectFrom(table.table).where(DSL.falseCondition()));
-        Set<String> present = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(probe)) {
-            ResultSetMetaData columns = rs.getMetaData();
-            for (int i = 1; i <= columns.getColumnCount(); i++) {
-                present.add(columns.getColumnName(i));
-            }
+        Set<String> present;
+        try (Connection c = dataSource.getConnection()) {
+            present = sql.columns(c);
         } catch (SQLException e) {
             RuntimeException translated = SqlFailures.translate(e, tableLabel);
             if (translated instanceof StorageUnavailableException unavailable
@@ -209,9 +204,12 @@ public final class JdbcStore implements TransactionalStore {
         }
         List<String> missing = table.columns.stream().map(f -> f.getName()).filter(n -> !present.contains(n)).toList();
         if (!missing.isEmpty()) {
+            String apply = missing.equals(List.of(table.caller.getName()))
+                    ? "apply " + Ddl.callerScript(dialect) + ", which adds it to the primary key"
+                    : "apply the migrations in db/idempotency/";
             throw new IllegalStateException("Idempotency schema check failed: table " + tableLabel + " has no column"
                     + (missing.size() == 1 ? " " : "s ") + String.join(", ", missing) + " (" + dialect
-                    + "); apply the migrations in db/idempotency/ (see the idempotency-jdbc README, Schema)");
+                    + "); " + apply + " (see the idempotency-jdbc README, Schema)");
         }
         log.debug("Idempotency table {} has every column the store uses", tableLabel);
     }

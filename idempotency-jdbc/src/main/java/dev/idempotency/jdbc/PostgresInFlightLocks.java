@@ -136,7 +136,7 @@ final class PostgresInFlightLocks {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
         // Length-prefixed parts: no two different keys give the same input.
-        for (String part : new String[] {table, key.tenant(), key.method(), key.path(), key.key()}) {
+        for (String part : new String[] {table, key.tenant(), key.caller(), key.method(), key.path(), key.key()}) {
             update(sha256, part);
         }
         if (fingerprint != null) {

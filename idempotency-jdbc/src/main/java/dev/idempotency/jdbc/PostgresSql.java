@@ -19,10 +19,11 @@ import org.jooq.SQLDialect;
  *
  * <p>Each {@link Statement} names its parameters in placeholder order ({@code $1} is the first
  * name); the values are those {@link JdbcStore} binds: {@code key}, {@code tenant_id},
- * {@code method}, {@code path}, the other column names, {@code now}, {@code limit}, and for the
+ * {@code caller}, {@code method}, {@code path}, the other column names, {@code now}, {@code limit}, and for the
  * atomic reservation {@code key_lock_high}, {@code key_lock_low}, {@code body_lock}
  * ({@link #inFlightLocks}). Instants are microsecond-truncated {@code timestamptz}, shorts
- * {@code int2}, bodies {@code bytea}.
+ * {@code int2}, bodies {@code bytea}, and so is {@code caller}: the bytes of
+ * {@link RecordKey#caller()}'s hex digits ({@link #callerBytes}), none for an anonymous caller.
  */
 public final class PostgresSql {
 
@@ -192,21 +193,47 @@ public final class PostgresSql {
     }
 
     /**
-     * The shipped DDL for this table, as {@link JdbcStore#createTableIfMissing} runs it: the table
-     * and its index; with {@code fillfactor} the fillfactor migration (for a table created now);
-     * with a {@code tenantSetting} the row-level-security policy reading it.
+     * What {@link #ddl(boolean, boolean, String)} needs to know, run after {@link #ddlLock()} in the
+     * DDL's transaction: columns {@code present} (the table exists) and {@code caller} (it has the
+     * caller column). Parameter {@code $1}: {@link #renderedTable()}.
      */
-    public List<String> ddl(boolean fillfactor, String tenantSetting) {
+    public String tableState() {
+        return "SELECT to_regclass($1) IS NOT NULL AS present, EXISTS (SELECT FROM pg_attribute"
+                + " WHERE attrelid = to_regclass($1) AND attname = 'caller' AND attnum > 0 AND NOT attisdropped) AS caller";
+    }
+
+    /**
+     * The shipped DDL for this table, as {@link JdbcStore#createTableIfMissing} runs it: the table
+     * and its index ({@code V1}); unless {@code present}, the fillfactor migration ({@code V3},
+     * for a table created now); unless {@code hasCaller}, the caller migration ({@code V4}, which
+     * rebuilds the primary key of an existing table); with a {@code tenantSetting} the
+     * row-level-security policy reading it.
+     */
+    public List<String> ddl(boolean present, boolean hasCaller, String tenantSetting) {
         org.jooq.DSLContext dsl = org.jooq.impl.DSL.using(SQLDialect.POSTGRES);
         String setting = tenantSetting == null ? Ddl.DEFAULT_TENANT_SETTING : tenantSetting;
         List<String> ddl = new ArrayList<>(Ddl.statements(dsl, Ddl.tableScript(SQLDialect.POSTGRES), tableName, setting));
-        if (fillfactor) {
+        if (!present) {
             ddl.addAll(Ddl.statements(dsl, Ddl.fillfactorScript(), tableName, setting));
+        }
+        if (!hasCaller) {
+            ddl.addAll(Ddl.statements(dsl, Ddl.callerScript(SQLDialect.POSTGRES), tableName, setting));
         }
         if (tenantSetting != null) {
             ddl.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, setting));
         }
         return ddl;
+    }
+
+    /**
+     * {@link #ddl(boolean, boolean, String)} for a table created now ({@code fillfactor}) or one
+     * that has the caller column already: it never upgrades an existing table.
+     *
+     * @deprecated use {@link #ddl(boolean, boolean, String)} with {@link #tableState()}
+     */
+    @Deprecated(forRemoval = true)
+    public List<String> ddl(boolean fillfactor, String tenantSetting) {
+        return ddl(!fillfactor, !fillfactor, tenantSetting);
     }
 
     /** Serializes instances that create the table together: run first in the DDL's transaction. */
@@ -217,6 +244,11 @@ public final class PostgresSql {
     /** The table as SQL, quoted ({@code "app"."idempotency_keys"}), for {@code to_regclass}. */
     public String renderedTable() {
         return org.jooq.impl.DSL.using(SQLDialect.POSTGRES).render(org.jooq.impl.DSL.table(tableName));
+    }
+
+    /** The value bound as {@code caller}: the bytes {@code key}'s caller spells in hex; empty when anonymous. */
+    public static byte[] callerBytes(RecordKey key) {
+        return IdempotencyTable.CALLER_BYTES.to(key.caller());
     }
 
     /** The advisory-lock values for {@code key} held with {@code fingerprint}. */

@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.Field;
@@ -335,7 +336,7 @@ final class PostgresStatements extends Statements {
         nonKeyColumns().forEach(c -> takeOver.put(c, excluded(c)));
         return ctx.insertInto(t.table).columns(t.columns)
                 .select(select(rowAsSelectList()).where(noLiveRow))
-                .onConflict(t.key, t.tenantId, t.method, t.path)
+                .onConflict(t.primaryKeyColumns())
                 .doUpdate()
                 .set(takeOver)
                 .where(targetIsNotLive());
@@ -352,17 +353,19 @@ final class PostgresStatements extends Statements {
     }
 
     /**
-     * The table script and, for a table being created here, the fillfactor that keeps room for HOT
-     * completions ({@code V3__idempotency_keys_fillfactor.sql}); an existing table's fillfactor is
-     * left as its owner set it.
+     * For a table being created here, the fillfactor that keeps room for HOT completions
+     * ({@code V3__idempotency_keys_fillfactor.sql}); an existing table's fillfactor is left as its
+     * owner set it.
      */
     @Override
-    List<String> tableScripts(Connection c) throws SQLException {
-        List<String> scripts = new ArrayList<>(super.tableScripts(c));
-        if (!tableExists(c)) {
-            scripts.add(Ddl.fillfactorScript());
-        }
-        return scripts;
+    List<String> newTableScripts() {
+        return List.of(Ddl.fillfactorScript());
+    }
+
+    /** Asks {@code to_regclass} first: a failed probe would abort the DDL's transaction. */
+    @Override
+    Set<String> columnsIfTableExists(Connection c) throws SQLException {
+        return tableExists(c) ? columns(c) : Set.of();
     }
 
     private boolean tableExists(Connection c) throws SQLException {

@@ -13,7 +13,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jooq.Converter;
 import org.jooq.DSLContext;
+import org.jooq.DataType;
 import org.jooq.Param;
 import org.jooq.Query;
 
@@ -38,19 +40,26 @@ final class SqlStatement {
     /** The SQL with {@code :name} placeholders, for reading. */
     final String namedSql;
     private final String[] names;
+    /** The type each parameter is bound as. */
     private final Class<?>[] types;
+    /** Per parameter, the converter from the value given to the value bound; {@code null}: bound as given. */
+    private final Converter<?, ?>[] converters;
     private final boolean localTime;
 
-    private SqlStatement(String sql, String namedSql, String[] names, Class<?>[] types, boolean localTime) {
+    private SqlStatement(String sql, String namedSql, String[] names, Class<?>[] types, Converter<?, ?>[] converters,
+                         boolean localTime) {
         this.sql = sql;
         this.namedSql = namedSql;
         this.names = names;
         this.types = types;
+        this.converters = converters;
         this.localTime = localTime;
     }
 
     /**
-     * Renders {@code query}, whose every bind value is a named {@link Param}.
+     * Renders {@code query}, whose every bind value is a named {@link Param}. A parameter of a
+     * converted type other than {@link Instant} (the caller: hex digits, stored as bytes) is given
+     * in its Java type and bound through the converter as the column's type.
      *
      * @param localTime bind instants as UTC {@link LocalDateTime} (MariaDB/MySQL {@code DATETIME})
      *                  rather than {@link OffsetDateTime}
@@ -63,6 +72,7 @@ final class SqlStatement {
         Map<String, Param<?>> params = ctx.extractParams(query);
         List<String> names = new ArrayList<>();
         List<Class<?>> types = new ArrayList<>();
+        List<Converter<?, ?>> converters = new ArrayList<>();
         Matcher m = NAMED.matcher(named);
         StringBuilder indexed = new StringBuilder();
         while (m.find()) {
@@ -70,13 +80,16 @@ final class SqlStatement {
             if (param == null) {
                 throw new IllegalStateException("Not a parameter of the query: " + m.group() + " in " + named);
             }
+            DataType<?> type = param.getDataType();
+            boolean converted = type.getType() != Instant.class && type.getFromType() != type.getType();
             names.add(m.group(1));
-            types.add(param.getDataType().getType());
+            types.add(converted ? type.getFromType() : type.getType());
+            converters.add(converted ? type.getConverter() : null);
             m.appendReplacement(indexed, "?");
         }
         m.appendTail(indexed);
         return new SqlStatement(indexed.toString(), named, names.toArray(String[]::new), types.toArray(Class[]::new),
-                localTime);
+                converters.toArray(Converter[]::new), localTime);
     }
 
     /**
@@ -85,7 +98,7 @@ final class SqlStatement {
      * {@code before} and {@code after} hold no parameters.
      */
     SqlStatement wrapped(String before, String after) {
-        return new SqlStatement(before + sql + after, before + namedSql + after, names, types, localTime);
+        return new SqlStatement(before + sql + after, before + namedSql + after, names, types, converters, localTime);
     }
 
     /**
@@ -93,7 +106,7 @@ final class SqlStatement {
      * in one round trip. {@code after} holds no parameters.
      */
     SqlStatement followedBy(String after) {
-        return new SqlStatement(sql + ";\n" + after, namedSql + ";\n" + after, names, types, localTime);
+        return new SqlStatement(sql + ";\n" + after, namedSql + ";\n" + after, names, types, converters, localTime);
     }
 
     /**
@@ -105,12 +118,15 @@ final class SqlStatement {
         List<String> allNames = new ArrayList<>();
         List<Class<?>> allTypes = new ArrayList<>();
         String indexedBefore = stringParams(before, allNames, allTypes);
+        int first = allNames.size();
         allNames.addAll(List.of(names));
         allTypes.addAll(List.of(types));
         String indexedAfter = stringParams(after, allNames, allTypes);
+        Converter<?, ?>[] allConverters = new Converter<?, ?>[allNames.size()];
+        System.arraycopy(converters, 0, allConverters, first, converters.length);
         return new SqlStatement(indexedBefore + ";\n" + sql + ";\n" + indexedAfter,
                 before + ";\n" + namedSql + ";\n" + after, allNames.toArray(String[]::new),
-                allTypes.toArray(Class[]::new), localTime);
+                allTypes.toArray(Class[]::new), allConverters, localTime);
     }
 
     private static String stringParams(String named, List<String> names, List<Class<?>> types) {
@@ -133,13 +149,18 @@ final class SqlStatement {
                 if (!values.containsKey(names[i])) {
                     throw new IllegalArgumentException("No value for :" + names[i]);
                 }
-                bind(ps, i + 1, types[i], values.get(names[i]));
+                bind(ps, i + 1, types[i], bound(converters[i], values.get(names[i])));
             }
             return ps;
         } catch (SQLException | RuntimeException e) {
             ps.close();
             throw e;
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Object bound(Converter<?, ?> converter, Object value) {
+        return converter == null || value == null ? value : ((Converter<Object, Object>) converter).to(value);
     }
 
     private void bind(PreparedStatement ps, int index, Class<?> type, Object value) throws SQLException {
@@ -176,7 +197,7 @@ final class SqlStatement {
         }
     }
 
-    /** The Java type of parameter {@code :name}. */
+    /** The Java type parameter {@code :name} is bound as. */
     Class<?> typeOf(String name) {
         for (int i = 0; i < names.length; i++) {
             if (names[i].equals(name)) {

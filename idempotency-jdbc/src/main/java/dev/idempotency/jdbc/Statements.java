@@ -6,16 +6,20 @@ import static org.jooq.impl.DSL.inline;
 import dev.idempotency.core.store.HeaderCodec;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -144,11 +148,61 @@ abstract class Statements {
     }
 
     /**
-     * The classpath resources {@code createTableIfMissing} runs for the table itself, on {@code c}
-     * (which a database may ask what exists): here the dialect's table script.
+     * The classpath resources {@code createTableIfMissing} runs for the table itself, decided on
+     * {@code c} after the DDL lock: the table script (which leaves an existing table as it is),
+     * {@link #newTableScripts()} for a table it creates, and the caller migration for a table
+     * without the caller column (one it creates, or one from before that migration). So the
+     * primary key is rebuilt once, not at every start.
      */
-    List<String> tableScripts(Connection c) throws SQLException {
-        return List.of(Ddl.tableScript(ctx.dialect()));
+    final List<String> tableScripts(Connection c) throws SQLException {
+        Set<String> present = columnsIfTableExists(c);
+        List<String> scripts = new ArrayList<>();
+        scripts.add(Ddl.tableScript(ctx.dialect()));
+        if (present.isEmpty()) {
+            scripts.addAll(newTableScripts());
+        }
+        if (!present.contains(t.caller.getName())) {
+            scripts.add(Ddl.callerScript(ctx.dialect()));
+        }
+        return scripts;
+    }
+
+    /** The scripts after the table script for a table {@code createTableIfMissing} creates; here none. */
+    List<String> newTableScripts() {
+        return List.of();
+    }
+
+    /**
+     * The names of the table's columns (case-insensitive), read from the result of
+     * {@code SELECT * FROM <table> WHERE 1 = 0}: the table resolves as in every statement.
+     *
+     * @throws SQLException when there is no such table, among other failures
+     */
+    final Set<String> columns(Connection c) throws SQLException {
+        Set<String> present = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        try (java.sql.Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(ctx.renderInlined(ctx.selectFrom(t.table).where(DSL.falseCondition())))) {
+            ResultSetMetaData metaData = rs.getMetaData();
+            for (int i = 1; i <= metaData.getColumnCount(); i++) {
+                present.add(metaData.getColumnName(i));
+            }
+        }
+        return present;
+    }
+
+    /**
+     * {@link #columns}, or none when the table does not exist. Here the failed probe says so; a
+     * database whose transaction a failed statement aborts asks first.
+     */
+    Set<String> columnsIfTableExists(Connection c) throws SQLException {
+        try {
+            return columns(c);
+        } catch (SQLException e) {
+            if (SqlFailures.reasonOf(e, t.tableName.last()) == StorageUnavailableException.Reason.NOT_PROVISIONED) {
+                return Set.of();
+            }
+            throw e;
+        }
     }
 
     /** A statement run first in {@code createTableIfMissing}'s transaction to serialize instances; or {@code null}. */
@@ -302,7 +356,7 @@ abstract class Statements {
 
     /** The columns a take-over rewrites: everything but the primary key. */
     final List<Field<?>> nonKeyColumns() {
-        return t.columns.subList(4, t.columns.size());
+        return t.columns.subList(t.primaryKeyColumns().size(), t.columns.size());
     }
 
     /** {@code column} qualified by the target table, for conditions next to a source of the same names. */

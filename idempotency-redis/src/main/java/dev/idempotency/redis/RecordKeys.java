@@ -9,11 +9,13 @@ import java.util.HexFormat;
 import java.util.Objects;
 
 /**
- * The Redis key of a record: {@code <prefix>{<hex SHA-256 of tenant, method, path, key>}}. The
- * hash is over the four parts, each preceded by its UTF-8 length, so no two tuples share an
- * encoding; the braces make the digest the key's hash tag, so a record is one key in one cluster
- * slot whatever the prefix. The parts themselves are also stored in the record, where
- * {@link RecordMapping} checks them on every read.
+ * The Redis key of a record: {@code <prefix>{<hex SHA-256 of tenant, method, path, key>}}, and for
+ * an authenticated caller {@code :<caller>} after it (the 32 hex characters of
+ * {@link RecordKey#caller()}). The hash is over the four parts, each preceded by its UTF-8 length,
+ * so no two tuples share an encoding; the braces make the digest the key's hash tag, so a record is
+ * one key in one cluster slot whatever the prefix and the caller. An anonymous record's key has no
+ * suffix, as before callers were part of the key. The parts themselves are also stored in the
+ * record, where {@link RecordMapping} checks them on every read.
  */
 final class RecordKeys {
 
@@ -37,7 +39,8 @@ final class RecordKeys {
             sha256.update(ByteBuffer.allocate(Integer.BYTES).putInt(bytes.length).array());
             sha256.update(bytes);
         }
-        return prefix + "{" + HexFormat.of().formatHex(sha256.digest()) + "}";
+        String tagged = prefix + "{" + HexFormat.of().formatHex(sha256.digest()) + "}";
+        return key.caller().isEmpty() ? tagged : tagged + ":" + key.caller();
     }
 
     private static MessageDigest sha256() {

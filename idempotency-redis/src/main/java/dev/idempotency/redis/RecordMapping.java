@@ -58,7 +58,8 @@ final class RecordMapping {
     /**
      * The record in a flat HGETALL answer from {@code offset} on.
      *
-     * @throws IllegalStateException when the hash belongs to another key (a SHA-256 collision) or is malformed
+     * @throws IllegalStateException when the hash belongs to another key (a SHA-256 collision, a
+     *         caller stored where none was asked for) or is malformed
      */
     static IdempotencyRecord record(RecordKey key, List<?> reply, int offset) {
         Map<String, byte[]> hash = new HashMap<>();
@@ -66,7 +67,14 @@ final class RecordMapping {
             hash.put(string((byte[]) reply.get(i)), (byte[]) reply.get(i + 1));
         }
         int version = Integer.parseInt(required(hash, "v"));
-        RecordKey stored = new RecordKey(required(hash, "t"), required(hash, "m"), required(hash, "p"), required(hash, "k"));
+        byte[] caller = hash.get("c"); // absent: anonymous, as every record written before callers were stored
+        RecordKey stored;
+        try {
+            stored = new RecordKey(required(hash, "t"), caller == null ? RecordKey.ANONYMOUS : string(caller),
+                    required(hash, "m"), required(hash, "p"), required(hash, "k"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("Malformed Redis idempotency record: field 'c' is no caller");
+        }
         if (!stored.equals(key)) {
             throw new IllegalStateException("The Redis record for " + key + " holds another key, " + stored);
         }
@@ -103,6 +111,9 @@ final class RecordMapping {
     private static List<byte[]> common(RecordKey key, String fingerprint, String token, String state, Instant expiresAt) {
         List<byte[]> fields = new ArrayList<>(24);
         add(fields, "t", text(key.tenant()));
+        if (!key.caller().isEmpty()) {
+            add(fields, "c", text(key.caller()));
+        }
         add(fields, "m", text(key.method()));
         add(fields, "p", text(key.path()));
         add(fields, "k", text(key.key()));

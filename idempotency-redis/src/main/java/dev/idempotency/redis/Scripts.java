@@ -16,9 +16,10 @@ import java.util.concurrent.CompletionStage;
  * server that answers {@code NOSCRIPT} (restarted, failed over, {@code SCRIPT FLUSH}ed) gets the
  * call once more as {@code EVAL} with the script's source, on the key's node, which caches it there.
  *
- * <p>A record is a hash: {@code v} format version, {@code t m p k} the key's parts, {@code fp}
- * fingerprint, {@code st} {@code I} (in flight) or {@code C} (completed), {@code own} owner token,
- * {@code lease} and {@code exp} in epoch microseconds, and for a completed record {@code status},
+ * <p>A record is a hash: {@code v} format version, {@code t m p k} the key's parts and {@code c}
+ * its caller (absent for an anonymous record), {@code fp} fingerprint, {@code st} {@code I} (in
+ * flight) or {@code C} (completed), {@code own} owner token, {@code lease} and {@code exp} in
+ * epoch microseconds, and for a completed record {@code status},
  * {@code ct} (absent when there is no content type), {@code hdr} and {@code body}. Times are the
  * engine's {@code now}, passed in; the key's own expiry ({@code PEXPIREAT exp}) only lets Redis
  * drop it, every script compares {@code exp} itself.

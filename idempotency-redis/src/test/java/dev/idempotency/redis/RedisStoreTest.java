@@ -10,6 +10,7 @@ import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StoredResponse;
+import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -81,8 +82,67 @@ class RedisStoreTest {
         Map<String, String> hash = redis.admin().hgetall(redisKey);
         assertThat(hash).containsEntry("v", Integer.toString(HeaderCodec.FORMAT_VERSION))
                 .containsEntry("t", "tenant-\u00e4").containsEntry("m", "PUT").containsEntry("p", "/a/b")
-                .containsEntry("k", key.key()).containsEntry("st", "I").containsEntry("fp", FP);
+                .containsEntry("k", key.key()).containsEntry("st", "I").containsEntry("fp", FP)
+                .doesNotContainKey("c");
         assertThat(redis.admin().type(redisKey)).isEqualTo("hash");
+    }
+
+    @Test
+    void aCallersRecordIsTheAnonymousKeyWithTheCallerAfterTheHashTagInTheSameSlot() {
+        RecordKey anonymous = newKey();
+        RecordKey alice = withCaller(anonymous, RecordKey.callerOf("alice"));
+        RecordKey bob = withCaller(anonymous, RecordKey.callerOf("bob"));
+        acquire(alice);
+
+        String anonymousKey = redis.first.redisKey(anonymous);
+        String aliceKey = redis.first.redisKey(alice);
+        assertThat(aliceKey).isEqualTo(anonymousKey + ":" + alice.caller());
+        assertThat(redis.first.redisKey(bob)).isEqualTo(anonymousKey + ":" + bob.caller());
+        assertThat(SlotHash.getSlot(aliceKey)).isEqualTo(SlotHash.getSlot(anonymousKey))
+                .isEqualTo(SlotHash.getSlot(redis.first.redisKey(bob)));
+        assertThat(redis.keys()).filteredOn(k -> k.startsWith(anonymousKey)).containsExactly(aliceKey);
+        assertThat(redis.admin().hgetall(aliceKey)).containsEntry("c", alice.caller()).containsEntry("k", alice.key());
+    }
+
+    @Test
+    void aRecordWrittenBeforeCallersWereStoredIsAnonymous() {
+        RecordKey anonymous = newKey();
+        // As the store wrote it before the caller was part of the key: no 'c', the same Redis key.
+        Map<String, String> fields = new java.util.HashMap<>(Map.of("v", "1", "t", anonymous.tenant(),
+                "m", anonymous.method(), "p", anonymous.path(), "k", anonymous.key(), "fp", FP, "st", "C",
+                "own", "x", "exp", "99999999999999999"));
+        fields.putAll(Map.of("status", "201", "hdr", HeaderCodec.encode(Map.of()), "body", "old"));
+        redis.admin().hset(redis.first.redisKey(anonymous), fields);
+
+        IdempotencyRecord found = redis.second.find(anonymous, NOW).orElseThrow();
+        assertThat(found.key()).isEqualTo(anonymous);
+        assertThat(found.response().status()).isEqualTo(201);
+        assertThat(redis.second.find(withCaller(anonymous, RecordKey.callerOf("alice")), NOW)).isEmpty();
+        assertThat(redis.second.reserve(withCaller(anonymous, RecordKey.callerOf("alice")), FP, NOW, LEASE, TTL))
+                .isInstanceOf(ReserveResult.Acquired.class);
+    }
+
+    @Test
+    void aHashUnderACallersKeyThatHoldsAnotherCallerIsNotTakenForTheRecord() {
+        RecordKey alice = withCaller(newKey(), RecordKey.callerOf("alice"));
+        String redisKey = redis.first.redisKey(alice);
+        Map<String, String> fields = new java.util.HashMap<>(Map.of("v", "1", "t", alice.tenant(), "m", alice.method(),
+                "p", alice.path(), "k", alice.key(), "fp", FP, "st", "I", "own", "x", "lease", "99999999999999999",
+                "exp", "99999999999999999"));
+        redis.admin().hset(redisKey, fields);
+        assertThatThrownBy(() -> redis.first.find(alice, NOW)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("holds another key");
+
+        redis.admin().hset(redisKey, Map.of("c", RecordKey.callerOf("bob")));
+        assertThatThrownBy(() -> redis.first.find(alice, NOW)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("holds another key");
+
+        redis.admin().hset(redisKey, Map.of("c", alice.caller()));
+        assertThat(redis.first.find(alice, NOW)).isPresent();
+    }
+
+    private static RecordKey withCaller(RecordKey key, String caller) {
+        return new RecordKey(key.tenant(), caller, key.method(), key.path(), key.key());
     }
 
     @Test

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 
 /**
  * Which failures of the Vert.x SQL Client the engine answers 503 for: the same classification as
@@ -22,7 +23,8 @@ import java.util.concurrent.TimeoutException;
  *   <caption>What counts as which</caption>
  *   <tr><th>reason</th><th>recognised by</th></tr>
  *   <tr><td>NOT_PROVISIONED</td><td>SQLSTATE 42P01 (undefined_table) naming the store's table,
- *       3F000 (invalid_schema_name)</td></tr>
+ *       3F000 (invalid_schema_name), 42703 (undefined_column) naming {@code caller}: a table
+ *       without idempotency-jdbc's {@value #CALLER_MIGRATION}</td></tr>
  *   <tr><td>UNREACHABLE</td><td>SQLSTATE class 08, 57P01–57P03 (shutdown, terminated backend,
  *       starting up); {@link ClosedConnectionException}; an {@link IOException} anywhere in the
  *       causes (connection refused or reset: Netty's are {@code ConnectException}s and
@@ -39,6 +41,9 @@ import java.util.concurrent.TimeoutException;
 final class PgFailures {
 
     static final String UNDEFINED_TABLE = "42P01";
+    static final String UNDEFINED_COLUMN = "42703";
+    /** The migration that adds the {@code caller} column, in idempotency-jdbc. */
+    static final String CALLER_MIGRATION = "db/idempotency/postgresql/V4__idempotency_keys_caller.sql";
     static final String LOCK_NOT_AVAILABLE = "55P03";
     private static final Set<String> MISSING_STATES = Set.of("3F000");
     private static final Set<String> UNREACHABLE_STATES = Set.of("57P01", "57P02", "57P03");
@@ -72,7 +77,9 @@ final class PgFailures {
             return cause;
         }
         String message = switch (reason) {
-            case NOT_PROVISIONED -> "Idempotency table " + tableName + " does not exist: " + cause.getMessage();
+            case NOT_PROVISIONED -> inChain(cause, PgFailures::lacksCaller)
+                    ? "Idempotency table " + tableName + " has no column caller: apply " + CALLER_MIGRATION
+                    : "Idempotency table " + tableName + " does not exist: " + cause.getMessage();
             case BUSY -> "Idempotency database busy: " + cause.getMessage();
             case UNREACHABLE -> "Idempotency database unreachable: " + cause;
         };
@@ -92,6 +99,16 @@ final class PgFailures {
         return t;
     }
 
+    private static boolean inChain(Throwable failure, Predicate<Throwable> test) {
+        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+        for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
+            if (test.test(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static Reason reasonOf(Throwable failure, String tableName) {
         Map<Throwable, Boolean> seen = new IdentityHashMap<>();
         for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
@@ -103,10 +120,16 @@ final class PgFailures {
         return null;
     }
 
+    /** Whether {@code t} is the failure of a statement on a table that predates the caller column. */
+    private static boolean lacksCaller(Throwable t) {
+        return t instanceof DatabaseException db && UNDEFINED_COLUMN.equals(db.getSqlState())
+                && String.valueOf(db.getMessage()).contains("caller");
+    }
+
     private static Reason classify(Throwable t, String tableName) {
         if (t instanceof DatabaseException db) {
             String state = db.getSqlState() == null ? "" : db.getSqlState();
-            if (MISSING_STATES.contains(state)
+            if (MISSING_STATES.contains(state) || lacksCaller(db)
                     || UNDEFINED_TABLE.equals(state) && String.valueOf(db.getMessage()).contains(tableName)) {
                 return Reason.NOT_PROVISIONED;
             }

@@ -136,17 +136,17 @@ public final class PgStore implements AsyncTransactionalStore {
 
     /**
      * Creates the table and its index if missing (idempotency-jdbc's DDL; with row-level security
-     * also the policy), in one transaction, serialized between instances. For development and
-     * tests: production schemas belong in migrations.
+     * also the policy), and adds the caller to a table from before it (V4), in one transaction,
+     * serialized between instances. For development and tests: production schemas belong in
+     * migrations.
      */
     public CompletionStage<Void> createTableIfMissing() {
         Future<Void> done = pool.withTransaction(c -> c.query(sql.ddlLock()).execute()
-                .compose(locked -> c.preparedQuery("SELECT to_regclass($1) IS NOT NULL AS present")
-                        .execute(Tuple.of(sql.renderedTable())))
+                .compose(locked -> c.preparedQuery(sql.tableState()).execute(Tuple.of(sql.renderedTable())))
                 .compose(rows -> {
-                    boolean present = rows.iterator().next().getBoolean("present");
+                    Row state = rows.iterator().next();
                     Future<RowSet<Row>> chain = Future.succeededFuture();
-                    for (String ddl : sql.ddl(!present, tenantSetting)) {
+                    for (String ddl : sql.ddl(state.getBoolean("present"), state.getBoolean("caller"), tenantSetting)) {
                         chain = chain.compose(previous -> c.query(ddl).execute());
                     }
                     return chain.<Void>mapEmpty();

@@ -28,11 +28,12 @@ final class Rows {
         return instant.truncatedTo(ChronoUnit.MICROS);
     }
 
-    /** The primary key's values. */
+    /** The primary key's values; the caller as its raw bytes (none for an anonymous caller), bound as {@code bytea}. */
     static Map<String, Object> keyValues(RecordKey k) {
         Map<String, Object> values = new HashMap<>();
         values.put("key", k.key());
         values.put("tenant_id", k.tenant());
+        values.put("caller", PostgresSql.callerBytes(k));
         values.put("method", k.method());
         values.put("path", k.path());
         return values;
@@ -89,7 +90,7 @@ final class Rows {
         return tuple;
     }
 
-    /** The record a row holding the record columns describes. */
+    /** The record of {@code key} a row holding the record columns describes (the row was found by the whole key). */
     static IdempotencyRecord read(RecordKey key, Row row) {
         String state = row.getString("state");
         Instant expires = instant(row, "expires_at");

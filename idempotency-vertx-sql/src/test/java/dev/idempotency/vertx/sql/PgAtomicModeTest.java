@@ -156,6 +156,37 @@ class PgAtomicModeTest {
     }
 
     @Test
+    void callersHoldOneKeyAtOnceAndADuplicateLearnsOnlyItsOwnCallersBody() {
+        RecordKey anonymous = newKey();
+        RecordKey alice = withCaller(anonymous, RecordKey.callerOf("alice"));
+        RecordKey bob = withCaller(anonymous, RecordKey.callerOf("bob"));
+        PgAtomicReservation alices = acquire(alice, FP);
+        PgAtomicReservation bobs = acquire(bob, OTHER_FP); // not kept waiting by Alice's uncommitted row
+        PgAtomicReservation anonymouss = acquire(anonymous, OTHER_FP);
+
+        // Bob and the anonymous request hold this key with OTHER_FP, but not under Alice's caller.
+        IdempotencyRecord alicesDuplicate = existing(other.reserveInTransaction(alice, OTHER_FP, NOW, LEASE, TTL,
+                Duration.ZERO));
+        assertThat(alicesDuplicate.key()).isEqualTo(alice);
+        assertThat(alicesDuplicate.fingerprint()).isEqualTo(dev.idempotency.jdbc.AtomicWaits.ANOTHER_BODY);
+        IdempotencyRecord bobsDuplicate = existing(other.reserveInTransaction(bob, OTHER_FP, NOW, LEASE, TTL,
+                Duration.ZERO));
+        assertThat(bobsDuplicate.fingerprint()).isEqualTo(OTHER_FP);
+
+        assertThat(await(alices.complete(CREATED))).isTrue();
+        await(bobs.abort());
+        assertThat(await(anonymouss.release())).isTrue();
+
+        assertThat(await(other.find(alice, NOW)).orElseThrow().response()).isEqualTo(CREATED);
+        assertThat(await(other.find(bob, NOW))).isEmpty();
+        assertThat(await(other.find(anonymous, NOW))).isEmpty();
+    }
+
+    private static RecordKey withCaller(RecordKey key, String caller) {
+        return new RecordKey(key.tenant(), caller, key.method(), key.path(), key.key());
+    }
+
+    @Test
     void aWaitingDuplicateSeesTheCompletedRecordOnceTheFirstCommits() {
         RecordKey key = newKey();
         PgAtomicReservation reservation = acquire(key, FP);

@@ -64,6 +64,17 @@ class PgFailuresTest {
     }
 
     @Test
+    void aTableWithoutTheCallerColumnIsNotProvisionedAndTheMessageNamesTheMigration() {
+        PgException missing = pg("42703", "column \"caller\" does not exist");
+        Throwable translated = PgFailures.translate(new CompletionException(missing), "app.idempotency_keys");
+        assertThat(translated).isInstanceOf(StorageUnavailableException.class).hasCause(missing)
+                .hasMessage("Idempotency table app.idempotency_keys has no column caller: apply "
+                        + "db/idempotency/postgresql/V4__idempotency_keys_caller.sql");
+        assertThat(((StorageUnavailableException) translated).reason()).isEqualTo(Reason.NOT_PROVISIONED);
+        assertThat(reasonOf(pg("42703", "column \"owner\" does not exist"))).isNull();
+    }
+
+    @Test
     void otherTimeoutsAndStatesAreNotBusy() {
         assertThat(reasonOf(new VertxException("Timeout while reading", true))).isNull();
         assertThat(reasonOf(new VertxException("boom", true))).isNull();
