@@ -52,6 +52,7 @@ public class IdempotencyProperties {
     private boolean runAgainWhenNotStored = DEFAULTS.runAgainWhenNotStored();
     private Set<String> replayedHeaders = new LinkedHashSet<>(DEFAULTS.replayedHeaders());
     private String problemTypeBase = DEFAULTS.problemTypeBase();
+    private boolean shareRecordsAcrossCallers = DEFAULTS.shareRecordsAcrossCallers();
     private final Metrics metrics = new Metrics();
 
     /** The engine settings these properties describe, before the application's beans are added. */
@@ -71,7 +72,8 @@ public class IdempotencyProperties {
                 .maxStoredBodyBytes(maxStoredBodyBytes)
                 .runAgainWhenNotStored(runAgainWhenNotStored)
                 .replayedHeaders(replayedHeaders)
-                .problemTypeBase(problemTypeBase);
+                .problemTypeBase(problemTypeBase)
+                .shareRecordsAcrossCallers(shareRecordsAcrossCallers);
     }
 
     /** Whether the filter is installed at all; default {@code false}. */
@@ -247,6 +249,19 @@ public class IdempotencyProperties {
 
     public void setProblemTypeBase(String problemTypeBase) {
         this.problemTypeBase = problemTypeBase;
+    }
+
+    /**
+     * File every caller's records of a tenant together instead of each authenticated caller's
+     * apart; default false. A risk: a caller who sends another caller's key and body gets that
+     * caller's response, and one who sends another body learns that the key exists.
+     */
+    public boolean isShareRecordsAcrossCallers() {
+        return shareRecordsAcrossCallers;
+    }
+
+    public void setShareRecordsAcrossCallers(boolean shareRecordsAcrossCallers) {
+        this.shareRecordsAcrossCallers = shareRecordsAcrossCallers;
     }
 
     /** {@code idempotency.metrics.*}: the meters, when idempotency-micrometer and a {@code MeterRegistry} bean are there. */
