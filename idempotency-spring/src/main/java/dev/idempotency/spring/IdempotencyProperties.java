@@ -27,8 +27,8 @@ public class IdempotencyProperties {
 
     /**
      * The filter's default order: just after Spring Security's filter chain
-     * ({@code SecurityFilterProperties.DEFAULT_FILTER_ORDER}, -100), so authentication has run and a
-     * tenant resolver can read its result.
+     * ({@code SecurityFilterProperties.DEFAULT_FILTER_ORDER}, -100), so authentication has run: the
+     * caller, and a tenant resolver, can read its result.
      */
     public static final int DEFAULT_ORDER = -100 + 10;
 
@@ -96,7 +96,7 @@ public class IdempotencyProperties {
 
     /**
      * The filter's order; default -90, after Spring Security's filter chain (-100), so
-     * authentication has run and a tenant resolver can read its result.
+     * authentication has run: the caller, and a tenant resolver, can read its result.
      */
     public int getOrder() {
         return order;
