@@ -1,6 +1,7 @@
 package dev.idempotency.micronaut;
 
 import dev.idempotency.core.BodyCanonicalizer;
+import dev.idempotency.core.CallerResolver;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyListener;
@@ -12,7 +13,9 @@ import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
+import io.micronaut.context.env.Environment;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.reflect.ClassUtils;
 import io.micronaut.core.util.StringUtils;
 import java.util.List;
 import org.slf4j.Logger;
@@ -20,12 +23,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Builds the engine from {@link IdempotencyProperties} and whichever of {@link Store},
- * {@link TenantResolver}, {@link BodyCanonicalizer} and {@link ReplayPolicy} the application
- * defines as beans, with every {@link IdempotencyListener} bean (the application's and the
+ * {@link TenantResolver}, {@link CallerResolver}, {@link BodyCanonicalizer} and {@link ReplayPolicy}
+ * the application defines as beans, with every {@link IdempotencyListener} bean (the application's and the
  * metrics') added; the engine's defaults fill the rest. The store, the application's or the
  * in-memory fallback, is checked by each {@link StoreCheck} bean (the JDBC schema check) and then
  * goes through each {@link StoreDecorator} bean (the metrics' store timers).
  * An application that defines an {@link IdempotencyEngine} bean itself gets that one.
+ *
+ * <p>{@code idempotency.share-records-across-callers} is logged as a warning at start when
+ * micronaut-security is on the classpath and enabled.
  */
 @Factory
 @Requires(property = IdempotencyProperties.PREFIX + ".enabled", value = StringUtils.TRUE)
@@ -41,14 +47,23 @@ class IdempotencyEngineFactory {
     IdempotencyEngine idempotencyEngine(IdempotencyProperties properties,
                                         @Nullable Store store,
                                         @Nullable TenantResolver tenantResolver,
+                                        @Nullable CallerResolver callerResolver,
                                         @Nullable BodyCanonicalizer canonicalizer,
                                         @Nullable ReplayPolicy replayPolicy,
                                         List<IdempotencyListener> listeners,
                                         List<StoreCheck> checks,
-                                        List<StoreDecorator> decorators) {
+                                        List<StoreDecorator> decorators,
+                                        Environment environment) {
         IdempotencyConfig.Builder config = properties.toConfigBuilder();
         if (tenantResolver != null) {
             config.tenantResolver(tenantResolver);
+        }
+        if (callerResolver != null) {
+            config.callerResolver(callerResolver);
+        }
+        if (properties.isShareRecordsAcrossCallers() && securityEnabled(environment)) {
+            log.warn("idempotency.share-records-across-callers is true and micronaut-security is enabled: a caller "
+                    + "who sends another caller's key and body gets that caller's response");
         }
         if (canonicalizer != null) {
             config.canonicalizer(canonicalizer);
@@ -70,5 +85,11 @@ class IdempotencyEngineFactory {
             store = decorator.decorate(store);
         }
         return new IdempotencyEngine(store, config.build());
+    }
+
+    private static boolean securityEnabled(Environment environment) {
+        return ClassUtils.isPresent("io.micronaut.security.filters.SecurityFilter",
+                IdempotencyEngineFactory.class.getClassLoader())
+                && environment.getProperty("micronaut.security.enabled", Boolean.class).orElse(true);
     }
 }

@@ -45,6 +45,7 @@ public class IdempotencyProperties {
     private boolean runAgainWhenNotStored = DEFAULTS.runAgainWhenNotStored();
     private Set<String> replayedHeaders = new LinkedHashSet<>(DEFAULTS.replayedHeaders());
     private String problemTypeBase = DEFAULTS.problemTypeBase();
+    private boolean shareRecordsAcrossCallers = DEFAULTS.shareRecordsAcrossCallers();
 
     /** The engine settings these properties describe, before the application's beans are added. */
     public IdempotencyConfig.Builder toConfigBuilder() {
@@ -63,7 +64,8 @@ public class IdempotencyProperties {
                 .maxStoredBodyBytes(maxStoredBodyBytes)
                 .runAgainWhenNotStored(runAgainWhenNotStored)
                 .replayedHeaders(replayedHeaders)
-                .problemTypeBase(problemTypeBase);
+                .problemTypeBase(problemTypeBase)
+                .shareRecordsAcrossCallers(shareRecordsAcrossCallers);
     }
 
     /** Whether the filter is installed at all; default {@code false}. */
@@ -86,7 +88,7 @@ public class IdempotencyProperties {
 
     /**
      * The filter's order; default {@code ServerFilterPhase.SECURITY.after()}, so authentication
-     * has run and a tenant resolver can read its result.
+     * has run: the caller, and a tenant resolver, can read its result.
      */
     public int getOrder() {
         return order;
@@ -239,5 +241,18 @@ public class IdempotencyProperties {
 
     public void setProblemTypeBase(String problemTypeBase) {
         this.problemTypeBase = problemTypeBase;
+    }
+
+    /**
+     * File every caller's records of a tenant together instead of each authenticated caller's
+     * apart; default false. A risk: a caller who sends another caller's key and body gets that
+     * caller's response, and one who sends another body learns that the key exists.
+     */
+    public boolean isShareRecordsAcrossCallers() {
+        return shareRecordsAcrossCallers;
+    }
+
+    public void setShareRecordsAcrossCallers(boolean shareRecordsAcrossCallers) {
+        this.shareRecordsAcrossCallers = shareRecordsAcrossCallers;
     }
 }

@@ -2,6 +2,7 @@ package dev.idempotency.micronaut;
 
 import dev.idempotency.core.RequestView;
 import io.micronaut.http.HttpRequest;
+import java.security.Principal;
 import java.util.List;
 import java.util.Optional;
 
@@ -45,6 +46,15 @@ final class MicronautRequestView implements RequestView {
     @Override
     public byte[] body() {
         return body;
+    }
+
+    /**
+     * {@link HttpRequest#getUserPrincipal()}'s name: the {@code Authentication} micronaut-security's
+     * filter put on the request; empty for an anonymous request and without micronaut-security.
+     */
+    @Override
+    public Optional<String> principalName() {
+        return request.getUserPrincipal().map(Principal::getName);
     }
 
     static String routedPath(HttpRequest<?> request) {

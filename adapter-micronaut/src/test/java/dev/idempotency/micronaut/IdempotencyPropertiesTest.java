@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.core.BodyCanonicalizer;
+import dev.idempotency.core.CallerResolver;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyListener;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -64,6 +66,7 @@ class IdempotencyPropertiesTest {
             assertThat(config.problemTypeBase()).isEqualTo(defaults.problemTypeBase());
             assertThat(config.canonicalizer()).isSameAs(BodyCanonicalizer.sortedJson());
             assertThat(config.replayPolicy()).isSameAs(ReplayPolicy.defaults());
+            assertThat(config.shareRecordsAcrossCallers()).isFalse();
             // Without a Store bean the engine keeps its records in memory: a retry replays.
             IdempotencyEngine engine = context.getBean(IdempotencyEngine.class);
             RequestView post = RequestView.of("POST", "/orders", Map.of("Idempotency-Key", List.of("k1")), new byte[0]);
@@ -92,6 +95,7 @@ class IdempotencyPropertiesTest {
         properties.put("idempotency.run-again-when-not-stored", true);
         properties.put("idempotency.replayed-headers", List.of("Location", "X-Order-Seq"));
         properties.put("idempotency.problem-type-base", "https://errors.example.com/");
+        properties.put("idempotency.share-records-across-callers", true);
         withContext(properties, context -> {
             IdempotencyProperties props = context.getBean(IdempotencyProperties.class);
             assertThat(props.getPaths()).containsExactly("/orders/**", "/payments");
@@ -114,6 +118,7 @@ class IdempotencyPropertiesTest {
             assertThat(config.runAgainWhenNotStored()).isTrue();
             assertThat(config.replayedHeaders()).containsExactlyInAnyOrder("Location", "X-Order-Seq");
             assertThat(config.problemTypeBase()).isEqualTo("https://errors.example.com/");
+            assertThat(config.shareRecordsAcrossCallers()).isTrue();
         });
     }
 
@@ -135,20 +140,22 @@ class IdempotencyPropertiesTest {
     void theApplicationsBeansArePickedUp() {
         InMemoryStore store = new InMemoryStore();
         TenantResolver tenants = TenantResolver.header("X-Tenant-Id", "public");
+        CallerResolver callers = request -> Optional.ofNullable(request.header("X-Client"));
         BodyCanonicalizer canonicalizer = BodyCanonicalizer.rawBytes();
         ReplayPolicy policy = response -> response.status() == 201;
         IdempotencyListener listener = event -> { };
         try (ApplicationContext context = ApplicationContext.builder()
                 .properties(Map.of("idempotency.enabled", true))
-                .singletons(store, tenants, canonicalizer, policy, listener)
+                .singletons(store, tenants, callers, canonicalizer, policy, listener)
                 .start()) {
             IdempotencyEngine engine = context.getBean(IdempotencyEngine.class);
             Decision decision = engine.before(RequestView.of("POST", "/orders", Map.of("Idempotency-Key",
-                    List.of("k1"), "X-Tenant-Id", List.of("t1")), new byte[0]));
+                    List.of("k1"), "X-Tenant-Id", List.of("t1"), "X-Client", List.of("c1")), new byte[0]));
             ((Decision.Proceed) decision).execution().finish(CapturedResponse.of(201, Map.of(), new byte[0]));
-            assertThat(store.find(new RecordKey("t1", "POST", "/orders", "k1"), Instant.now()))
-                    .as("the engine writes to the store bean").isPresent();
+            assertThat(store.find(new RecordKey("t1", RecordKey.callerOf("c1"), "POST", "/orders", "k1"), Instant.now()))
+                    .as("the engine writes to the store bean, under the caller resolver's caller").isPresent();
             assertThat(engine.config().tenantResolver()).isSameAs(tenants);
+            assertThat(engine.config().callerResolver()).isSameAs(callers);
             assertThat(engine.config().canonicalizer()).isSameAs(canonicalizer);
             assertThat(engine.config().replayPolicy()).isSameAs(policy);
             assertThat(engine.config().listener()).isSameAs(listener);

@@ -51,9 +51,12 @@ class TenantFromAuthenticationTest {
         // ---
     }
 
-    /** Basic auth: alice is tenant-a, bob is tenant-b (a token validator would do the same). */
+    /**
+     * Basic auth: alice is tenant-a, bob is tenant-b (a token validator would do the same); also
+     * {@link CallerSeparationTest}'s users.
+     */
     @jakarta.inject.Singleton
-    @io.micronaut.context.annotation.Requires(property = "test.routes", value = "tenants")
+    @io.micronaut.context.annotation.Requires(property = "test.routes", pattern = "tenants|callers")
     static final class Users implements HttpRequestAuthenticationProvider<Object> {
         private static final Map<String, String> TENANTS = Map.of("alice", "tenant-a", "bob", "tenant-b");
 

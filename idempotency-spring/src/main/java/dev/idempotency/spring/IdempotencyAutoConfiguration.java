@@ -1,6 +1,7 @@
 package dev.idempotency.spring;
 
 import dev.idempotency.core.BodyCanonicalizer;
+import dev.idempotency.core.CallerResolver;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyListener;
@@ -22,12 +23,13 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /**
  * With {@code idempotency.enabled=true}: the engine, built from {@link IdempotencyProperties} and
- * whichever of {@link Store}, {@link TenantResolver}, {@link BodyCanonicalizer} and
- * {@link ReplayPolicy} the application defines as beans, with every {@link IdempotencyListener} bean
+ * whichever of {@link Store}, {@link TenantResolver}, {@link CallerResolver}, {@link BodyCanonicalizer}
+ * and {@link ReplayPolicy} the application defines as beans, with every {@link IdempotencyListener} bean
  * added (the application's and the metrics'); and, in a servlet web application, the
  * {@link IdempotencyFilter} in front of Spring MVC on {@code idempotency.paths}.
  *
@@ -36,6 +38,10 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  * and a {@code DataSource} bean, the store is a {@code JdbcStore} ({@link IdempotencyJdbcConfiguration});
  * with idempotency-micrometer and a {@code MeterRegistry} bean, the engine has meters
  * ({@link IdempotencyMetricsConfiguration}).
+ *
+ * <p>Each authenticated caller's records are its own ({@code getUserPrincipal()}, unless a
+ * {@link CallerResolver} bean says otherwise); {@code idempotency.share-records-across-callers}
+ * files them together, logged as a warning at start when Spring Security is on the classpath.
  *
  * <p>The engine is a singleton created while the context starts, so an invalid configuration (a
  * mode the store cannot do, a lease longer than the ttl, a value that does not convert) fails the
@@ -52,17 +58,26 @@ public class IdempotencyAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyAutoConfiguration.class);
 
+    private static final boolean SPRING_SECURITY = ClassUtils.isPresent(
+            "org.springframework.security.core.Authentication", IdempotencyAutoConfiguration.class.getClassLoader());
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     IdempotencyEngine idempotencyEngine(IdempotencyProperties properties,
                                         ObjectProvider<Store> store,
                                         ObjectProvider<TenantResolver> tenantResolver,
+                                        ObjectProvider<CallerResolver> callerResolver,
                                         ObjectProvider<BodyCanonicalizer> canonicalizer,
                                         ObjectProvider<ReplayPolicy> replayPolicy,
                                         ObjectProvider<IdempotencyListener> listeners,
                                         ObjectProvider<StoreCustomizer> customizers) {
         IdempotencyConfig.Builder config = properties.toConfigBuilder();
         tenantResolver.ifAvailable(config::tenantResolver);
+        callerResolver.ifAvailable(config::callerResolver);
+        if (properties.isShareRecordsAcrossCallers() && SPRING_SECURITY) {
+            log.warn("idempotency.share-records-across-callers is true and Spring Security is present: a caller "
+                    + "who sends another caller's key and body gets that caller's response");
+        }
         canonicalizer.ifAvailable(config::canonicalizer);
         replayPolicy.ifAvailable(config::replayPolicy);
         listeners.orderedStream().forEach(config::addListener);

@@ -27,8 +27,8 @@ public class IdempotencyProperties {
 
     /**
      * The filter's default order: just after Spring Security's filter chain
-     * ({@code SecurityFilterProperties.DEFAULT_FILTER_ORDER}, -100), so authentication has run and a
-     * tenant resolver can read its result.
+     * ({@code SecurityFilterProperties.DEFAULT_FILTER_ORDER}, -100), so authentication has run: the
+     * caller, and a tenant resolver, can read its result.
      */
     public static final int DEFAULT_ORDER = -100 + 10;
 
@@ -52,6 +52,7 @@ public class IdempotencyProperties {
     private boolean runAgainWhenNotStored = DEFAULTS.runAgainWhenNotStored();
     private Set<String> replayedHeaders = new LinkedHashSet<>(DEFAULTS.replayedHeaders());
     private String problemTypeBase = DEFAULTS.problemTypeBase();
+    private boolean shareRecordsAcrossCallers = DEFAULTS.shareRecordsAcrossCallers();
     private final Metrics metrics = new Metrics();
 
     /** The engine settings these properties describe, before the application's beans are added. */
@@ -71,7 +72,8 @@ public class IdempotencyProperties {
                 .maxStoredBodyBytes(maxStoredBodyBytes)
                 .runAgainWhenNotStored(runAgainWhenNotStored)
                 .replayedHeaders(replayedHeaders)
-                .problemTypeBase(problemTypeBase);
+                .problemTypeBase(problemTypeBase)
+                .shareRecordsAcrossCallers(shareRecordsAcrossCallers);
     }
 
     /** Whether the filter is installed at all; default {@code false}. */
@@ -94,7 +96,7 @@ public class IdempotencyProperties {
 
     /**
      * The filter's order; default -90, after Spring Security's filter chain (-100), so
-     * authentication has run and a tenant resolver can read its result.
+     * authentication has run: the caller, and a tenant resolver, can read its result.
      */
     public int getOrder() {
         return order;
@@ -247,6 +249,19 @@ public class IdempotencyProperties {
 
     public void setProblemTypeBase(String problemTypeBase) {
         this.problemTypeBase = problemTypeBase;
+    }
+
+    /**
+     * File every caller's records of a tenant together instead of each authenticated caller's
+     * apart; default false. A risk: a caller who sends another caller's key and body gets that
+     * caller's response, and one who sends another body learns that the key exists.
+     */
+    public boolean isShareRecordsAcrossCallers() {
+        return shareRecordsAcrossCallers;
+    }
+
+    public void setShareRecordsAcrossCallers(boolean shareRecordsAcrossCallers) {
+        this.shareRecordsAcrossCallers = shareRecordsAcrossCallers;
     }
 
     /** {@code idempotency.metrics.*}: the meters, when idempotency-micrometer and a {@code MeterRegistry} bean are there. */

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
+import java.security.Principal;
 import java.util.Optional;
 
 /** The engine's view of a servlet request that Spring MVC is about to dispatch. */
@@ -63,6 +64,17 @@ final class SpringRequestView implements RequestView {
         UnreadableBody(IOException cause) {
             super(cause);
         }
+    }
+
+    /**
+     * {@code getUserPrincipal()}'s name: with Spring Security, the authenticated
+     * {@code Authentication}'s; empty for an anonymous request (Spring Security's request wrapper
+     * answers {@code null} for its anonymous authentication) and without security.
+     */
+    @Override
+    public Optional<String> principalName() {
+        Principal principal = request.getUserPrincipal();
+        return principal == null ? Optional.empty() : Optional.ofNullable(principal.getName());
     }
 
     /** {@code HttpServletRequest.class} (or a supertype) gives the servlet request; any other type, empty. */

@@ -3,6 +3,7 @@ package dev.idempotency.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.BodyCanonicalizer;
+import dev.idempotency.core.CallerResolver;
 import dev.idempotency.core.Decision;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
@@ -73,6 +74,7 @@ class IdempotencyAutoConfigurationTest {
             assertThat(config.maxStoredBodyBytes()).isEqualTo(4 << 20);
             assertThat(config.runAgainWhenNotStored()).isFalse();
             assertThat(config.replayedHeaders()).isEqualTo(defaults.replayedHeaders());
+            assertThat(config.shareRecordsAcrossCallers()).isFalse();
             IdempotencyProperties properties = context.getBean(IdempotencyProperties.class);
             assertThat(properties.getPaths()).containsExactly("/**");
             assertThat(properties.getOrder()).isEqualTo(-90);
@@ -99,6 +101,7 @@ class IdempotencyAutoConfigurationTest {
                 "idempotency.run-again-when-not-stored=true",
                 "idempotency.replayed-headers=Location,X-Order-Seq",
                 "idempotency.problem-type-base=https://errors.example.com/",
+                "idempotency.share-records-across-callers=true",
                 "idempotency.paths=/orders,/payments/**",
                 "idempotency.order=5").run(context -> {
             IdempotencyConfig config = context.getBean(IdempotencyEngine.class).config();
@@ -117,6 +120,7 @@ class IdempotencyAutoConfigurationTest {
             assertThat(config.runAgainWhenNotStored()).isTrue();
             assertThat(config.replayedHeaders()).containsExactlyInAnyOrder("Location", "X-Order-Seq");
             assertThat(config.problemTypeBase()).isEqualTo("https://errors.example.com/");
+            assertThat(config.shareRecordsAcrossCallers()).isTrue();
             IdempotencyProperties properties = context.getBean(IdempotencyProperties.class);
             assertThat(properties.getPaths()).containsExactly("/orders", "/payments/**");
             assertThat(properties.getOrder()).isEqualTo(5);
@@ -126,6 +130,7 @@ class IdempotencyAutoConfigurationTest {
     @Test
     void theApplicationsBeansReachTheEngine() {
         TenantResolver tenants = request -> Optional.of("acme");
+        CallerResolver callers = request -> Optional.ofNullable(request.header("X-Client"));
         BodyCanonicalizer canonicalizer = BodyCanonicalizer.rawBytes();
         ReplayPolicy policy = response -> false;
         List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
@@ -133,6 +138,7 @@ class IdempotencyAutoConfigurationTest {
         OutageStore store = new OutageStore(new InMemoryStore());
         runner.withPropertyValues("idempotency.enabled=true")
                 .withBean(TenantResolver.class, () -> tenants)
+                .withBean(CallerResolver.class, () -> callers)
                 .withBean(BodyCanonicalizer.class, () -> canonicalizer)
                 .withBean(ReplayPolicy.class, () -> policy)
                 .withBean(IdempotencyListener.class, () -> listener)
@@ -140,6 +146,7 @@ class IdempotencyAutoConfigurationTest {
                 .run(context -> {
                     IdempotencyEngine engine = context.getBean(IdempotencyEngine.class);
                     assertThat(engine.config().tenantResolver()).isSameAs(tenants);
+                    assertThat(engine.config().callerResolver()).isSameAs(callers);
                     assertThat(engine.config().canonicalizer()).isSameAs(canonicalizer);
                     assertThat(engine.config().replayPolicy()).isSameAs(policy);
                     // the store bean is the engine's: down, every keyed request is 503

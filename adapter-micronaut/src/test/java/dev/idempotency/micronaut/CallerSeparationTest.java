@@ -1,0 +1,208 @@
+package dev.idempotency.micronaut;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.store.InMemoryStore;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.testkit.CallerChecks;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.async.publisher.Publishers;
+import io.micronaut.security.authentication.Authentication;
+import io.micronaut.security.rules.SecuredAnnotationRule;
+import io.micronaut.security.rules.SecurityRule;
+import io.micronaut.security.rules.SecurityRuleResult;
+import io.micronaut.runtime.server.EmbeddedServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Each authenticated caller's records are its own, with micronaut-security's basic auth, the filter
+ * at its default order and no caller setting: {@link CallerChecks}, where the records are filed, and
+ * what {@code idempotency.share-records-across-callers} gives up.
+ */
+class CallerSeparationTest {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final String ALICE = "alice:secret";
+    private static final String BOB = "bob:secret";
+    private static final String BODY = "{\"item\":\"book\",\"quantity\":1}";
+    private static final List<Logger> WATCHED = List.of(
+            (Logger) LoggerFactory.getLogger(IdempotencyEngineFactory.class),
+            (Logger) LoggerFactory.getLogger(IdempotencyEngine.class));
+
+    /**
+     * Credentials that do not authenticate are refused (401) rather than served as anonymous, which
+     * micronaut-security's basic auth does on a route that allows anonymous requests.
+     */
+    @jakarta.inject.Singleton
+    @Requires(property = "test.routes", value = "callers")
+    static final class WrongCredentialsRule implements SecurityRule<io.micronaut.http.HttpRequest<?>> {
+        @Override
+        public Publisher<SecurityRuleResult> check(@Nullable io.micronaut.http.HttpRequest<?> request,
+                                                   @Nullable Authentication authentication) {
+            boolean wrong = authentication == null && request != null
+                    && request.getHeaders().getAuthorization().isPresent();
+            return Publishers.just(wrong ? SecurityRuleResult.REJECTED : SecurityRuleResult.UNKNOWN);
+        }
+
+        @Override
+        public int getOrder() {
+            return SecuredAnnotationRule.ORDER - 100;
+        }
+    }
+
+    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    private ApplicationContext context;
+    private InMemoryStore store;
+    private URI base;
+    private CallerOrdersController orders;
+
+    private void start(Map<String, Object> settings) {
+        store = new InMemoryStore();
+        Map<String, Object> properties = new HashMap<>(Map.of(
+                "micronaut.server.port", -1,
+                "micronaut.server.host", "127.0.0.1",
+                "micronaut.security.enabled", true,
+                "idempotency.enabled", true,
+                "idempotency.paths", List.of("/caller-orders"),
+                "test.routes", "callers"));
+        properties.putAll(settings);
+        context = ApplicationContext.builder().properties(properties).singletons(store).start();
+        EmbeddedServer server = context.getBean(EmbeddedServer.class).start();
+        base = URI.create("http://127.0.0.1:" + server.getPort());
+        orders = context.getBean(CallerOrdersController.class);
+    }
+
+    @BeforeEach
+    void watchLogs() {
+        logs.start();
+        WATCHED.forEach(logger -> logger.addAppender(logs));
+    }
+
+    @AfterEach
+    void stop() {
+        WATCHED.forEach(logger -> logger.detachAppender(logs));
+        if (context != null) {
+            context.close();
+        }
+    }
+
+    @Test
+    void twoCallersOneKeyEachGetTheirOwn() throws Exception {
+        start(Map.of());
+        CallerChecks.twoCallersOneKeyEachGetTheirOwn(this::post, () -> orders.runs.get(), ALICE, BOB);
+    }
+
+    @Test
+    void anotherCallersKeyTellsNothing() throws Exception {
+        start(Map.of());
+        CallerChecks.anotherCallersKeyTellsNothing(this::post, () -> orders.runs.get(), ALICE, BOB);
+    }
+
+    @Test
+    void anonymousNeverReplaysAuthenticated() throws Exception {
+        start(Map.of());
+        CallerChecks.anonymousNeverReplaysAuthenticated(this::post, () -> orders.runs.get(), ALICE);
+    }
+
+    @Test
+    void aRecordIsFiledUnderItsCallersHashAndAnAnonymousOneUnderNoCaller() throws Exception {
+        start(Map.of());
+        String aliceKey = UUID.randomUUID().toString();
+        String anonymousKey = UUID.randomUUID().toString();
+
+        assertThat(post(ALICE, aliceKey, BODY).statusCode()).isEqualTo(201);
+        HttpResponse<String> anonymous = post(null, anonymousKey, BODY);
+
+        assertThat(anonymous.body()).contains("\"caller\":\"anonymous\"");
+        assertThat(found("alice", aliceKey)).isTrue();
+        assertThat(found(null, aliceKey)).isFalse();
+        assertThat(found(null, anonymousKey)).isTrue();
+        assertThat(logs.list).as("nothing shared, nothing to warn about").isEmpty();
+    }
+
+    @Test
+    void wrongCredentialsAre401AndReserveNothing() throws Exception {
+        start(Map.of());
+        String key = UUID.randomUUID().toString();
+
+        assertThat(post("alice:guess", key, BODY).statusCode()).isEqualTo(401);
+        HttpResponse<String> right = post(ALICE, key, BODY);
+
+        assertThat(right.statusCode()).isEqualTo(201);
+        assertThat(right.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(orders.runs.get()).isEqualTo(1);
+    }
+
+    @Test
+    void sharedAcrossCallersBobGetsAlicesReplayAndTheRiskIsLoggedAtStart() throws Exception {
+        start(Map.of("idempotency.share-records-across-callers", true));
+        List<String> atStart = warnings();
+        String key = UUID.randomUUID().toString();
+
+        HttpResponse<String> alice = post(ALICE, key, BODY);
+        HttpResponse<String> bob = post(BOB, key, BODY);
+        post(BOB, UUID.randomUUID().toString(), BODY);
+
+        assertThat(alice.statusCode()).isEqualTo(201);
+        assertThat(bob.statusCode()).isEqualTo(201);
+        assertThat(bob.body()).isEqualTo(alice.body()).contains("\"caller\":\"alice\"");
+        assertThat(bob.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(orders.runs.get()).isEqualTo(2);
+        assertThat(atStart).as("the adapter's warning, before any request").hasSize(1)
+                .allMatch(message -> message.contains("share-records-across-callers"));
+        assertThat(warnings()).as("and the engine's, at the first authenticated request").hasSize(2);
+        assertThat(logs.list).noneMatch(e -> e.getFormattedMessage().matches("(?s).*(alice|bob|" + key + ").*"));
+    }
+
+    @Test
+    void sharedWithoutSecurityNothingIsLoggedAtStart() {
+        start(Map.of("idempotency.share-records-across-callers", true, "micronaut.security.enabled", false));
+
+        assertThat(context.getBean(IdempotencyEngine.class).config().shareRecordsAcrossCallers()).isTrue();
+        assertThat(logs.list).isEmpty();
+    }
+
+    private List<String> warnings() {
+        return logs.list.stream().filter(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage).toList();
+    }
+
+    private boolean found(String caller, String key) {
+        RecordKey recordKey = new RecordKey("default", caller == null ? RecordKey.ANONYMOUS : RecordKey.callerOf(caller),
+                "POST", "/caller-orders", key);
+        return store.find(recordKey, Instant.now()).isPresent();
+    }
+
+    private HttpResponse<String> post(String credentials, String key, String body) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve("/caller-orders"))
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (credentials != null) {
+            request.header("Authorization", "Basic "
+                    + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
