@@ -13,9 +13,7 @@ import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
-import io.micronaut.context.env.Environment;
 import io.micronaut.core.annotation.Nullable;
-import io.micronaut.core.reflect.ClassUtils;
 import io.micronaut.core.util.StringUtils;
 import java.util.List;
 import org.slf4j.Logger;
@@ -29,9 +27,6 @@ import org.slf4j.LoggerFactory;
  * in-memory fallback, is checked by each {@link StoreCheck} bean (the JDBC schema check) and then
  * goes through each {@link StoreDecorator} bean (the metrics' store timers).
  * An application that defines an {@link IdempotencyEngine} bean itself gets that one.
- *
- * <p>{@code idempotency.share-records-across-callers} is logged as a warning at start when
- * micronaut-security is on the classpath and enabled.
  */
 @Factory
 @Requires(property = IdempotencyProperties.PREFIX + ".enabled", value = StringUtils.TRUE)
@@ -52,18 +47,13 @@ class IdempotencyEngineFactory {
                                         @Nullable ReplayPolicy replayPolicy,
                                         List<IdempotencyListener> listeners,
                                         List<StoreCheck> checks,
-                                        List<StoreDecorator> decorators,
-                                        Environment environment) {
+                                        List<StoreDecorator> decorators) {
         IdempotencyConfig.Builder config = properties.toConfigBuilder();
         if (tenantResolver != null) {
             config.tenantResolver(tenantResolver);
         }
         if (callerResolver != null) {
             config.callerResolver(callerResolver);
-        }
-        if (properties.isShareRecordsAcrossCallers() && securityEnabled(environment)) {
-            log.warn("idempotency.share-records-across-callers is true and micronaut-security is enabled: a caller "
-                    + "who sends another caller's key and body gets that caller's response");
         }
         if (canonicalizer != null) {
             config.canonicalizer(canonicalizer);
@@ -85,11 +75,5 @@ class IdempotencyEngineFactory {
             store = decorator.decorate(store);
         }
         return new IdempotencyEngine(store, config.build());
-    }
-
-    private static boolean securityEnabled(Environment environment) {
-        return ClassUtils.isPresent("io.micronaut.security.filters.SecurityFilter",
-                IdempotencyEngineFactory.class.getClassLoader())
-                && environment.getProperty("micronaut.security.enabled", Boolean.class).orElse(true);
     }
 }

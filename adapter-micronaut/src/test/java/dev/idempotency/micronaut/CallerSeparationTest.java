@@ -170,18 +170,10 @@ class CallerSeparationTest {
         assertThat(bob.body()).isEqualTo(alice.body()).contains("\"caller\":\"alice\"");
         assertThat(bob.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(orders.runs.get()).isEqualTo(2);
-        assertThat(atStart).as("the adapter's warning, before any request").hasSize(1)
-                .allMatch(message -> message.contains("share-records-across-callers"));
-        assertThat(warnings()).as("and the engine's, at the first authenticated request").hasSize(2);
+        assertThat(atStart).as("the engine's warning, before any request").hasSize(1)
+                .allMatch(message -> message.contains("shared across callers"));
+        assertThat(warnings()).as("and nothing more per request").hasSize(1);
         assertThat(logs.list).noneMatch(e -> e.getFormattedMessage().matches("(?s).*(alice|bob|" + key + ").*"));
-    }
-
-    @Test
-    void sharedWithoutSecurityNothingIsLoggedAtStart() {
-        start(Map.of("idempotency.share-records-across-callers", true, "micronaut.security.enabled", false));
-
-        assertThat(context.getBean(IdempotencyEngine.class).config().shareRecordsAcrossCallers()).isTrue();
-        assertThat(logs.list).isEmpty();
     }
 
     private List<String> warnings() {

@@ -2,14 +2,13 @@ package dev.idempotency.core;
 
 import dev.idempotency.core.store.RecordKey;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The caller part of each record's key: {@link RecordKey#callerOf} the name the
  * {@link CallerResolver} gives, {@link RecordKey#ANONYMOUS} when it gives none — or always, when
- * records are shared across callers, which is worth one warning once a caller authenticates.
+ * records are shared across callers, which is logged as a warning once, when the engine starts.
  */
 final class Callers {
 
@@ -17,28 +16,19 @@ final class Callers {
 
     private final CallerResolver resolver;
     private final boolean shared;
-    private final AtomicBoolean warned = new AtomicBoolean();
 
     Callers(IdempotencyConfig config) {
         this.resolver = config.callerResolver();
         this.shared = config.shareRecordsAcrossCallers();
-    }
-
-    private static boolean isAuthenticated(RequestView request) {
-        try {
-            return request.principalName().isPresent();
-        } catch (RuntimeException e) {
-            return false; // only decides a warning; the shared namespace does not depend on it
+        if (shared) {
+            log.warn("Idempotency records are shared across callers (shareRecordsAcrossCallers): a caller who sends "
+                    + "another caller's key and body gets that caller's response");
         }
     }
 
     /** The record key's caller; empty when the resolver failed, so the request is refused. */
     Optional<String> of(RequestView request) {
         if (shared) {
-            if (!warned.get() && isAuthenticated(request) && warned.compareAndSet(false, true)) {
-                log.warn("Idempotency records are shared across callers (shareRecordsAcrossCallers) and requests are "
-                        + "authenticated: a caller who sends another caller's key and body gets that caller's response");
-            }
             return Optional.of(RecordKey.ANONYMOUS);
         }
         try {

@@ -423,7 +423,7 @@ public final class IdempotencyConfig {
          * Opt-in, with a risk: every caller of a tenant shares one namespace of keys, so a caller
          * who sends another caller's key and body gets that caller's response replayed, and a
          * different body tells it the key exists. For a service whose replicas authenticate as
-         * different principals; the engine logs one warning at the first authenticated request.
+         * different principals; the engine logs one warning when it starts.
          */
         public Builder shareRecordsAcrossCallers(boolean shareRecordsAcrossCallers) {
             this.shareRecordsAcrossCallers = shareRecordsAcrossCallers;

@@ -23,7 +23,6 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.util.ClassUtils;
 import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /**
@@ -41,7 +40,7 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  *
  * <p>Each authenticated caller's records are its own ({@code getUserPrincipal()}, unless a
  * {@link CallerResolver} bean says otherwise); {@code idempotency.share-records-across-callers}
- * files them together, logged as a warning at start when Spring Security is on the classpath.
+ * files them together (the engine logs that as a warning when it starts).
  *
  * <p>The engine is a singleton created while the context starts, so an invalid configuration (a
  * mode the store cannot do, a lease longer than the ttl, a value that does not convert) fails the
@@ -58,9 +57,6 @@ public class IdempotencyAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyAutoConfiguration.class);
 
-    private static final boolean SPRING_SECURITY = ClassUtils.isPresent(
-            "org.springframework.security.core.Authentication", IdempotencyAutoConfiguration.class.getClassLoader());
-
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     IdempotencyEngine idempotencyEngine(IdempotencyProperties properties,
@@ -74,10 +70,6 @@ public class IdempotencyAutoConfiguration {
         IdempotencyConfig.Builder config = properties.toConfigBuilder();
         tenantResolver.ifAvailable(config::tenantResolver);
         callerResolver.ifAvailable(config::callerResolver);
-        if (properties.isShareRecordsAcrossCallers() && SPRING_SECURITY) {
-            log.warn("idempotency.share-records-across-callers is true and Spring Security is present: a caller "
-                    + "who sends another caller's key and body gets that caller's response");
-        }
         canonicalizer.ifAvailable(config::canonicalizer);
         replayPolicy.ifAvailable(config::replayPolicy);
         listeners.orderedStream().forEach(config::addListener);
