@@ -94,6 +94,11 @@ class CallerFromAuthenticationTest {
         }
 
         @Test
+        void concurrentCallersOneKeyRunOncePerCaller() throws Exception {
+            CallerChecks.concurrentCallersOneKeyRunOncePerCaller(CallerFromAuthenticationTest.this::post, runs::get, ALICE, BOB);
+        }
+
+        @Test
         void anotherCallersKeyTellsNothing() throws Exception {
             CallerChecks.anotherCallersKeyTellsNothing(CallerFromAuthenticationTest.this::post, runs::get, ALICE, BOB);
         }
@@ -148,6 +153,11 @@ class CallerFromAuthenticationTest {
         @Test
         void twoCallersOneKeyEachGetTheirOwn() throws Exception {
             CallerChecks.twoCallersOneKeyEachGetTheirOwn(CallerFromAuthenticationTest.this::post, runs::get, ALICE, BOB);
+        }
+
+        @Test
+        void concurrentCallersOneKeyRunOncePerCaller() throws Exception {
+            CallerChecks.concurrentCallersOneKeyRunOncePerCaller(CallerFromAuthenticationTest.this::post, runs::get, ALICE, BOB);
         }
 
         @Test

@@ -115,6 +115,12 @@ class CallerSeparationTest {
     }
 
     @Test
+    void concurrentCallersOneKeyRunOncePerCaller() throws Exception {
+        start(Map.of());
+        CallerChecks.concurrentCallersOneKeyRunOncePerCaller(this::post, () -> orders.runs.get(), ALICE, BOB);
+    }
+
+    @Test
     void anotherCallersKeyTellsNothing() throws Exception {
         start(Map.of());
         CallerChecks.anotherCallersKeyTellsNothing(this::post, () -> orders.runs.get(), ALICE, BOB);

@@ -108,6 +108,13 @@ class CallerFromAuthenticationTest {
     }
 
     @Test
+    void concurrentCallersOneKeyRunOncePerCaller() throws Exception {
+        start(IdempotencyConfig.builder().build());
+
+        CallerChecks.concurrentCallersOneKeyRunOncePerCaller(this::post, runs::get, ALICE, bob);
+    }
+
+    @Test
     void anotherCallersKeyTellsNothing() throws Exception {
         start(IdempotencyConfig.builder().build());
 

@@ -104,6 +104,12 @@ class CallerSeparationTest {
     }
 
     @Test
+    void concurrentCallersOneKeyRunOncePerCaller() throws Exception {
+        start();
+        CallerChecks.concurrentCallersOneKeyRunOncePerCaller(this::post, () -> orders.runs.get(), ALICE, BOB);
+    }
+
+    @Test
     void anotherCallersKeyTellsNothing() throws Exception {
         start();
         CallerChecks.anotherCallersKeyTellsNothing(this::post, () -> orders.runs.get(), ALICE, BOB);

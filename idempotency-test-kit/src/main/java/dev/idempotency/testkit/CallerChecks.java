@@ -3,7 +3,10 @@ package dev.idempotency.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 
 /**
@@ -45,6 +48,38 @@ public final class CallerChecks {
         assertReplayOf(retryA, firstA);
         assertReplayOf(retryB, firstB);
         assertThat(runs.getAsInt() - before).as("handler runs").isEqualTo(2);
+    }
+
+    /**
+     * Two callers send one key with one body from 20 threads at once, alternating: the handler runs
+     * exactly once per caller; every request gets its own caller's answer (fresh or replayed) or a
+     * 409 while that caller's first still runs, never the other caller's.
+     */
+    public static void concurrentCallersOneKeyRunOncePerCaller(Post post, IntSupplier runs, String callerA,
+            String callerB) throws Exception {
+        String key = newKey();
+        int before = runs.getAsInt();
+        AtomicInteger thread = new AtomicInteger();
+        List<Map.Entry<String, HttpResponse<String>>> answers = AtOnce.run(20, () -> {
+            String caller = thread.getAndIncrement() % 2 == 0 ? callerA : callerB;
+            return Map.entry(caller, post.send(caller, key, BODY));
+        });
+        HttpResponse<String> lastA = post.send(callerA, key, BODY);
+        HttpResponse<String> lastB = post.send(callerB, key, BODY);
+
+        assertThat(runs.getAsInt() - before).as("handler runs").isEqualTo(2);
+        for (HttpResponse<String> last : List.of(lastA, lastB)) {
+            assertThat(last.statusCode()).isEqualTo(201);
+            assertThat(last.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        }
+        assertThat(lastB.body()).isNotEqualTo(lastA.body());
+        for (Map.Entry<String, HttpResponse<String>> answer : answers) {
+            HttpResponse<String> response = answer.getValue();
+            assertThat(response.statusCode()).as("answer to %s: %s", answer.getKey(), response.body()).isIn(201, 409);
+            if (response.statusCode() == 201) {
+                assertThat(response.body()).isEqualTo(answer.getKey().equals(callerA) ? lastA.body() : lastB.body());
+            }
+        }
     }
 
     /**
