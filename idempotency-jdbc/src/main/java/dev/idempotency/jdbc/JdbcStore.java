@@ -160,7 +160,7 @@ public final class JdbcStore implements TransactionalStore {
         String setting = tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting;
         call(null, c -> {
             // Decided after the lock, so that of instances starting together only the first upgrades.
-            Ddl.run(c, sql.ddlLock(), locked -> {
+            Ddl.run(c, sql.ddlLock(), sql.ddlUnlock(), locked -> {
                 List<String> statements = new ArrayList<>();
                 for (String script : sql.tableScripts(locked)) {
                     statements.addAll(Ddl.statements(dsl, script, tableName, setting));

@@ -2,6 +2,8 @@ package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.core.store.RecordKey;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,6 +31,10 @@ class PostgresSqlTest {
             assertThat(highest).as(s.sql()).isEqualTo(s.parameters().size());
         }
         assertThat(sql.reserve().sql()).contains("\"app\".\"idempotency_keys\"");
-        assertThat(sql.find().parameters()).containsExactly("key", "tenant_id", "method", "path", "now");
+        assertThat(sql.find().parameters()).containsExactly("key", "tenant_id", "caller", "method", "path", "now");
+        assertThat(sql.find().sql()).contains("\"caller\" = cast($3 as bytea)");
+        assertThat(PostgresSql.callerBytes(new RecordKey("t", RecordKey.callerOf("alice"), "POST", "/", "k")))
+                .hasSize(16).isEqualTo(HexFormat.of().parseHex(RecordKey.callerOf("alice")));
+        assertThat(PostgresSql.callerBytes(new RecordKey("t", "POST", "/", "k"))).isEmpty();
     }
 }
