@@ -93,11 +93,17 @@ final class Ddl {
                 connection.commit();
             } catch (SQLException | RuntimeException e) {
                 connection.rollback();
-                throw e;
-            } finally {
                 if (unlock != null) {
-                    s.execute(unlock);
+                    try {
+                        s.execute(unlock);
+                    } catch (SQLException failedUnlock) {
+                        e.addSuppressed(failedUnlock);
+                    }
                 }
+                throw e;
+            }
+            if (unlock != null) {
+                s.execute(unlock);
             }
         } finally {
             connection.setAutoCommit(autoCommit);
