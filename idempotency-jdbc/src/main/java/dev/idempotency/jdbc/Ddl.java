@@ -76,22 +76,35 @@ final class Ddl {
     /**
      * Runs the planned statements on one connection, in one transaction (as far as the database
      * keeps DDL in one); after {@code lock} ({@link Statements#ddlLock}) first when there is one,
-     * so instances starting together do not race, and the plan sees what the one before did.
+     * so instances starting together do not race, and the plan sees what the one before did;
+     * {@code unlock} ({@link Statements#ddlUnlock}), when there is one, runs last.
      */
-    static void run(Connection connection, String lock, Plan plan) throws SQLException {
+    static void run(Connection connection, String lock, String unlock, Plan plan) throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false);
         try (Statement s = connection.createStatement()) {
-            if (lock != null) {
-                s.execute(lock);
+            try {
+                if (lock != null) {
+                    s.execute(lock);
+                }
+                for (String sql : plan.statements(connection)) {
+                    s.execute(sql);
+                }
+                connection.commit();
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                if (unlock != null) {
+                    try {
+                        s.execute(unlock);
+                    } catch (SQLException failedUnlock) {
+                        e.addSuppressed(failedUnlock);
+                    }
+                }
+                throw e;
             }
-            for (String sql : plan.statements(connection)) {
-                s.execute(sql);
+            if (unlock != null) {
+                s.execute(unlock);
             }
-            connection.commit();
-        } catch (SQLException | RuntimeException e) {
-            connection.rollback();
-            throw e;
         } finally {
             connection.setAutoCommit(autoCommit);
         }

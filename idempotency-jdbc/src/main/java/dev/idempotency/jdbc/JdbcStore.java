@@ -160,7 +160,7 @@ public final class JdbcStore implements TransactionalStore {
         String setting = tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting;
         call(null, c -> {
             // Decided after the lock, so that of instances starting together only the first upgrades.
-            Ddl.run(c, sql.ddlLock(), locked -> {
+            Ddl.run(c, sql.ddlLock(), sql.ddlUnlock(), locked -> {
                 List<String> statements = new ArrayList<>();
                 for (String script : sql.tableScripts(locked)) {
                     statements.addAll(Ddl.statements(dsl, script, tableName, setting));
@@ -214,7 +214,11 @@ public final class JdbcStore implements TransactionalStore {
         log.debug("Idempotency table {} has every column the store uses", tableLabel);
     }
 
-    /** The classpath resource with this dialect's DDL, for migration tools. */
+    /**
+     * The classpath resource with this dialect's DDL ({@code V1__idempotency_keys.sql}), for
+     * migration tools; the table also needs {@code V4__idempotency_keys_caller.sql} from the same
+     * folder, run after it.
+     */
     public static String ddlResource(SQLDialect dialect) {
         return Ddl.tableScript(dialect);
     }

@@ -37,6 +37,8 @@ import org.jooq.SQLDialect;
  */
 final class MySqlStatements extends Statements {
 
+    private static final String DDL_LOCK = "dev.idempotency.ddl";
+
     /** MariaDB: the upsert returns the row; MySQL reads it back. Package-private, as the statements, for SQL.md. */
     final boolean returning;
     final SqlStatement upsert;
@@ -97,6 +99,21 @@ final class MySqlStatements extends Statements {
 
     private <T> Field<T> takeOverIfOwned(Field<T> column) {
         return when(t.ownerToken.eq(excluded(t.ownerToken)), excluded(column)).otherwise(column);
+    }
+
+    /**
+     * Instances that start together create or upgrade the table one after the other: a named lock
+     * of the session (DDL commits on its own, so no transaction could hold one), released by
+     * {@link #ddlUnlock()}.
+     */
+    @Override
+    String ddlLock() {
+        return "SELECT GET_LOCK('" + DDL_LOCK + "', 60)";
+    }
+
+    @Override
+    String ddlUnlock() {
+        return "SELECT RELEASE_LOCK('" + DDL_LOCK + "')";
     }
 
     /** MariaDB accepts a lock wait of 0 s (no wait); MySQL's minimum is 1 s. */

@@ -19,9 +19,9 @@ import org.jooq.SQLDialect;
  *
  * <p>Each {@link Statement} names its parameters in placeholder order ({@code $1} is the first
  * name); the values are those {@link JdbcStore} binds: {@code key}, {@code tenant_id},
- * {@code caller}, {@code method}, {@code path}, the other column names, {@code now}, {@code limit}, and for the
- * atomic reservation {@code key_lock_high}, {@code key_lock_low}, {@code body_lock}
- * ({@link #inFlightLocks}). Instants are microsecond-truncated {@code timestamptz}, shorts
+ * {@code caller}, {@code method}, {@code path}, the other column names, {@code now},
+ * {@code limit}, and for the atomic reservation {@code key_lock_high}, {@code key_lock_low},
+ * {@code body_lock} ({@link #inFlightLocks}). Instants are microsecond-truncated {@code timestamptz}, shorts
  * {@code int2}, bodies {@code bytea}, and so is {@code caller}: the bytes of
  * {@link RecordKey#caller()}'s hex digits ({@link #callerBytes}), none for an anonymous caller.
  */

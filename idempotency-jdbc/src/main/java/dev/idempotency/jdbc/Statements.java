@@ -210,6 +210,11 @@ abstract class Statements {
         return null;
     }
 
+    /** A statement that releases {@link #ddlLock()} when the transaction's end does not; or {@code null}. */
+    String ddlUnlock() {
+        return null;
+    }
+
     /** Writes {@code row} unless a live record holds its key; says who holds it otherwise. */
     abstract Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException;
 

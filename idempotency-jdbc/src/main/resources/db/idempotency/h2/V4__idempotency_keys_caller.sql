@@ -5,11 +5,12 @@
 -- stays what it was. Rows written before it get the empty caller: they become anonymous records.
 --
 -- Replacing the primary key builds its index anew and locks the table for that time. May run
--- again (it then rebuilds the primary key again).
+-- again, for example after V1 in a connection's INIT=RUNSCRIPT: it then changes nothing, since the
+-- new key has a name of its own (idempotency_keys_caller_pkey) and V1's key is gone.
 
 ALTER TABLE "idempotency_keys" ADD COLUMN IF NOT EXISTS "caller" VARBINARY(16) DEFAULT X'' NOT NULL;
 
 ALTER TABLE "idempotency_keys" DROP CONSTRAINT IF EXISTS "idempotency_keys_pkey";
 
-ALTER TABLE "idempotency_keys" ADD CONSTRAINT "idempotency_keys_pkey"
+ALTER TABLE "idempotency_keys" ADD CONSTRAINT IF NOT EXISTS "idempotency_keys_caller_pkey"
     PRIMARY KEY ("key", "tenant_id", "caller", "method", "path");

@@ -9,8 +9,8 @@
 -- InnoDB keeps the rows in primary-key order, so replacing the key rebuilds the whole table.
 -- MariaDB does that online (reads and writes go on), but it takes the table's metadata lock
 -- exclusively at its start and end, which waits for transactions open on the table and holds up
--- every statement on it meanwhile; run it at a quiet moment. May run again (it then rebuilds the
--- table again).
+-- every statement on it meanwhile; run it at a quiet moment. May run again: MariaDB then finds
+-- the column and the primary key as they should be and rebuilds nothing.
 
 ALTER TABLE idempotency_keys
     ADD COLUMN IF NOT EXISTS caller VARBINARY(16) NOT NULL DEFAULT ''

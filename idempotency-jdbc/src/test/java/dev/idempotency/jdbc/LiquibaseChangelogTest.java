@@ -44,6 +44,13 @@ class LiquibaseChangelogTest {
     }
 
     @Test
+    void theCallerIsPartOfThePrimaryKey() throws SQLException {
+        assertThat(query("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'idempotency_keys_pkey' "
+                + "AND connamespace = current_schema()::regnamespace"))
+                .containsExactly("PRIMARY KEY (key, tenant_id, caller, method, path)");
+    }
+
+    @Test
     void theTableItsIndexAndTheFillfactorArePresent() throws SQLException {
         assertThat(MigrationChecks.tableExists(pool, "app_orders")).isTrue();
         assertThat(MigrationChecks.tableExists(pool, "idempotency_keys")).isTrue();
@@ -60,7 +67,8 @@ class LiquibaseChangelogTest {
         assertThat(query("SELECT id || ' ' || filename FROM databasechangelog ORDER BY orderexecuted"))
                 .containsExactly("app-1 db/app/changelog.xml",
                         "idempotency-keys-1 db/idempotency/liquibase/idempotency-changelog.xml",
-                        "idempotency-keys-fillfactor db/idempotency/liquibase/idempotency-changelog.xml");
+                        "idempotency-keys-fillfactor db/idempotency/liquibase/idempotency-changelog.xml",
+                        "idempotency-keys-caller db/idempotency/liquibase/idempotency-changelog.xml");
     }
 
     @Test
@@ -72,7 +80,7 @@ class LiquibaseChangelogTest {
     void aSecondUpdateHasNothingToDo() throws SQLException {
         update(pool, db.name, "db/app/changelog.xml");
 
-        assertThat(query("SELECT count(*) FROM databasechangelog")).containsExactly("3");
+        assertThat(query("SELECT count(*) FROM databasechangelog")).containsExactly("4");
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.idempotency.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 class MariaDbFlywayRecipesTest extends AbstractFlywayRecipesTest {
@@ -19,7 +20,10 @@ class MariaDbFlywayRecipesTest extends AbstractFlywayRecipesTest {
 
     @Override
     Map<String, String> renumberedCopies() {
-        return Map.of("db/idempotency/mariadb/V1__idempotency_keys.sql", "V2__idempotency_keys.sql");
+        Map<String, String> copies = new LinkedHashMap<>();
+        copies.put("db/idempotency/mariadb/V1__idempotency_keys.sql", "V2__idempotency_keys.sql");
+        copies.put("db/idempotency/mariadb/V4__idempotency_keys_caller.sql", "V3__idempotency_keys_caller.sql");
+        return copies;
     }
 
     @Override

@@ -24,7 +24,10 @@ final class MigrationChecks {
     private MigrationChecks() {
     }
 
-    /** A store that verifies the schema at build reserves and completes a record, which reads back completed. */
+    /**
+     * A store that verifies the schema at build reserves and completes a record, which reads back
+     * completed; a caller's record of the same key is another record.
+     */
     static void storeWorks(DataSource pool) {
         JdbcStore store = JdbcStore.builder(pool).verifySchema(true).build();
         RecordKey key = new RecordKey("tenant-a", "POST", "/orders", "migrated-key");
@@ -40,6 +43,10 @@ final class MigrationChecks {
             assertThat(r.isCompleted()).isTrue();
             assertThat(r.response().status()).isEqualTo(201);
         });
+        RecordKey callers = new RecordKey(key.tenant(), RecordKey.callerOf("alice"), key.method(), key.path(), key.key());
+        assertThat(store.find(callers, NOW.plusSeconds(1))).isEmpty();
+        assertThat(store.reserve(callers, "fingerprint", NOW, Duration.ofSeconds(30), Duration.ofHours(24)))
+                .isInstanceOf(ReserveResult.Acquired.class);
     }
 
     /** Whether a table of that name is visible in the pool's schema or database. */

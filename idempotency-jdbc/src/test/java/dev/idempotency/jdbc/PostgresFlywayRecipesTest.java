@@ -31,6 +31,7 @@ class PostgresFlywayRecipesTest extends AbstractFlywayRecipesTest {
         Map<String, String> copies = new LinkedHashMap<>();
         copies.put("db/idempotency/postgresql/V1__idempotency_keys.sql", "V2__idempotency_keys.sql");
         copies.put("db/idempotency/postgresql/V3__idempotency_keys_fillfactor.sql", "V3__idempotency_keys_fillfactor.sql");
+        copies.put("db/idempotency/postgresql/V4__idempotency_keys_caller.sql", "V4__idempotency_keys_caller.sql");
         return copies;
     }
 
@@ -43,7 +44,7 @@ class PostgresFlywayRecipesTest extends AbstractFlywayRecipesTest {
     @Test
     void rowLevelSecurityAddedLaterNeedsOneOutOfOrderRun() throws SQLException {
         applicationFlyway(APP_LOCATION).migrate();
-        idempotencyFlyway().migrate();   // V1, V3
+        idempotencyFlyway().migrate();   // V1, V3, V4
         String[] withRls = {"classpath:db/idempotency/postgresql", "classpath:db/idempotency/postgresql-rls"};
 
         assertThatThrownBy(() -> idempotencyFlyway(withRls, false).migrate()).isInstanceOf(FlywayException.class)

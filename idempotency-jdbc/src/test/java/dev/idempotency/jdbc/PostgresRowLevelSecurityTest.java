@@ -121,7 +121,7 @@ class PostgresRowLevelSecurityTest {
             assertThatThrownBy(() -> update(c, "INSERT INTO idempotency_keys (key, tenant_id, method, path, "
                     + "request_hash, state, owner_token, format_version, expires_at) VALUES (?, 'tenant-b', 'POST', "
                     + "'/payments', 'h', 'IN_FLIGHT', 'evil', 1, now() + interval '1 hour') "
-                    + "ON CONFLICT (key, tenant_id, method, path) DO UPDATE SET owner_token = 'evil'", shared))
+                    + "ON CONFLICT (key, tenant_id, caller, method, path) DO UPDATE SET owner_token = 'evil'", shared))
                     .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42501"));
             c.rollback();
         }

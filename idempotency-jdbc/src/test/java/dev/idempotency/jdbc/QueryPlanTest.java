@@ -41,7 +41,8 @@ class QueryPlanTest {
                 assertThat(plan).doesNotContain("Seq Scan");
             }
             assertThat(plans.get(0)).contains("idempotency_keys_pkey");
-            assertThat(plans.get(1)).contains("Index Scan using idempotency_keys_pkey");
+            assertThat(plans.get(1)).contains("Index Scan using idempotency_keys_pkey")
+                    .contains("(caller = '\\x'::bytea) AND (method = 'POST'::text) AND (path = '/orders'::text))");
             assertThat(plans.get(6)).contains("idempotency_keys_expires_at_idx");
             write("postgres", plans);
         }
@@ -85,7 +86,8 @@ class QueryPlanTest {
             String find = explain(db, "EXPLAIN FORMAT=JSON ", sql.find);
             String complete = explain(db, "EXPLAIN FORMAT=JSON ", sql.complete);
             String purge = explain(db, "EXPLAIN FORMAT=JSON ", sql.purgeStatement());
-            assertThat(find).contains("\"key\": \"PRIMARY\"").doesNotContain("\"access_type\": \"ALL\"");
+            assertThat(find).contains("\"key\": \"PRIMARY\"").doesNotContain("\"access_type\": \"ALL\"")
+                    .contains("\"used_key_parts\": [\"key\", \"tenant_id\", \"caller\", \"method\", \"path\"]");
             assertThat(complete).contains("\"key\": \"PRIMARY\"").doesNotContain("\"access_type\": \"ALL\"");
             assertThat(purge).contains("idempotency_keys_expires_at_idx").doesNotContain("\"access_type\": \"ALL\"");
             write("mariadb", List.of(find, complete, purge));

@@ -88,6 +88,37 @@ class SchemaTest {
         }
     }
 
+    /**
+     * idempotency-spring's quick start: H2 runs V1 and V4 on every new connection (its INIT). The
+     * table passes the schema check, and connections opened later (running both again) keep the
+     * records and the caller's part of the key.
+     */
+    @Test
+    void h2RunsV1AndV4AgainOnEveryConnection() throws Exception {
+        String url = "jdbc:h2:mem:init_" + java.util.UUID.randomUUID().toString().replace("-", "")
+                + ";DB_CLOSE_DELAY=-1;INIT=RUNSCRIPT FROM 'classpath:db/idempotency/h2/V1__idempotency_keys.sql'"
+                + "\\;RUNSCRIPT FROM 'classpath:db/idempotency/h2/V4__idempotency_keys_caller.sql'";
+        RecordKey alice = new RecordKey(KEY.tenant(), RecordKey.callerOf("alice"), KEY.method(), KEY.path(), KEY.key());
+        try (var first = new com.zaxxer.hikari.HikariDataSource()) {
+            first.setJdbcUrl(url);
+            first.setMaximumPoolSize(1);
+            JdbcStore store = JdbcStore.builder(first).verifySchema(true).build();
+            assertThat(store.reserve(KEY, "f", NOW, Duration.ofSeconds(1), Duration.ofSeconds(2)))
+                    .isInstanceOf(ReserveResult.Acquired.class);
+            try (var later = java.sql.DriverManager.getConnection(url)) {
+                assertThat(later.isValid(1)).isTrue();
+            }
+            assertThat(store.find(KEY, NOW)).isPresent();
+            assertThat(store.reserve(alice, "f", NOW, Duration.ofSeconds(1), Duration.ofSeconds(2)))
+                    .isInstanceOf(ReserveResult.Acquired.class);
+            assertThat(store.reserve(KEY, "f", NOW, Duration.ofSeconds(1), Duration.ofSeconds(2)))
+                    .isInstanceOf(ReserveResult.Existing.class);
+            try (var c = java.sql.DriverManager.getConnection(url); var s = c.createStatement()) {
+                s.execute("SHUTDOWN");
+            }
+        }
+    }
+
     @Test
     void aCustomSchemaQualifiedTableGetsItsOwnIndexAndConstraintNames() {
         try (TestDatabase db = TestDatabase.postgres()) {
