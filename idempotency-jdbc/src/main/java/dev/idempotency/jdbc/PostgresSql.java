@@ -225,17 +225,6 @@ public final class PostgresSql {
         return ddl;
     }
 
-    /**
-     * {@link #ddl(boolean, boolean, String)} for a table created now ({@code fillfactor}) or one
-     * that has the caller column already: it never upgrades an existing table.
-     *
-     * @deprecated use {@link #ddl(boolean, boolean, String)} with {@link #tableState()}
-     */
-    @Deprecated(forRemoval = true)
-    public List<String> ddl(boolean fillfactor, String tenantSetting) {
-        return ddl(!fillfactor, !fillfactor, tenantSetting);
-    }
-
     /** Serializes instances that create the table together: run first in the DDL's transaction. */
     public String ddlLock() {
         return statements.ddlLock();
