@@ -7,16 +7,19 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A user's project made of one application's README blocks: its {@code pom.xml} is the
- * boilerplate every project has (coordinates, Java 17, plugin versions) around the README's pom
- * fragments, merged by section; every {@code file} block is written where its marker says.
+ * A user's project made of one application's README blocks: its {@code pom.xml} is the README's
+ * pom fragments, merged by section, under nothing but the project's coordinates — the Java
+ * release and the plugin versions must come from the fragments, so the build proves that they are
+ * enough for a plain Maven 3.8. Every {@code file} block is written where its marker says.
  */
 final class QuickStartProject {
 
+    private static final Pattern PROPERTIES = section("properties");
     private static final Pattern DEPENDENCY_MANAGEMENT = section("dependencyManagement");
     private static final Pattern DEPENDENCIES = section("dependencies");
-    private static final Pattern BUILD_PLUGINS = Pattern.compile(
-            "<build>\\s*<plugins>(.*?)</plugins>\\s*</build>", Pattern.DOTALL);
+    private static final Pattern BUILD = section("build");
+    private static final Pattern PLUGIN_MANAGEMENT = section("pluginManagement");
+    private static final Pattern PLUGINS = section("plugins");
     private static final Pattern MAIN = Pattern.compile("public\\s+static\\s+void\\s+main\\s*\\(");
     private static final Pattern PACKAGE = Pattern.compile("^package\\s+([\\w.]+);", Pattern.MULTILINE);
 
@@ -29,11 +32,18 @@ final class QuickStartProject {
 
     /** Writes the project into {@code dir}; returns the main class (the file block with a {@code main}). */
     static String write(Path dir, String app, Snippets snippets) throws IOException {
+        StringBuilder properties = new StringBuilder();
         StringBuilder managed = new StringBuilder();
         StringBuilder dependencies = new StringBuilder();
+        StringBuilder managedPlugins = new StringBuilder();
         StringBuilder plugins = new StringBuilder();
         for (Snippets.Snippet pom : snippets.of(app, "pom")) {
             String rest = pom.content();
+            Matcher props = PROPERTIES.matcher(rest);
+            if (props.find()) {
+                properties.append(props.group(1));
+                rest = rest.substring(0, props.start()) + rest.substring(props.end());
+            }
             Matcher dm = DEPENDENCY_MANAGEMENT.matcher(rest);
             if (dm.find()) {
                 Matcher inner = DEPENDENCIES.matcher(dm.group(1));
@@ -43,9 +53,26 @@ final class QuickStartProject {
                 managed.append(inner.group(1));
                 rest = rest.substring(0, dm.start()) + rest.substring(dm.end());
             }
-            Matcher build = BUILD_PLUGINS.matcher(rest);
+            Matcher build = BUILD.matcher(rest);
             if (build.find()) {
-                plugins.append(build.group(1));
+                String inBuild = build.group(1);
+                Matcher pm = PLUGIN_MANAGEMENT.matcher(inBuild);
+                if (pm.find()) {
+                    Matcher inner = PLUGINS.matcher(pm.group(1));
+                    if (!inner.find()) {
+                        throw new IllegalStateException(pom.source() + ": <pluginManagement> without <plugins>");
+                    }
+                    managedPlugins.append(inner.group(1));
+                    inBuild = inBuild.substring(0, pm.start()) + inBuild.substring(pm.end());
+                }
+                Matcher used = PLUGINS.matcher(inBuild);
+                if (used.find()) {
+                    plugins.append(used.group(1));
+                    inBuild = inBuild.substring(0, used.start()) + inBuild.substring(used.end());
+                }
+                if (!inBuild.replaceAll("(?s)<!--.*?-->", "").isBlank()) {
+                    throw new IllegalStateException(pom.source() + ": <build> holds more than plugins: " + inBuild);
+                }
                 rest = rest.substring(0, build.start()) + rest.substring(build.end());
             }
             Matcher deps = DEPENDENCIES.matcher(rest);
@@ -64,38 +91,19 @@ final class QuickStartProject {
                   <groupId>quickstart</groupId>
                   <artifactId>%s</artifactId>
                   <version>1</version>
-                  <properties>
-                    <maven.compiler.release>17</maven.compiler.release>
-                    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-                  </properties>
+                  <properties>%s</properties>
                   <dependencyManagement>
                     <dependencies>%s</dependencies>
                   </dependencyManagement>
                   <dependencies>%s</dependencies>
                   <build>
                     <pluginManagement>
-                      <plugins>
-                        <plugin>
-                          <groupId>org.apache.maven.plugins</groupId>
-                          <artifactId>maven-compiler-plugin</artifactId>
-                          <version>3.16.0</version>
-                        </plugin>
-                        <plugin>
-                          <groupId>org.apache.maven.plugins</groupId>
-                          <artifactId>maven-resources-plugin</artifactId>
-                          <version>3.3.1</version>
-                        </plugin>
-                        <plugin>
-                          <groupId>org.apache.maven.plugins</groupId>
-                          <artifactId>maven-jar-plugin</artifactId>
-                          <version>3.4.2</version>
-                        </plugin>
-                      </plugins>
+                      <plugins>%s</plugins>
                     </pluginManagement>
                     <plugins>%s</plugins>
                   </build>
                 </project>
-                """.formatted(app, managed, dependencies, plugins));
+                """.formatted(app, properties, managed, dependencies, managedPlugins, plugins));
         String main = null;
         for (Snippets.Snippet file : snippets.of(app, "file")) {
             Path target = dir.resolve(file.path()).normalize();

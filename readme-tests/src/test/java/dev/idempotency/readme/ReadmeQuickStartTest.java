@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * build of its application fails here.
  *
  * <p>The fresh repository holds only what the install put there under {@code dev/idempotency};
- * every other group is a link into the user's {@code ~/.m2/repository}, so third-party artifacts
+ * every other group is a link into the local repository of the build that runs this test
+ * ({@code ~/.m2/repository}, or what {@code -Dmaven.repo.local} names), so third-party artifacts
  * are not downloaded again (and a download lands there, as it would for the user).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -170,11 +171,12 @@ class ReadmeQuickStartTest {
     }
 
     /**
-     * A local repository with nothing of this project in it: every group of {@code ~/.m2/repository}
-     * linked, except {@code dev/idempotency}.
+     * A local repository with nothing of this project in it: every group of the running build's
+     * local repository linked, except {@code dev/idempotency}.
      */
     private static void linkThirdPartyArtifacts(Path repository) throws IOException {
-        Path user = Path.of(System.getProperty("user.home"), ".m2", "repository");
+        String outer = System.getProperty("readme.localRepository", "");
+        Path user = outer.isBlank() ? Path.of(System.getProperty("user.home"), ".m2", "repository") : Path.of(outer);
         Files.createDirectories(repository.resolve("dev"));
         if (!Files.isDirectory(user)) {
             return;

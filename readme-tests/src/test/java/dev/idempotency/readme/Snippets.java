@@ -20,6 +20,8 @@ import java.util.stream.Stream;
  * <!-- readme-test: javalin gradle -->               the same dependencies in Gradle's Kotlin DSL
  * <!-- readme-test: install -->                      the commands that install the artifacts
  * }</pre>
+ *
+ * <p>Read from the top README, every module's README and the pages under {@code docs/}.
  */
 record Snippets(List<Snippet> all) {
 
@@ -30,15 +32,21 @@ record Snippets(List<Snippet> all) {
     private static final Pattern MARKER = Pattern.compile(
             "^<!-- readme-test: (install|([a-z0-9-]+(?:,[a-z0-9-]+)*) (pom|file|gradle)(?: (\\S+))?) -->$");
 
-    /** The marked blocks of README.md and of every module's README.md under {@code root}. */
+    /** The marked blocks of README.md, of every module's README.md and of every docs/*.md under {@code root}. */
     static Snippets collect(Path root) {
         List<Snippet> found = new ArrayList<>();
-        try (Stream<Path> modules = Files.list(root)) {
+        try {
             List<Path> readmes = new ArrayList<>();
             readmes.add(root.resolve("README.md"));
-            modules.filter(Files::isDirectory).map(d -> d.resolve("README.md")).filter(Files::isRegularFile).sorted()
-                    .forEach(readmes::add);
-            for (Path readme : readmes) {
+            try (Stream<Path> modules = Files.list(root)) {
+                modules.filter(Files::isDirectory).map(d -> d.resolve("README.md")).filter(Files::isRegularFile)
+                        .sorted().forEach(readmes::add);
+            }
+            try (Stream<Path> docs = Files.list(root.resolve("docs"))) {
+                docs.filter(d -> d.toString().endsWith(".md")).filter(Files::isRegularFile).sorted()
+                        .forEach(readmes::add);
+            }
+            for (Path readme : readmes.stream().distinct().toList()) { // docs/README.md is listed twice
                 found.addAll(read(root.relativize(readme).toString(), Files.readAllLines(readme)));
             }
         } catch (IOException e) {
