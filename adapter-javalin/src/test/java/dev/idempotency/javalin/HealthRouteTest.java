@@ -15,7 +15,7 @@ import java.net.http.HttpResponse;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The health route the top README shows, line for line, so it keeps compiling and answering. */
+/** The health route docs/operations.md shows, line for line, so it keeps compiling and answering. */
 class HealthRouteTest {
 
     @Test
