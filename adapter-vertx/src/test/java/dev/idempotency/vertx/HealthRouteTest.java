@@ -23,7 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The health route the top README shows, line for line, so it keeps compiling and answering. */
+/** The health route docs/operations.md shows, line for line, so it keeps compiling and answering. */
 class HealthRouteTest {
 
     // --- as in README.md, "Health"
