@@ -20,7 +20,6 @@ import java.security.Principal;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.eclipse.jetty.ee10.servlet.security.ConstraintSecurityHandler;
@@ -118,7 +117,8 @@ class CallerFromAuthenticationTest {
 
         @Test
         void wrongCredentialsAre401AndReserveNothing() throws Exception {
-            assertRefusedAndReservedNothing(basic("alice", "wrong"), ALICE);
+            CallerChecks.wrongCredentialsReserveNothing(CallerFromAuthenticationTest.this::post, runs::get,
+                    basic("alice", "wrong"), ALICE);
         }
     }
 
@@ -180,19 +180,9 @@ class CallerFromAuthenticationTest {
 
         @Test
         void wrongCredentialsAre401AndReserveNothing() throws Exception {
-            assertRefusedAndReservedNothing("Bearer token-x", ALICE);
+            CallerChecks.wrongCredentialsReserveNothing(CallerFromAuthenticationTest.this::post, runs::get,
+                    "Bearer token-x", ALICE);
         }
-    }
-
-    private void assertRefusedAndReservedNothing(String wrong, String valid) throws Exception {
-        String key = "caller-" + UUID.randomUUID();
-
-        assertThat(post(wrong, key, BODY).statusCode()).isEqualTo(401);
-        HttpResponse<String> first = post(valid, key, BODY);
-
-        assertThat(first.statusCode()).isEqualTo(201);
-        assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
-        assertThat(runs).hasValue(1);
     }
 
     /**

@@ -30,7 +30,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -146,31 +145,16 @@ class CallerFromAuthenticationTest {
     @Test
     void wrongCredentialsAre401AndReserveNothing() throws Exception {
         start(IdempotencyConfig.builder().build());
-        String key = "caller-" + UUID.randomUUID();
 
-        assertThat(post(basic("alice", "wrong"), key, BODY).statusCode()).isEqualTo(401);
-        assertThat(post("Bearer not-a-token", key, BODY).statusCode()).isEqualTo(401);
-        HttpResponse<String> alice = post(ALICE, key, BODY);
-
-        assertThat(alice.statusCode()).isEqualTo(201);
-        assertThat(alice.headers().firstValue("Idempotent-Replayed")).isEmpty();
-        assertThat(runs).hasValue(1);
+        CallerChecks.wrongCredentialsReserveNothing(this::post, runs::get, basic("alice", "wrong"), ALICE);
+        CallerChecks.wrongCredentialsReserveNothing(this::post, runs::get, "Bearer not-a-token", ALICE);
     }
 
     @Test
     void sharedRecordsReplayOneCallersResponseToAnother() throws Exception {
         start(IdempotencyConfig.builder().shareRecordsAcrossCallers(true).build());
-        String key = "caller-" + UUID.randomUUID();
 
-        HttpResponse<String> alice = post(ALICE, key, BODY);
-        HttpResponse<String> toBob = post(bob, key, BODY);
-
-        assertThat(alice.statusCode()).isEqualTo(201);
-        assertThat(alice.body()).contains("\"caller\":\"alice\"");
-        assertThat(toBob.statusCode()).isEqualTo(201);
-        assertThat(toBob.body()).isEqualTo(alice.body());
-        assertThat(toBob.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-        assertThat(runs).hasValue(1);
+        CallerChecks.sharedRecordsReplayOneCallersAnswerToAnother(this::post, runs::get, ALICE, bob);
     }
 
     private static RecordKey recordOf(String caller, String key) {

@@ -119,6 +119,38 @@ public final class CallerChecks {
         assertThat(runs.getAsInt() - before).as("handler runs").isEqualTo(2);
     }
 
+    /**
+     * Wrong credentials are answered 401 before the engine sees the request: they reserve nothing,
+     * so {@code caller}'s request with that key afterwards runs as the first.
+     */
+    public static void wrongCredentialsReserveNothing(Post post, IntSupplier runs, String wrongCredentials,
+            String caller) throws Exception {
+        String key = newKey();
+        int before = runs.getAsInt();
+        HttpResponse<String> refused = post.send(wrongCredentials, key, BODY);
+        HttpResponse<String> right = post.send(caller, key, BODY);
+
+        assertThat(refused.statusCode()).isEqualTo(401);
+        assertFresh(right);
+        assertThat(runs.getAsInt() - before).as("handler runs").isEqualTo(1);
+    }
+
+    /**
+     * For an engine built with {@code shareRecordsAcrossCallers(true)}: the opt-in does what it
+     * says — {@code callerB}'s request with {@code callerA}'s key and body replays A's answer.
+     */
+    public static void sharedRecordsReplayOneCallersAnswerToAnother(Post post, IntSupplier runs, String callerA,
+            String callerB) throws Exception {
+        String key = newKey();
+        int before = runs.getAsInt();
+        HttpResponse<String> first = post.send(callerA, key, BODY);
+        HttpResponse<String> toB = post.send(callerB, key, BODY);
+
+        assertFresh(first);
+        assertReplayOf(toB, first);
+        assertThat(runs.getAsInt() - before).as("handler runs").isEqualTo(1);
+    }
+
     private static String newKey() {
         return "caller-" + UUID.randomUUID();
     }
