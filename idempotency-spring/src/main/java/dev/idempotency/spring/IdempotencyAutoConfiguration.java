@@ -19,6 +19,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -44,7 +46,10 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  *
  * <p>The engine is a singleton created while the context starts, so an invalid configuration (a
  * mode the store cannot do, a lease longer than the ttl, a value that does not convert) fails the
- * start, not the first request.
+ * start, not the first request. It depends on database initialization: it is created, and the
+ * store's schema checked, after the application's Flyway or Liquibase has run, even though the
+ * filter needs it while the web server starts. With Boot's health module, the engine's store is
+ * the {@code idempotency} health component ({@link IdempotencyHealthConfiguration}).
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
@@ -52,13 +57,16 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
         "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
 @ConditionalOnProperty(prefix = "idempotency", name = "enabled", havingValue = "true")
 @EnableConfigurationProperties(IdempotencyProperties.class)
-@Import({IdempotencyJdbcConfiguration.class, IdempotencyMetricsConfiguration.class})
+@Import({IdempotencyJdbcConfiguration.class, IdempotencyMetricsConfiguration.class,
+        IdempotencyAutoConfiguration.DatabaseInitializationOrder.class, IdempotencyHealthConfiguration.class})
 public class IdempotencyAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyAutoConfiguration.class);
 
+    // The schema check runs here: after the application's Flyway, Liquibase and SQL scripts.
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
+    @DependsOnDatabaseInitialization
     IdempotencyEngine idempotencyEngine(IdempotencyProperties properties,
                                         ObjectProvider<Store> store,
                                         ObjectProvider<TenantResolver> tenantResolver,
@@ -87,6 +95,16 @@ public class IdempotencyAutoConfiguration {
             engineStore = step.decorate(engineStore);
         }
         return new IdempotencyEngine(engineStore, config.build());
+    }
+
+    /**
+     * Boot's ordering of beans after database initialization, for {@link DependsOnDatabaseInitialization}
+     * here and the table's initializer, also in an application that imports it nowhere else.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(DatabaseInitializationDependencyConfigurer.class)
+    @Import(DatabaseInitializationDependencyConfigurer.class)
+    static class DatabaseInitializationOrder {
     }
 
     /** The filter, in a servlet web application with Spring's web classes. */

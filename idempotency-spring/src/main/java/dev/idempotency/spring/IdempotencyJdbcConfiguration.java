@@ -18,20 +18,40 @@ import org.springframework.context.annotation.Configuration;
  * {@link DataSource} when the application defines no {@link Store} bean of its own
  * ({@link IdempotencyJdbcProperties}), and the schema check of whichever {@code JdbcStore} the
  * engine gets — that one or the application's bean — while the application starts
- * ({@code idempotency.jdbc.verify-schema}, default on).
+ * ({@code idempotency.jdbc.verify-schema}, default on). The table is created first when
+ * {@code idempotency.jdbc.initialize-schema} says so ({@link IdempotencySchemaInitializer}), and the
+ * check waits for the application's database initialization (Flyway, Liquibase): the engine, which
+ * runs it, depends on database initialization.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(JdbcStore.class)
 @EnableConfigurationProperties(IdempotencyJdbcProperties.class)
 class IdempotencyJdbcConfiguration {
 
-    @Bean
+    /**
+     * The {@code JdbcStore} over the application's data source, when it defines no store, and the
+     * initializer of its table ({@code idempotency.jdbc.initialize-schema}).
+     */
+    @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingBean(Store.class)
     @ConditionalOnBean(DataSource.class)
     @ConditionalOnProperty(prefix = "idempotency.jdbc", name = "enabled", matchIfMissing = true)
-    JdbcStore idempotencyStore(IdempotencyJdbcProperties properties, ObjectProvider<DataSource> dataSources,
-                               BeanFactory beans) {
-        return properties.toStoreBuilder(dataSource(properties, dataSources, beans)).build();
+    static class JdbcStoreConfiguration {
+
+        @Bean
+        JdbcStore idempotencyStore(IdempotencyJdbcProperties properties, ObjectProvider<DataSource> dataSources,
+                                   BeanFactory beans) {
+            return properties.toStoreBuilder(dataSource(properties, dataSources, beans)).build();
+        }
+
+        @Bean
+        IdempotencySchemaInitializer idempotencySchemaInitializer(JdbcStore idempotencyStore,
+                                                                  IdempotencyJdbcProperties properties,
+                                                                  ObjectProvider<DataSource> dataSources,
+                                                                  BeanFactory beans) {
+            return new IdempotencySchemaInitializer(idempotencyStore, dataSource(properties, dataSources, beans),
+                    properties.getInitializeSchema(), EmbeddedDatabases.detector(idempotencyStore));
+        }
     }
 
     /**

@@ -9,7 +9,7 @@ import java.time.Duration;
  * application's {@code DataSource} when idempotency-jdbc is on the classpath and no {@code Store}
  * bean is defined, and whether every {@code JdbcStore} (that one or the application's own bean)
  * checks its schema while the application starts. Defaults are the store's own, except
- * {@code verify-schema}, which is on.
+ * {@code verify-schema}, which is on, and {@code initialize-schema}, {@code embedded}.
  */
 @ConfigurationProperties("idempotency.jdbc")
 public class IdempotencyJdbcProperties {
@@ -21,6 +21,7 @@ public class IdempotencyJdbcProperties {
     private boolean rowLevelSecurity;
     private String tenantSetting = JdbcStore.DEFAULT_TENANT_SETTING;
     private boolean verifySchema = true;
+    private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
 
     /** Whether the adapter builds a {@code JdbcStore} when there is a data source and no store bean; default true. */
     public boolean isEnabled() {
@@ -91,6 +92,30 @@ public class IdempotencyJdbcProperties {
 
     public void setVerifySchema(boolean verifySchema) {
         this.verifySchema = verifySchema;
+    }
+
+    /**
+     * When the auto-configured store creates its table at start, from the DDL shipped for its
+     * database ({@link JdbcStore#createTableIfMissing()}): {@code embedded} (default: an in-memory
+     * database such as H2), {@code always} or {@code never}. It runs after the application's own
+     * Flyway, Liquibase or SQL scripts, and leaves an existing table as it is.
+     */
+    public InitializeSchema getInitializeSchema() {
+        return initializeSchema;
+    }
+
+    public void setInitializeSchema(InitializeSchema initializeSchema) {
+        this.initializeSchema = initializeSchema;
+    }
+
+    /** The values of {@code idempotency.jdbc.initialize-schema}. */
+    public enum InitializeSchema {
+        /** Only on an embedded, in-memory database. */
+        EMBEDDED,
+        /** On every database. */
+        ALWAYS,
+        /** Never: the application's migrations create the table. */
+        NEVER
     }
 
     /** The store these settings describe, over {@code dataSource}; its schema is checked separately. */

@@ -27,6 +27,9 @@ class JdbcAutoConfigurationTest {
             .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, IdempotencyAutoConfiguration.class))
             .withPropertyValues("idempotency.enabled=true");
 
+    /** These tests' H2 databases are in memory: the default initialize-schema would create the table. */
+    private static final String NO_TABLE_CREATED = "idempotency.jdbc.initialize-schema=never";
+
     private static JdbcDataSource databaseWithTable(String table) {
         JdbcDataSource dataSource = new JdbcDataSource();
         dataSource.setURL("jdbc:h2:mem:spring-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
@@ -73,7 +76,7 @@ class JdbcAutoConfigurationTest {
     @Test
     void aMissingTableFailsTheStartNamingIt() {
         JdbcDataSource dataSource = databaseWithTable(null);
-        runner.withBean(DataSource.class, () -> dataSource).run(context -> assertThat(context).hasFailed()
+        runner.withBean(DataSource.class, () -> dataSource).withPropertyValues(NO_TABLE_CREATED).run(context -> assertThat(context).hasFailed()
                 .getFailure().hasStackTraceContaining("Idempotency schema check failed: table")
                 .hasStackTraceContaining(JdbcStore.DEFAULT_TABLE + " does not exist"));
     }
@@ -81,11 +84,36 @@ class JdbcAutoConfigurationTest {
     @Test
     void withoutTheSchemaCheckAMissingTableStartsAnyway() {
         JdbcDataSource dataSource = databaseWithTable(null);
-        runner.withBean(DataSource.class, () -> dataSource).withPropertyValues("idempotency.jdbc.verify-schema=false")
+        runner.withBean(DataSource.class, () -> dataSource)
+                .withPropertyValues("idempotency.jdbc.verify-schema=false", NO_TABLE_CREATED)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context).hasSingleBean(JdbcStore.class);
                 });
+    }
+
+    @Test
+    void anInMemoryDatabaseGetsTheTableByDefaultAndAnotherOnlyWithAlways() {
+        JdbcDataSource memory = databaseWithTable(null);
+        runner.withBean(DataSource.class, () -> memory).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(IdempotencySchemaInitializer.class).creates()).isTrue();
+        });
+        // a file database is not embedded in Boot's sense: its table is the migrations' business
+        JdbcDataSource file = new JdbcDataSource();
+        file.setURL("jdbc:h2:file:./target/h2-" + UUID.randomUUID());
+        runner.withBean(DataSource.class, () -> file).run(context -> assertThat(context).hasFailed()
+                .getFailure().hasStackTraceContaining(JdbcStore.DEFAULT_TABLE + " does not exist"));
+        runner.withBean(DataSource.class, () -> file).withPropertyValues("idempotency.jdbc.initialize-schema=always")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void theApplicationsOwnStoreGetsNoInitializer() {
+        JdbcDataSource dataSource = databaseWithTable(null);
+        runner.withBean(Store.class, () -> JdbcStore.builder(dataSource).build())
+                .withPropertyValues("idempotency.jdbc.verify-schema=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencySchemaInitializer.class));
     }
 
     @Test
@@ -101,7 +129,7 @@ class JdbcAutoConfigurationTest {
         JdbcDataSource dataSource = databaseWithTable("app_idem");
         runner.withBean(DataSource.class, () -> dataSource).withPropertyValues("idempotency.jdbc.table-name=app_idem")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(JdbcStore.class));
-        runner.withBean(DataSource.class, () -> dataSource)
+        runner.withBean(DataSource.class, () -> dataSource).withPropertyValues(NO_TABLE_CREATED)
                 .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining("does not exist"));
     }
 
@@ -154,7 +182,7 @@ class JdbcAutoConfigurationTest {
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(JdbcStore.class));
         // unnamed, the primary one is used, and it has no table
         runner.withBean("main", DataSource.class, () -> without, bd -> bd.setPrimary(true))
-                .withBean("records", DataSource.class, () -> withTable)
+                .withBean("records", DataSource.class, () -> withTable).withPropertyValues(NO_TABLE_CREATED)
                 .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining("does not exist"));
     }
 }
