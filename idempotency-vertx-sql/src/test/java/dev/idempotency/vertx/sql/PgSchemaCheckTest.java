@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.idempotency.core.store.StorageUnavailableException;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
 import io.vertx.pgclient.PgConnectOptions;
 import java.io.IOException;
 import java.io.InputStream;
@@ -74,6 +77,38 @@ class PgSchemaCheckTest {
         assertThat(catchThrowable(() -> await(PgStore.builder(db.pool("check-other", 1))
                 .tableName("public.idempotency_keys_" + db.schema).build().verifySchema())))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void aVerticleThatStartsAfterTheCheckIsNotDeployedWithoutTheTable() {
+        PgStore store = PgStore.create(db.pool("check-verticle", 1));
+        ServerAfterCheck verticle = new ServerAfterCheck(store);
+
+        assertThat(catchThrowable(() -> await(db.vertx.deployVerticle(verticle))))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("does not exist");
+        assertThat(verticle.server).as("no server started").isNull();
+
+        await(store.createTableIfMissing());
+        ServerAfterCheck started = new ServerAfterCheck(store);
+        await(db.vertx.deployVerticle(started));
+        assertThat(started.server.actualPort()).isPositive();
+    }
+
+    /** The adapter-vertx README's start: the server only after the schema check. */
+    private static final class ServerAfterCheck extends VerticleBase {
+        private final PgStore store;
+        private volatile HttpServer server;
+
+        ServerAfterCheck(PgStore store) {
+            this.store = store;
+        }
+
+        @Override
+        public Future<?> start() {
+            return Future.fromCompletionStage(store.verifySchema())
+                    .compose(checked -> vertx.createHttpServer().requestHandler(r -> r.response().end()).listen(0))
+                    .onSuccess(listening -> server = listening);
+        }
     }
 
     @Test
