@@ -28,8 +28,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * blocks ({@link Snippets}: the BOM import, the dependencies, the Java files, the configuration),
  * build it with Maven, start it, and send the same {@code POST /orders} twice: the second answer is
  * the first's replay, and a new key runs the handler again; a request without a key (keys are
- * optional by default) is answered by the handler too, never replayed. Rename a class in a README
- * and the build of its application fails here.
+ * optional by default) is answered by the handler too, never replayed. The PostgreSQL one also
+ * starts on a schema that does not exist and must exit. Rename a class in a README and the build
+ * of its application fails here.
  *
  * <p>The fresh repository holds only what the install put there under {@code dev/idempotency};
  * every other group is a link into the local repository of the build that runs this test
@@ -130,6 +131,7 @@ class ReadmeQuickStartTest {
                         .isEqualTo(3);
                 assertThat(database.count("SELECT count(*) FROM idempotency_keys WHERE state = 'COMPLETED'"))
                         .as(app + ": records stored").isEqualTo(2);
+                doesNotStartWithoutItsTable(builder, database, log);
             }
         } finally {
             process.destroy();
@@ -139,6 +141,27 @@ class ReadmeQuickStartTest {
             if (database != null) {
                 database.close();
             }
+        }
+    }
+
+    /**
+     * The same application on a schema that does not exist: its start fails and it exits, without
+     * ever listening, rather than answering 503 to every request.
+     */
+    private static void doesNotStartWithoutItsTable(ProcessBuilder builder, QuickStartDatabase database, Path log)
+            throws Exception {
+        Path failedLog = log.resolveSibling("app-without-table.log");
+        builder.environment().put("DATABASE_URL", database.vertxUriOfAMissingSchema());
+        builder.environment().put("PORT", String.valueOf(freePort()));
+        Process failed = builder.redirectOutput(failedLog.toFile()).start();
+        try {
+            assertThat(failed.waitFor(START_LIMIT.toSeconds(), TimeUnit.SECONDS))
+                    .as("without its table the application exits; " + tail(failedLog)).isTrue();
+            assertThat(failed.exitValue()).as("its exit code").isEqualTo(1);
+            assertThat(Files.readString(failedLog)).as("what it says").contains("Not started: ")
+                    .contains("idempotency_keys");
+        } finally {
+            failed.destroyForcibly();
         }
     }
 
