@@ -196,21 +196,11 @@ public final class JdbcStore implements TransactionalStore {
             RuntimeException translated = SqlFailures.translate(e, tableLabel);
             if (translated instanceof StorageUnavailableException unavailable
                     && unavailable.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED) {
-                throw new IllegalStateException("Idempotency schema check failed: table " + tableLabel
-                        + " does not exist (" + dialect + "); apply the migrations in db/idempotency/ (see the"
-                        + " idempotency-jdbc README, Schema) or call createTableIfMissing()", e);
+                throw SchemaCheck.missingTable(tableLabel, dialect, e);
             }
             throw translated;
         }
-        List<String> missing = table.columns.stream().map(f -> f.getName()).filter(n -> !present.contains(n)).toList();
-        if (!missing.isEmpty()) {
-            String apply = missing.equals(List.of(table.caller.getName()))
-                    ? "apply " + Ddl.callerScript(dialect) + ", which adds it to the primary key"
-                    : "apply the migrations in db/idempotency/";
-            throw new IllegalStateException("Idempotency schema check failed: table " + tableLabel + " has no column"
-                    + (missing.size() == 1 ? " " : "s ") + String.join(", ", missing) + " (" + dialect
-                    + "); " + apply + " (see the idempotency-jdbc README, Schema)");
-        }
+        SchemaCheck.requireColumns(table, tableLabel, dialect, present);
         log.debug("Idempotency table {} has every column the store uses", tableLabel);
     }
 

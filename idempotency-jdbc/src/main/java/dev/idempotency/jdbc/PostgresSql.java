@@ -46,6 +46,7 @@ public final class PostgresSql {
     }
 
     private final PostgresStatements statements;
+    private final IdempotencyTable table;
     private final org.jooq.Name tableName;
     private final Statement reserve;
     private final Statement atomicReserve;
@@ -56,8 +57,9 @@ public final class PostgresSql {
     private final Statement renew;
     private final Statement purge;
 
-    private PostgresSql(PostgresStatements s, org.jooq.Name tableName) {
+    private PostgresSql(PostgresStatements s, IdempotencyTable table, org.jooq.Name tableName) {
         this.statements = s;
+        this.table = table;
         this.tableName = tableName;
         reserve = positional(s.reserve);
         atomicReserve = positional(s.atomicReserve);
@@ -86,7 +88,7 @@ public final class PostgresSql {
     public static PostgresSql forTable(String tableName) {
         org.jooq.Name name = JdbcStore.parseTableName(tableName);
         IdempotencyTable table = new IdempotencyTable(name, SQLDialect.POSTGRES);
-        return new PostgresSql(new PostgresStatements(table, SQLDialect.POSTGRES, false), name);
+        return new PostgresSql(new PostgresStatements(table, SQLDialect.POSTGRES, false), table, name);
     }
 
     /** The reservation: rows {@code won} and the record columns, or none (ask again). */
@@ -223,6 +225,37 @@ public final class PostgresSql {
             ddl.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, setting));
         }
         return ddl;
+    }
+
+    /**
+     * The schema check's probe, as {@link JdbcStore#verifySchema()} runs it: {@code SELECT * FROM
+     * <table> WHERE 1 = 0}, no parameters; the table resolves as in every statement. Hand the
+     * result's column names to {@link #requireColumns}; a failure that the table does not exist
+     * (SQLSTATE 42P01, 3F000) to {@link #missingTable}.
+     */
+    public String columnsProbe() {
+        return statements.columnsProbe();
+    }
+
+    /**
+     * The schema check's failure for a missing table, in {@link JdbcStore#verifySchema()}'s words.
+     *
+     * @param tableLabel the table as the store names it in messages
+     * @param cause      the probe's failure
+     */
+    public IllegalStateException missingTable(String tableLabel, Throwable cause) {
+        return SchemaCheck.missingTable(tableLabel, SQLDialect.POSTGRES, cause);
+    }
+
+    /**
+     * Passes when {@code present} (the probe's column names, any case) holds every column the
+     * statements use.
+     *
+     * @throws IllegalStateException in {@link JdbcStore#verifySchema()}'s words: the missing
+     *                               columns, and V4 when the caller is all that is missing
+     */
+    public void requireColumns(String tableLabel, java.util.Collection<String> present) {
+        SchemaCheck.requireColumns(table, tableLabel, SQLDialect.POSTGRES, present);
     }
 
     /** Serializes instances that create the table together: run first in the DDL's transaction. */

@@ -180,14 +180,18 @@ abstract class Statements {
      */
     final Set<String> columns(Connection c) throws SQLException {
         Set<String> present = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-        try (java.sql.Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(ctx.renderInlined(ctx.selectFrom(t.table).where(DSL.falseCondition())))) {
+        try (java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery(columnsProbe())) {
             ResultSetMetaData metaData = rs.getMetaData();
             for (int i = 1; i <= metaData.getColumnCount(); i++) {
                 present.add(metaData.getColumnName(i));
             }
         }
         return present;
+    }
+
+    /** {@code SELECT * FROM <table> WHERE 1 = 0}, inlined: its result's columns are the table's. */
+    final String columnsProbe() {
+        return ctx.renderInlined(ctx.selectFrom(t.table).where(DSL.falseCondition()));
     }
 
     /**

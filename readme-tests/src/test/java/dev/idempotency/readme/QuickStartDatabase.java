@@ -37,6 +37,11 @@ final class QuickStartDatabase implements AutoCloseable {
         return db;
     }
 
+    /** {@link #vertxUri()} on a schema that does not exist: no table can be there. */
+    String vertxUriOfAMissingSchema() {
+        return vertxUri() + "_missing";
+    }
+
     /** {@code postgresql://user[:password]@host:port/database?search_path=<schema>}. */
     String vertxUri() {
         URI server = URI.create(jdbcUrl.substring("jdbc:".length()).replaceFirst("\\?.*$", ""));

@@ -27,13 +27,16 @@ import org.junit.jupiter.params.provider.MethodSource;
  * README's own command into a fresh local repository, make a project of each application's marked
  * blocks ({@link Snippets}: the BOM import, the dependencies, the Java files, the configuration),
  * build it with Maven, start it, and send the same {@code POST /orders} twice: the second answer is
- * the first's replay, and a new key runs the handler again. Rename a class in a README and the
- * build of its application fails here.
+ * the first's replay, and a new key runs the handler again; a request without a key (keys are
+ * optional by default) is answered by the handler too, never replayed. The PostgreSQL one also
+ * starts on a schema that does not exist and must exit. Rename a class in a README and the build
+ * of its application fails here.
  *
  * <p>The fresh repository holds only what the install put there under {@code dev/idempotency};
  * every other group is a link into the local repository of the build that runs this test
- * ({@code ~/.m2/repository}, or what {@code -Dmaven.repo.local} names), so third-party artifacts
- * are not downloaded again (and a download lands there, as it would for the user).
+ * ({@code -Dmaven.repo.local}, else {@code ~/.m2/repository}; the pom passes it as
+ * {@code idempotency.thirdPartyRepository}), so third-party artifacts are not downloaded again (and
+ * a download lands there, as it would for the user).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReadmeQuickStartTest {
@@ -106,6 +109,7 @@ class ReadmeQuickStartTest {
             HttpResponse<String> first = post(client, orders, "quick-start-1");
             HttpResponse<String> retry = post(client, orders, "quick-start-1");
             HttpResponse<String> other = post(client, orders, "quick-start-2");
+            HttpResponse<String> keyless = post(client, orders, null);
 
             assertThat(first.statusCode()).as(app + ": the first answer; " + tail(log)).isEqualTo(201);
             assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
@@ -117,10 +121,17 @@ class ReadmeQuickStartTest {
             assertThat(other.headers().firstValue("Idempotent-Replayed")).isEmpty();
             assertThat(other.body()).as(app + ": a new key runs the handler again (a new order)")
                     .isNotEqualTo(first.body());
+            assertThat(keyless.statusCode()).as(app + ": a request without a key runs the handler; " + tail(log))
+                    .isEqualTo(201);
+            assertThat(keyless.headers().firstValue("Idempotent-Replayed")).isEmpty();
+            assertThat(keyless.body()).as(app + ": the handler's answer to a request without a key")
+                    .contains("\"item\":\"book\"").isNotEqualTo(first.body()).isNotEqualTo(other.body());
             if (database != null) {
-                assertThat(database.count("SELECT count(*) FROM orders")).as(app + ": orders written").isEqualTo(2);
+                assertThat(database.count("SELECT count(*) FROM orders")).as(app + ": orders written, one unguarded")
+                        .isEqualTo(3);
                 assertThat(database.count("SELECT count(*) FROM idempotency_keys WHERE state = 'COMPLETED'"))
                         .as(app + ": records stored").isEqualTo(2);
+                doesNotStartWithoutItsTable(builder, database, log);
             }
         } finally {
             process.destroy();
@@ -133,10 +144,35 @@ class ReadmeQuickStartTest {
         }
     }
 
+    /**
+     * The same application on a schema that does not exist: its start fails and it exits, without
+     * ever listening, rather than answering 503 to every request.
+     */
+    private static void doesNotStartWithoutItsTable(ProcessBuilder builder, QuickStartDatabase database, Path log)
+            throws Exception {
+        Path failedLog = log.resolveSibling("app-without-table.log");
+        builder.environment().put("DATABASE_URL", database.vertxUriOfAMissingSchema());
+        builder.environment().put("PORT", String.valueOf(freePort()));
+        Process failed = builder.redirectOutput(failedLog.toFile()).start();
+        try {
+            assertThat(failed.waitFor(START_LIMIT.toSeconds(), TimeUnit.SECONDS))
+                    .as("without its table the application exits; " + tail(failedLog)).isTrue();
+            assertThat(failed.exitValue()).as("its exit code").isEqualTo(1);
+            assertThat(Files.readString(failedLog)).as("what it says").contains("Not started: ")
+                    .contains("idempotency_keys");
+        } finally {
+            failed.destroyForcibly();
+        }
+    }
+
+    /** {@code POST} of {@link #ORDER} under {@code key}; without the header when {@code key} is null. */
     private static HttpResponse<String> post(HttpClient client, URI uri, String key) throws Exception {
-        return client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
-                .header("Content-Type", "application/json").header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString(ORDER)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(ORDER));
+        if (key != null) {
+            request.header("Idempotency-Key", key);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static void awaitListening(Process process, HttpClient client, URI uri, Path log) throws Exception {
@@ -171,12 +207,14 @@ class ReadmeQuickStartTest {
     }
 
     /**
-     * A local repository with nothing of this project in it: every group of the running build's
-     * local repository linked, except {@code dev/idempotency}.
+     * A local repository with nothing of this project in it: every group of the build's own local
+     * repository linked, except {@code dev/idempotency}.
      */
     private static void linkThirdPartyArtifacts(Path repository) throws IOException {
-        String outer = System.getProperty("readme.localRepository", "");
-        Path user = outer.isBlank() ? Path.of(System.getProperty("user.home"), ".m2", "repository") : Path.of(outer);
+        String configured = System.getProperty("idempotency.thirdPartyRepository", "");
+        Path user = configured.isBlank() || configured.contains("${")
+                ? Path.of(System.getProperty("user.home"), ".m2", "repository")
+                : Path.of(configured).toAbsolutePath();
         Files.createDirectories(repository.resolve("dev"));
         if (!Files.isDirectory(user)) {
             return;

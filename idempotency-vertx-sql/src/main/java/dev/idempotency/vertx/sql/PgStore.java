@@ -154,6 +154,36 @@ public final class PgStore implements AsyncTransactionalStore {
         return stage(done.onSuccess(v -> log.info("Idempotency table {} is in place", tableLabel)));
     }
 
+    /**
+     * Checks that this store's table exists and has every column the store reads and writes, so
+     * that a missing migration fails the application's start rather than answering 503 to every
+     * request: idempotency-jdbc's {@code JdbcStore.verifySchema()}, the same probe
+     * ({@link PostgresSql#columnsProbe()}) and the same messages, as a stage. Compose the server's
+     * start after it. The table resolves as in the store's statements ({@code search_path},
+     * a schema-qualified name); column types, constraints and the index are not checked. A table
+     * without the column {@code caller} misses {@code V4__idempotency_keys_caller.sql}, which the
+     * message names. {@link #create} and {@link Builder#build()} do not run it: they touch no
+     * connection.
+     *
+     * @return a stage that fails with {@link IllegalStateException} naming the missing table or
+     *         columns, or with {@link StorageUnavailableException} when the database cannot be reached
+     */
+    public CompletionStage<Void> verifySchema() {
+        Future<Void> checked = pool.query(sql.columnsProbe()).execute()
+                .recover(failure -> {
+                    Throwable translated = PgFailures.translate(failure, tableLabel);
+                    boolean missing = translated instanceof StorageUnavailableException unavailable
+                            && unavailable.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED;
+                    return Future.failedFuture(missing ? sql.missingTable(tableLabel, failure) : translated);
+                })
+                .map(rows -> {
+                    sql.requireColumns(tableLabel, rows.columnsNames());
+                    log.debug("Idempotency table {} has every column the store uses", tableLabel);
+                    return null;
+                });
+        return checked.toCompletionStage();
+    }
+
     @Override
     public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, String token,
                                                        Instant now, Duration lease, Duration ttl) {
