@@ -113,6 +113,7 @@ public class IdempotencyJdbcProperties {
         return initializeSchema;
     }
 
+    /** Takes a value's name in any case; any other text fails the start with a message naming the choices. */
     public void setInitializeSchema(String initializeSchema) {
         this.initializeSchema = InitializeSchema.of(initializeSchema);
     }
