@@ -5,13 +5,14 @@ import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import java.time.Duration;
+import org.jooq.SQLDialect;
 
 /**
  * The {@code idempotency.jdbc.*} settings: how the adapter builds a {@link JdbcStore} over the
  * application's {@code DataSource} when idempotency-jdbc is on the classpath and no {@code Store}
  * bean is defined, and whether every {@code JdbcStore} (that one or the application's own bean)
  * checks its schema while the application starts. Defaults are the store's own, except
- * {@code verify-schema}, which is on.
+ * {@code verify-schema}, which is on, and {@code initialize-schema}, {@code embedded}.
  */
 @ConfigurationProperties(IdempotencyJdbcProperties.PREFIX)
 @Requires(classes = JdbcStore.class)
@@ -27,6 +28,7 @@ public class IdempotencyJdbcProperties {
     private boolean rowLevelSecurity;
     private String tenantSetting = JdbcStore.DEFAULT_TENANT_SETTING;
     private boolean verifySchema = true;
+    private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
 
     /** Whether the adapter builds a {@code JdbcStore} when there is a data source and no store bean; default true. */
     public boolean isEnabled() {
@@ -98,6 +100,52 @@ public class IdempotencyJdbcProperties {
 
     public void setVerifySchema(boolean verifySchema) {
         this.verifySchema = verifySchema;
+    }
+
+    /**
+     * When the adapter's own store creates its table at start, from the DDL shipped for its
+     * database ({@link JdbcStore#createTableIfMissing()}): {@code embedded} (default: an H2
+     * database), {@code always} or {@code never}. It runs after the application's Flyway or
+     * Liquibase has migrated the data source, before the schema check, and leaves an existing table
+     * as it is.
+     */
+    public InitializeSchema getInitializeSchema() {
+        return initializeSchema;
+    }
+
+    /** Takes a value's name in any case; any other text fails the start with a message naming the choices. */
+    public void setInitializeSchema(String initializeSchema) {
+        this.initializeSchema = InitializeSchema.of(initializeSchema);
+    }
+
+    /** The values of {@code idempotency.jdbc.initialize-schema}. */
+    public enum InitializeSchema {
+        /** Only on an embedded database (H2). */
+        EMBEDDED,
+        /** On every database. */
+        ALWAYS,
+        /** Never: the application's migrations create the table. */
+        NEVER;
+
+        /** The value {@code text} names, in any case; a clear message for any other. */
+        static InitializeSchema of(String text) {
+            for (InitializeSchema value : values()) {
+                if (value.name().equalsIgnoreCase(text == null ? "" : text.trim())) {
+                    return value;
+                }
+            }
+            throw new IllegalArgumentException(PREFIX + ".initialize-schema must be embedded, always or never, not '"
+                    + text + "'");
+        }
+
+        /** Whether {@code store}'s table is created at start under this setting. */
+        boolean creates(JdbcStore store) {
+            return switch (this) {
+                case ALWAYS -> true;
+                case EMBEDDED -> store.dialect() == SQLDialect.H2;
+                case NEVER -> false;
+            };
+        }
     }
 
     /** The store these settings describe, over {@code dataSource}; its schema is checked separately. */

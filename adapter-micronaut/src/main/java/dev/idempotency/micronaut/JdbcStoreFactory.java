@@ -14,7 +14,10 @@ import javax.sql.DataSource;
  * With idempotency-jdbc on the classpath: a {@link JdbcStore} over the application's
  * {@link DataSource} when the application defines no {@link Store} bean of its own
  * ({@link IdempotencyJdbcProperties}). The engine is created with the context, so the store is built,
- * and its schema checked ({@link JdbcSchemaCheck}), while the application starts.
+ * its table created when {@code idempotency.jdbc.initialize-schema} says so, and its schema checked
+ * ({@link JdbcSchemaCheck}) while the application starts. Both come after the application's
+ * micronaut-flyway or micronaut-liquibase: they migrate a data source as the bean is created, before
+ * this factory receives it.
  */
 @Factory
 @Requires(classes = JdbcStore.class)
@@ -29,6 +32,10 @@ class JdbcStoreFactory {
         DataSource dataSource = properties.getDatasource() == null
                 ? beans.getBean(DataSource.class)
                 : beans.getBean(DataSource.class, Qualifiers.byName(properties.getDatasource()));
-        return properties.toStoreBuilder(dataSource).build();
+        JdbcStore store = properties.toStoreBuilder(dataSource).build();
+        if (properties.getInitializeSchema().creates(store)) {
+            store.createTableIfMissing();
+        }
+        return store;
     }
 }

@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The adapter's JDBC wiring over real HTTP: a {@code JdbcStore} built from {@code idempotency.jdbc.*}
- * over the application's {@code DataSource} bean (an embedded H2 database per test), and the schema
- * check that fails the start — of that store and of the application's own.
+ * over the application's {@code DataSource} bean (an embedded H2 database per test), its table
+ * created there by default, and the schema check that fails the start — of that store and of the
+ * application's own.
  */
 class MicronautJdbcStoreTest {
 
@@ -121,12 +122,30 @@ class MicronautJdbcStoreTest {
     }
 
     @Test
+    void anEmbeddedDatabaseGetsTheTableByDefault() throws Exception {
+        JdbcDataSource dataSource = freshDatabase();
+        try (ApplicationContext context = start(Map.of(), dataSource)) {
+            assertThat(post(context, "embedded-1").statusCode()).isEqualTo(201);
+            assertThat(rows(dataSource, "idempotency_keys")).isEqualTo(1);
+        }
+    }
+
+    @Test
     void aMissingTableFailsTheStartNamingIt() {
         JdbcDataSource dataSource = freshDatabase();
 
-        assertThatThrownBy(() -> start(Map.of(), dataSource))
+        assertThatThrownBy(() -> start(Map.of("idempotency.jdbc.initialize-schema", "never"), dataSource))
                 .satisfies(e -> assertThat(schemaFailure(e)).isInstanceOf(IllegalStateException.class)
                         .hasMessageContaining("Idempotency schema check failed: table idempotency_keys does not exist"));
+    }
+
+    @Test
+    void anUnknownInitializeSchemaValueFailsTheStartNamingIt() {
+        JdbcDataSource dataSource = freshDatabase();
+
+        assertThatThrownBy(() -> start(Map.of("idempotency.jdbc.initialize-schema", "sometimes"), dataSource))
+                .hasStackTraceContaining("idempotency.jdbc.initialize-schema must be embedded, always or never, "
+                        + "not 'sometimes'");
     }
 
     @Test
@@ -145,7 +164,8 @@ class MicronautJdbcStoreTest {
     @Test
     void withTheCheckOffAMissingTableStartsAndIsAnswered503PerRequest() throws Exception {
         JdbcDataSource dataSource = freshDatabase();
-        try (ApplicationContext context = start(Map.of("idempotency.jdbc.verify-schema", false), dataSource)) {
+        try (ApplicationContext context = start(Map.of("idempotency.jdbc.verify-schema", false,
+                "idempotency.jdbc.initialize-schema", "never"), dataSource)) {
             HttpResponse<String> response = post(context, "no-table");
 
             assertThat(response.statusCode()).isEqualTo(503);

@@ -1,0 +1,60 @@
+package dev.idempotency.micronaut;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+
+/**
+ * A throwaway PostgreSQL schema for one test: the server in {@code IDEMPOTENCY_TEST_POSTGRES_URL}
+ * ({@code …_USER}, {@code …_PASSWORD}), else the local one (127.0.0.1:5432, database {@code test},
+ * user {@code postgres}). Dropped with everything in it on {@link #close()}.
+ */
+final class PostgresSchema implements AutoCloseable {
+
+    private static final String SERVER = env("IDEMPOTENCY_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test");
+    static final String USER = env("IDEMPOTENCY_TEST_POSTGRES_USER", "postgres");
+    static final String PASSWORD = env("IDEMPOTENCY_TEST_POSTGRES_PASSWORD", "");
+
+    final String name = "idem_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+
+    PostgresSchema() {
+        execute("CREATE SCHEMA " + name);
+    }
+
+    /** A URL whose connections work in this schema. */
+    String url() {
+        return SERVER + (SERVER.contains("?") ? "&" : "?") + "currentSchema=" + name;
+    }
+
+    /** Runs {@code sql} in this schema. */
+    void execute(String sql) {
+        try (Connection c = DriverManager.getConnection(url(), USER, PASSWORD); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    /** Whether this schema has a table {@code table}. */
+    boolean hasTable(String table) {
+        try (Connection c = DriverManager.getConnection(url(), USER, PASSWORD); Statement s = c.createStatement();
+             var rs = s.executeQuery("SELECT to_regclass('" + name + "." + table + "') IS NOT NULL")) {
+            rs.next();
+            return rs.getBoolean(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        execute("DROP SCHEMA " + name + " CASCADE");
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+}
