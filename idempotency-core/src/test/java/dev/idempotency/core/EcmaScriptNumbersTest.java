@@ -3,7 +3,6 @@ package dev.idempotency.core;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -11,8 +10,6 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.math.BigDecimal;
 import java.math.MathContext;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -25,8 +22,6 @@ import org.junit.jupiter.api.Test;
  * (parse to a double, {@link EcmaScriptNumbers#format}) prints.
  */
 class EcmaScriptNumbersTest {
-
-    private static final Path TABLE = Path.of("../../shared/testdata/rfc8785/es6-numbers-100k.txt.gz");
 
     /** What the short way writes for a plain literal, or {@code null} when it declines. */
     private static String shortWay(String literal) {
@@ -75,11 +70,11 @@ class EcmaScriptNumbersTest {
 
     @Test
     void agreesWithTheLongWayOnThePublishedNumberTable() throws IOException {
-        assumeTrue(Files.isRegularFile(TABLE), "shared test data not present at " + TABLE);
         List<String> mismatches = new ArrayList<>();
         int checked = 0;
         SplittableRandom random = new SplittableRandom(15);
-        try (InputStream in = new GZIPInputStream(Files.newInputStream(TABLE))) {
+        try (InputStream in = new GZIPInputStream(
+                EcmaScriptNumbersTest.class.getResourceAsStream("/rfc8785/es6-numbers-100k.txt.gz"))) {
             BufferedReader reader = new BufferedReader(new InputStreamReader(in, UTF_8));
             for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                 String expected = line.substring(line.indexOf(',') + 1);
