@@ -24,8 +24,42 @@ final class DefaultReplayPolicy implements ReplayPolicy {
         if (contentType == null || !response.isCaptured() || !BodyCanonicalizer.looksLikeJson(contentType)) {
             return true;
         }
-        String status = topLevelStatus(response.body());
+        byte[] body = response.body();
+        if (!mayHoldPartialOrFailed(body)) {
+            return true;
+        }
+        String status = topLevelStatus(body);
         return !"partial".equals(status) && !"failed".equals(status);
+    }
+
+    private static final byte[] PARTIAL = {'"', 'p', 'a', 'r', 't', 'i', 'a', 'l', '"'};
+    private static final byte[] FAILED = {'"', 'f', 'a', 'i', 'l', 'e', 'd', '"'};
+
+    /**
+     * Whether a JSON text could hold the string {@code "partial"} or {@code "failed"} anywhere: false
+     * when it has neither literally and no backslash (without escapes a string's bytes are its
+     * text). Most bodies are answered by this scan alone, without a parser.
+     */
+    private static boolean mayHoldPartialOrFailed(byte[] body) {
+        for (int i = 0; i < body.length; i++) {
+            byte b = body[i];
+            if (b == '\\' || b == '"' && (startsWith(body, i, PARTIAL) || startsWith(body, i, FAILED))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean startsWith(byte[] body, int from, byte[] literal) {
+        if (body.length - from < literal.length) {
+            return false;
+        }
+        for (int j = 1; j < literal.length; j++) {
+            if (body[from + j] != literal[j]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The top-level {@code "status"} string of a JSON object body; null when absent or unparsable. */

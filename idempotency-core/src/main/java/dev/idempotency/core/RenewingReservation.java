@@ -8,14 +8,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A reservation that keeps its own lease alive while its handler runs: every {@code lease / 3} it
- * renews the lease, until it is finished, its ownership is lost, or the handler has outlived the
+ * A reservation that keeps its own lease alive while its handler runs: every {@code lease / 3}
+ * ({@link LeaseRenewals} looks at it) it renews the lease, until it is finished, its ownership is lost, or the handler has outlived the
  * record's time to live (a lost or hung handler: its key then frees itself once the lease lapses).
  * Each renewal's store call runs on a thread of its own, is expected back within one renewal
  * period (it is logged when it is not), and is not started again while it still runs — so a store
@@ -28,37 +27,37 @@ final class RenewingReservation implements AsyncReservation {
     private final AsyncReservation reservation;
     private final Clock clock;
     private final Duration lease;
-    private final Duration period;
-    private final EngineScheduler scheduler;
+    private final LeaseRenewals renewals;
     private final Instant giveUpAt;
     private final AtomicBoolean renewing = new AtomicBoolean();
-    private final ScheduledFuture<?> renewal;
+    /** When the next renewal is due ({@link System#nanoTime}); read and written by {@link LeaseRenewals}. */
+    long dueAtNanos;
 
-    RenewingReservation(AsyncReservation reservation, EngineScheduler scheduler, IdempotencyConfig config) {
+    RenewingReservation(AsyncReservation reservation, LeaseRenewals renewals, IdempotencyConfig config) {
         this.reservation = reservation;
         this.clock = config.clock();
         this.lease = config.lease();
-        this.period = lease.dividedBy(3);
-        this.scheduler = scheduler;
+        this.renewals = renewals;
         this.giveUpAt = clock.instant().plus(config.ttl());
-        this.renewal = scheduler.every(period, this::renewOnce);
+        renewals.add(this, System.nanoTime());
     }
 
-    private void renewOnce() {
+    /** On the timer thread, when a renewal is due. */
+    void renewOnce() {
         Instant now = clock.instant();
         if (!now.isBefore(giveUpAt)) {
             log.warn("Handler for key_preview={} still running after the ttl; no longer renewing its lease",
                     key().keyPreview());
-            renewal.cancel(false);
+            renewals.remove(this);
             return;
         }
         if (!renewing.compareAndSet(false, true)) {
             log.warn("Lease renewal for key_preview={} has not answered for a renewal period ({} ms); the lease "
-                    + "may lapse", key().keyPreview(), period.toMillis());
+                    + "may lapse", key().keyPreview(), renewals.period().toMillis());
             return;
         }
         try {
-            scheduler.renew(() -> renew(now));
+            renewals.scheduler().renew(() -> renew(now));
         } catch (RuntimeException e) { // the engine is closing
             renewing.set(false);
         }
@@ -72,14 +71,14 @@ final class RenewingReservation implements AsyncReservation {
                         Stages.unwrap(failure).toString());
             } else if (!renewed) {
                 log.warn("Lease lost for key_preview={}; another request may run it again", key().keyPreview());
-                renewal.cancel(false);
+                renewals.remove(this);
             }
         });
     }
 
     /** Stops renewing: the reservation stays as it is until its lease runs out. */
     void stopRenewing() {
-        renewal.cancel(false);
+        renewals.remove(this);
     }
 
     @Override
@@ -94,19 +93,19 @@ final class RenewingReservation implements AsyncReservation {
 
     @Override
     public CompletionStage<Boolean> complete(StoredResponse response) {
-        renewal.cancel(false);
+        renewals.remove(this);
         return reservation.complete(response);
     }
 
     @Override
     public CompletionStage<Boolean> release() {
-        renewal.cancel(false);
+        renewals.remove(this);
         return reservation.release();
     }
 
     @Override
     public CompletionStage<Void> abort() {
-        renewal.cancel(false);
+        renewals.remove(this);
         return reservation.abort();
     }
 

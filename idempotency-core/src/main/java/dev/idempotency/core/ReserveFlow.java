@@ -23,7 +23,7 @@ final class ReserveFlow implements Flow {
     private final AsyncStore store;
     private final Answers answers;
     private final IdempotencyConfig config;
-    private final EngineScheduler scheduler;
+    private final LeaseRenewals renewals;
     private final Pause pause;
     private final LostReservations lost;
 
@@ -33,7 +33,7 @@ final class ReserveFlow implements Flow {
         this.lost = lost;
         this.answers = answers;
         this.config = config;
-        this.scheduler = scheduler;
+        this.renewals = new LeaseRenewals(scheduler, config.lease());
         this.pause = pause;
     }
 
@@ -45,7 +45,7 @@ final class ReserveFlow implements Flow {
     }
 
     private Decision proceed(AsyncReservation reservation, Stopwatch watch) {
-        AsyncReservation held = config.renewLease() ? new RenewingReservation(reservation, scheduler, config) : reservation;
+        AsyncReservation held = config.renewLease() ? new RenewingReservation(reservation, renewals, config) : reservation;
         return new Decision.Proceed(new ReservedExecution(held, watch, answers, failure -> Optional.empty()));
     }
 

@@ -596,7 +596,12 @@ class IdempotencyEngineTest {
                 CapturedResponse.of(200, Map.of("Content-Type", List.of("application/json")),
                         "{\"status\":\"partial\"}".getBytes(StandardCharsets.UTF_8)),
                 CapturedResponse.of(200, Map.of("content-type", List.of("application/json; charset=utf-8")),
-                        "{\"nested\":{\"status\":\"ok\"},\"status\":\"failed\"}".getBytes(StandardCharsets.UTF_8)));
+                        "{\"nested\":{\"status\":\"ok\"},\"status\":\"failed\"}".getBytes(StandardCharsets.UTF_8)),
+                // escaped: the text is still "failed" / "partial"
+                CapturedResponse.of(200, Map.of("Content-Type", List.of("application/json")),
+                        "{\"st\\u0061tus\":\"f\\u0061iled\"}".getBytes(StandardCharsets.UTF_8)),
+                CapturedResponse.of(200, Map.of("Content-Type", List.of("application/json")),
+                        "{\"status\":\"\\u0070artial\"}".getBytes(StandardCharsets.UTF_8)));
         for (CapturedResponse response : failures) {
             Decision.Proceed proceed = proceed(engine.before(post("/orders", "k1", BODY)));
             proceed.execution().finish(response);

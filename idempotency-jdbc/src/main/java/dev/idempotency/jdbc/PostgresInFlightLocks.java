@@ -101,8 +101,11 @@ final class PostgresInFlightLocks {
     }
 
     Values of(RecordKey key, String fingerprint) {
-        ByteBuffer keyHash = ByteBuffer.wrap(sha256(key, null));
-        return new Values(keyHash.getInt(0), keyHash.getInt(4), ByteBuffer.wrap(sha256(key, fingerprint)).getInt(0));
+        MessageDigest keyDigest = keyDigest(key);
+        MessageDigest bodyDigest = copy(keyDigest, key);
+        update(bodyDigest, fingerprint);
+        ByteBuffer keyHash = ByteBuffer.wrap(keyDigest.digest());
+        return new Values(keyHash.getInt(0), keyHash.getInt(4), ByteBuffer.wrap(bodyDigest.digest()).getInt(0));
     }
 
     /** Runs {@link #PROBE} on {@code c} (in autocommit mode one statement; otherwise rolled back after). */
@@ -127,27 +130,33 @@ final class PostgresInFlightLocks {
         return same ? Holder.SAME_BODY : held ? Holder.OTHER_BODY : Holder.NONE;
     }
 
-    /** SHA-256 over the table and the record key, and the fingerprint unless {@code null}. */
-    private byte[] sha256(RecordKey key, String fingerprint) {
+    /** SHA-256 so far over the table and the record key (length-prefixed parts: no two keys give the same input). */
+    private MessageDigest keyDigest(RecordKey key) {
         MessageDigest sha256;
         try {
             sha256 = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
-        // Length-prefixed parts: no two different keys give the same input.
         for (String part : new String[] {table, key.tenant(), key.caller(), key.method(), key.path(), key.key()}) {
             update(sha256, part);
         }
-        if (fingerprint != null) {
-            update(sha256, fingerprint);
+        return sha256;
+    }
+
+    /** A copy of {@code digest}'s state, hashing the key again where the provider cannot copy it. */
+    private MessageDigest copy(MessageDigest digest, RecordKey key) {
+        try {
+            return (MessageDigest) digest.clone();
+        } catch (CloneNotSupportedException e) {
+            return keyDigest(key);
         }
-        return sha256.digest();
     }
 
     private static void update(MessageDigest digest, String part) {
         byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-        digest.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
+        int n = bytes.length;
+        digest.update(new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n});
         digest.update(bytes);
     }
 }

@@ -1,12 +1,9 @@
 package dev.idempotency.core.store;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -35,24 +32,52 @@ public final class HeaderCodec {
     private HeaderCodec() {
     }
 
-    /** Encodes headers as a JSON array of name/value pairs. */
+    /**
+     * Encodes headers as a JSON array of name/value pairs: {@code "} and {@code \\} escaped with a
+     * backslash, control characters as {@code \\b \\t \\n \\f \\r} or {@code \\u00XX}, everything
+     * else as it is (the text Jackson's generator writes).
+     */
     public static String encode(Map<String, List<String>> headers) {
-        StringWriter out = new StringWriter(64);
-        try (JsonGenerator g = JSON.createGenerator(out)) {
-            g.writeStartArray();
-            for (Map.Entry<String, List<String>> e : headers.entrySet()) {
-                for (String value : e.getValue()) {
-                    g.writeStartArray();
-                    g.writeString(e.getKey());
-                    g.writeString(value);
-                    g.writeEndArray();
+        StringBuilder out = new StringBuilder(64);
+        out.append('[');
+        for (Map.Entry<String, List<String>> e : headers.entrySet()) {
+            for (String value : e.getValue()) {
+                if (out.length() > 1) {
+                    out.append(',');
                 }
+                out.append('[');
+                appendString(out, e.getKey());
+                out.append(',');
+                appendString(out, value);
+                out.append(']');
             }
-            g.writeEndArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
-        return out.toString();
+        return out.append(']').toString();
+    }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private static void appendString(StringBuilder out, String s) {
+        out.append('"');
+        int plain = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c >= 0x20 && c != '"' && c != '\\') {
+                continue;
+            }
+            out.append(s, plain, i).append('\\');
+            switch (c) {
+                case '"', '\\' -> out.append(c);
+                case '\b' -> out.append('b');
+                case '\t' -> out.append('t');
+                case '\n' -> out.append('n');
+                case '\f' -> out.append('f');
+                case '\r' -> out.append('r');
+                default -> out.append("u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
+            }
+            plain = i + 1;
+        }
+        out.append(s, plain, s.length()).append('"');
     }
 
     /** The format version to store beside {@code response}. */
