@@ -3,6 +3,7 @@ package dev.idempotency.micronaut;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotency.testkit.PostgresTestSchema;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.io.InputStream;
@@ -46,8 +47,8 @@ class FreshDatabaseStartTest {
         }
     }
 
-    private PostgresSchema freshSchema() {
-        PostgresSchema schema = new PostgresSchema();
+    private PostgresTestSchema freshSchema() {
+        PostgresTestSchema schema = new PostgresTestSchema();
         closing.add(schema);
         return schema;
     }
@@ -63,11 +64,11 @@ class FreshDatabaseStartTest {
         context = ApplicationContext.run(EmbeddedServer.class, properties).getApplicationContext();
     }
 
-    private static Map<String, Object> postgres(PostgresSchema schema, Map<String, Object> settings) {
+    private static Map<String, Object> postgres(PostgresTestSchema schema, Map<String, Object> settings) {
         Map<String, Object> properties = new HashMap<>(Map.of(
                 "datasources.default.url", schema.url(),
-                "datasources.default.username", PostgresSchema.USER,
-                "datasources.default.password", PostgresSchema.PASSWORD,
+                "datasources.default.username", PostgresTestSchema.USER,
+                "datasources.default.password", PostgresTestSchema.PASSWORD,
                 "datasources.default.driver-class-name", "org.postgresql.Driver"));
         properties.putAll(settings);
         return properties;
@@ -75,7 +76,7 @@ class FreshDatabaseStartTest {
 
     @Test
     void flywayWithItsOwnV1AndInitializeSchemaAlways() throws Exception {
-        PostgresSchema schema = freshSchema();
+        PostgresTestSchema schema = freshSchema();
         start(postgres(schema, Map.of("flyway.datasources.default.enabled", true,
                 "idempotency.jdbc.initialize-schema", "always")));
 
@@ -92,7 +93,7 @@ class FreshDatabaseStartTest {
                 migrations.resolve("V3__idempotency_keys_fillfactor.sql"));
         copy("db/idempotency/postgresql/V4__idempotency_keys_caller.sql",
                 migrations.resolve("V4__idempotency_keys_caller.sql"));
-        PostgresSchema schema = freshSchema();
+        PostgresTestSchema schema = freshSchema();
         start(postgres(schema, Map.of("flyway.datasources.default.enabled", true,
                 "flyway.datasources.default.locations", "filesystem:" + migrations)));
 
@@ -102,7 +103,7 @@ class FreshDatabaseStartTest {
 
     @Test
     void flywayWithoutTheTableFailsTheStartAfterFlywayRanNamingTheTable() {
-        PostgresSchema schema = freshSchema();
+        PostgresTestSchema schema = freshSchema();
 
         assertThatThrownBy(() -> start(postgres(schema, Map.of("flyway.datasources.default.enabled", true))))
                 .hasStackTraceContaining("Idempotency schema check failed: table idempotency_keys does not exist");
@@ -111,7 +112,7 @@ class FreshDatabaseStartTest {
 
     @Test
     void liquibaseWithItsOwnChangelogIncludingOurs() throws Exception {
-        PostgresSchema schema = freshSchema();
+        PostgresTestSchema schema = freshSchema();
         start(postgres(schema, Map.of("liquibase.datasources.default.change-log",
                 "classpath:db/changelog/app-changelog.xml")));
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idempotency.testkit.PostgresTestSchema;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -56,8 +57,8 @@ class FreshDatabaseStartTest {
         }
     }
 
-    private PostgresSchema freshSchema() {
-        PostgresSchema schema = new PostgresSchema();
+    private PostgresTestSchema freshSchema() {
+        PostgresTestSchema schema = new PostgresTestSchema();
         closing.add(schema);
         return schema;
     }
@@ -70,17 +71,17 @@ class FreshDatabaseStartTest {
         context = SpringApplication.run(OrdersService.class, args.toArray(String[]::new));
     }
 
-    private static String[] postgres(PostgresSchema schema, String... settings) {
+    private static String[] postgres(PostgresTestSchema schema, String... settings) {
         List<String> args = new ArrayList<>(List.of("--spring.datasource.url=" + schema.url(),
-                "--spring.datasource.username=" + PostgresSchema.USER,
-                "--spring.datasource.password=" + PostgresSchema.PASSWORD));
+                "--spring.datasource.username=" + PostgresTestSchema.USER,
+                "--spring.datasource.password=" + PostgresTestSchema.PASSWORD));
         args.addAll(List.of(settings));
         return args.toArray(String[]::new);
     }
 
     @Test
     void flywayWithItsOwnV1AndInitializeSchemaAlways() throws Exception {
-        PostgresSchema schema = freshSchema();
+        PostgresTestSchema schema = freshSchema();
         start(postgres(schema, "--spring.flyway.enabled=true", "--idempotency.jdbc.initialize-schema=always"));
 
         assertRunsOnceThenReplays();
@@ -96,7 +97,7 @@ class FreshDatabaseStartTest {
                 migrations.resolve("V3__idempotency_keys_fillfactor.sql"));
         copy("db/idempotency/postgresql/V4__idempotency_keys_caller.sql",
                 migrations.resolve("V4__idempotency_keys_caller.sql"));
-        PostgresSchema schema = freshSchema();
+        PostgresTestSchema schema = freshSchema();
         start(postgres(schema, "--spring.flyway.enabled=true", "--spring.flyway.locations=filesystem:" + migrations));
 
         assertRunsOnceThenReplays();
@@ -111,7 +112,7 @@ class FreshDatabaseStartTest {
 
     @Test
     void flywayWithoutTheTableFailsTheStartAfterFlywayRanNamingTheTable() {
-        PostgresSchema schema = freshSchema();
+        PostgresTestSchema schema = freshSchema();
         assertThatThrownBy(() -> start(postgres(schema, "--spring.flyway.enabled=true")))
                 .hasStackTraceContaining("Idempotency schema check failed: table idempotency_keys does not exist");
         assertThat(schema.hasTable("orders")).as("the application's Flyway ran before the check").isTrue();
@@ -119,7 +120,7 @@ class FreshDatabaseStartTest {
 
     @Test
     void liquibaseWithItsOwnChangelogIncludingOurs() throws Exception {
-        PostgresSchema schema = freshSchema();
+        PostgresTestSchema schema = freshSchema();
         start(postgres(schema, "--spring.liquibase.enabled=true",
                 "--spring.liquibase.change-log=classpath:db/changelog/app-changelog.xml"));
 
@@ -137,7 +138,7 @@ class FreshDatabaseStartTest {
 
     @Test
     void healthIsUpThenDownWithTheReasonWhenTheTableIsGone() throws Exception {
-        PostgresSchema schema = freshSchema();
+        PostgresTestSchema schema = freshSchema();
         start(postgres(schema, "--idempotency.jdbc.initialize-schema=always"));
 
         HttpResponse<String> up = get("/actuator/health");

@@ -1,4 +1,4 @@
-package dev.idempotency.micronaut;
+package dev.idempotency.testkit;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -9,27 +9,29 @@ import java.util.UUID;
 /**
  * A throwaway PostgreSQL schema for one test: the server in {@code IDEMPOTENCY_TEST_POSTGRES_URL}
  * ({@code …_USER}, {@code …_PASSWORD}), else the local one (127.0.0.1:5432, database {@code test},
- * user {@code postgres}). Dropped with everything in it on {@link #close()}.
+ * user {@code postgres}). Dropped with everything in it on {@link #close()}. Needs a PostgreSQL JDBC
+ * driver on the test class path.
  */
-final class PostgresSchema implements AutoCloseable {
+public final class PostgresTestSchema implements AutoCloseable {
 
     private static final String SERVER = env("IDEMPOTENCY_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test");
-    static final String USER = env("IDEMPOTENCY_TEST_POSTGRES_USER", "postgres");
-    static final String PASSWORD = env("IDEMPOTENCY_TEST_POSTGRES_PASSWORD", "");
+    public static final String USER = env("IDEMPOTENCY_TEST_POSTGRES_USER", "postgres");
+    public static final String PASSWORD = env("IDEMPOTENCY_TEST_POSTGRES_PASSWORD", "");
 
-    final String name = "idem_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    /** The schema's name. */
+    public final String name = "idem_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 
-    PostgresSchema() {
+    public PostgresTestSchema() {
         execute("CREATE SCHEMA " + name);
     }
 
     /** A URL whose connections work in this schema. */
-    String url() {
+    public String url() {
         return SERVER + (SERVER.contains("?") ? "&" : "?") + "currentSchema=" + name;
     }
 
     /** Runs {@code sql} in this schema. */
-    void execute(String sql) {
+    public void execute(String sql) {
         try (Connection c = DriverManager.getConnection(url(), USER, PASSWORD); Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
@@ -38,7 +40,7 @@ final class PostgresSchema implements AutoCloseable {
     }
 
     /** Whether this schema has a table {@code table}. */
-    boolean hasTable(String table) {
+    public boolean hasTable(String table) {
         try (Connection c = DriverManager.getConnection(url(), USER, PASSWORD); Statement s = c.createStatement();
              var rs = s.executeQuery("SELECT to_regclass('" + name + "." + table + "') IS NOT NULL")) {
             rs.next();
