@@ -68,8 +68,8 @@ final class LeaseRenewals {
                 try {
                     reservation.renewOnce();
                 } catch (RuntimeException e) { // never stop the sweep for the others
-                    log.warn("Lease renewal for key_preview={} could not start: {}", reservation.key().keyPreview(),
-                            e.toString());
+                    log.warn("Lease renewal for key_preview={} could not start", reservation.key().keyPreview(),
+                            WithheldMessage.of(e));
                 }
             }
         }
