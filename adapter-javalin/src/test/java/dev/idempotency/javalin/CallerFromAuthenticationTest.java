@@ -74,37 +74,60 @@ class CallerFromAuthenticationTest {
         engine.close();
     }
 
+    /** The test kit's caller checks, as alice and bob with credentials of one kind ({@code wrong}: refused). */
+    abstract class Checks {
+
+        private final String alice;
+        private final String bob;
+        private final String wrong;
+
+        Checks(String alice, String bob, String wrong) {
+            this.alice = alice;
+            this.bob = bob;
+            this.wrong = wrong;
+        }
+
+        @Test
+        void twoCallersOneKeyEachGetTheirOwn() throws Exception {
+            CallerChecks.twoCallersOneKeyEachGetTheirOwn(CallerFromAuthenticationTest.this::post, runs::get, alice, bob);
+        }
+
+        @Test
+        void concurrentCallersOneKeyRunOncePerCaller() throws Exception {
+            CallerChecks.concurrentCallersOneKeyRunOncePerCaller(CallerFromAuthenticationTest.this::post, runs::get, alice,
+                    bob);
+        }
+
+        @Test
+        void anotherCallersKeyTellsNothing() throws Exception {
+            CallerChecks.anotherCallersKeyTellsNothing(CallerFromAuthenticationTest.this::post, runs::get, alice, bob);
+        }
+
+        @Test
+        void anonymousNeverReplaysAuthenticated() throws Exception {
+            CallerChecks.anonymousNeverReplaysAuthenticated(CallerFromAuthenticationTest.this::post, runs::get, alice);
+        }
+
+        @Test
+        void wrongCredentialsAre401AndReserveNothing() throws Exception {
+            CallerChecks.wrongCredentialsReserveNothing(CallerFromAuthenticationTest.this::post, runs::get, wrong, alice);
+        }
+    }
+
     /** Jetty's Basic authentication sets {@code getUserPrincipal()}; the default resolver reads it. */
     @Nested
-    class JettyPrincipal {
+    class JettyPrincipal extends Checks {
 
         private static final String ALICE = basic("alice", "alice-pw");
-        private static final String BOB = basic("bob", "bob-pw");
+
+        JettyPrincipal() {
+            super(ALICE, basic("bob", "bob-pw"), basic("alice", "wrong"));
+        }
 
         @BeforeEach
         void start() {
             CallerFromAuthenticationTest.this.start(IdempotencyConfig.builder().build(),
                     cfg -> cfg.jetty.modifyServletContextHandler(handler -> handler.setSecurityHandler(basicWhenGiven())));
-        }
-
-        @Test
-        void twoCallersOneKeyEachGetTheirOwn() throws Exception {
-            CallerChecks.twoCallersOneKeyEachGetTheirOwn(CallerFromAuthenticationTest.this::post, runs::get, ALICE, BOB);
-        }
-
-        @Test
-        void concurrentCallersOneKeyRunOncePerCaller() throws Exception {
-            CallerChecks.concurrentCallersOneKeyRunOncePerCaller(CallerFromAuthenticationTest.this::post, runs::get, ALICE, BOB);
-        }
-
-        @Test
-        void anotherCallersKeyTellsNothing() throws Exception {
-            CallerChecks.anotherCallersKeyTellsNothing(CallerFromAuthenticationTest.this::post, runs::get, ALICE, BOB);
-        }
-
-        @Test
-        void anonymousNeverReplaysAuthenticated() throws Exception {
-            CallerChecks.anonymousNeverReplaysAuthenticated(CallerFromAuthenticationTest.this::post, runs::get, BOB);
         }
 
         @Test
@@ -115,20 +138,18 @@ class CallerFromAuthenticationTest {
                     Instant.now())).isPresent();
         }
 
-        @Test
-        void wrongCredentialsAre401AndReserveNothing() throws Exception {
-            CallerChecks.wrongCredentialsReserveNothing(CallerFromAuthenticationTest.this::post, runs::get,
-                    basic("alice", "wrong"), ALICE);
-        }
     }
 
     /** The application's own before handler authenticates; the README's one-line resolver reads its attribute. */
     @Nested
-    class BeforeHandlerAttribute {
+    class BeforeHandlerAttribute extends Checks {
 
         private static final Map<String, String> USERS_BY_TOKEN = Map.of("token-alice", "alice", "token-bob", "bob");
-        private static final String ALICE = "Bearer token-alice";
         private static final String BOB = "Bearer token-bob";
+
+        BeforeHandlerAttribute() {
+            super("Bearer token-alice", BOB, "Bearer token-x");
+        }
 
         @BeforeEach
         void start() {
@@ -151,26 +172,6 @@ class CallerFromAuthenticationTest {
         }
 
         @Test
-        void twoCallersOneKeyEachGetTheirOwn() throws Exception {
-            CallerChecks.twoCallersOneKeyEachGetTheirOwn(CallerFromAuthenticationTest.this::post, runs::get, ALICE, BOB);
-        }
-
-        @Test
-        void concurrentCallersOneKeyRunOncePerCaller() throws Exception {
-            CallerChecks.concurrentCallersOneKeyRunOncePerCaller(CallerFromAuthenticationTest.this::post, runs::get, ALICE, BOB);
-        }
-
-        @Test
-        void anotherCallersKeyTellsNothing() throws Exception {
-            CallerChecks.anotherCallersKeyTellsNothing(CallerFromAuthenticationTest.this::post, runs::get, ALICE, BOB);
-        }
-
-        @Test
-        void anonymousNeverReplaysAuthenticated() throws Exception {
-            CallerChecks.anonymousNeverReplaysAuthenticated(CallerFromAuthenticationTest.this::post, runs::get, ALICE);
-        }
-
-        @Test
         void recordsAreFiledUnderTheAttribute() throws Exception {
             assertThat(post(BOB, "k-bob", BODY).body()).contains("\"caller\":\"bob\"");
 
@@ -178,11 +179,6 @@ class CallerFromAuthenticationTest {
                     Instant.now())).isPresent();
         }
 
-        @Test
-        void wrongCredentialsAre401AndReserveNothing() throws Exception {
-            CallerChecks.wrongCredentialsReserveNothing(CallerFromAuthenticationTest.this::post, runs::get,
-                    "Bearer token-x", ALICE);
-        }
     }
 
     /**
