@@ -1,6 +1,8 @@
 package dev.idempotency.micronaut;
 
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.store.Store;
+import dev.idempotency.framework.StoreCustomizer;
 import dev.idempotency.micrometer.IdempotencyMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Factory;
@@ -38,7 +40,12 @@ class IdempotencyMetricsFactory {
     }
 
     @Singleton
-    StoreDecorator idempotencyMetricsStore(IdempotencyMetrics metrics) {
-        return metrics::store;
+    StoreCustomizer idempotencyMetricsStore(IdempotencyMetrics metrics) {
+        return new StoreCustomizer() {
+            @Override
+            public Store decorate(Store store) {
+                return metrics.store(store);
+            }
+        };
     }
 }

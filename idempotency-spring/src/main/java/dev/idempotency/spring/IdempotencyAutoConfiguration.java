@@ -2,18 +2,18 @@ package dev.idempotency.spring;
 
 import dev.idempotency.core.BodyCanonicalizer;
 import dev.idempotency.core.CallerResolver;
-import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.ReplayPolicy;
 import dev.idempotency.core.TenantResolver;
-import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.Store;
-import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import dev.idempotency.framework.EngineAssembly;
+import dev.idempotency.framework.PurgeSettings;
+import dev.idempotency.framework.ScheduledPurge;
+import dev.idempotency.framework.StoreCustomizer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -56,12 +56,10 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
 @ConditionalOnProperty(prefix = "idempotency", name = "enabled", havingValue = "true")
-@EnableConfigurationProperties(IdempotencyProperties.class)
+@EnableConfigurationProperties({IdempotencyProperties.class, IdempotencyPurgeProperties.class})
 @Import({IdempotencyJdbcConfiguration.class, IdempotencyMetricsConfiguration.class,
         IdempotencyAutoConfiguration.DatabaseInitializationOrder.class, IdempotencyHealthConfiguration.class})
 public class IdempotencyAutoConfiguration {
-
-    private static final Logger log = LoggerFactory.getLogger(IdempotencyAutoConfiguration.class);
 
     // The schema check runs here: after the application's Flyway, Liquibase and SQL scripts.
     @Bean(destroyMethod = "close")
@@ -75,26 +73,26 @@ public class IdempotencyAutoConfiguration {
                                         ObjectProvider<ReplayPolicy> replayPolicy,
                                         ObjectProvider<IdempotencyListener> listeners,
                                         ObjectProvider<StoreCustomizer> customizers) {
-        IdempotencyConfig.Builder config = properties.toConfigBuilder();
-        tenantResolver.ifAvailable(config::tenantResolver);
-        callerResolver.ifAvailable(config::callerResolver);
-        canonicalizer.ifAvailable(config::canonicalizer);
-        replayPolicy.ifAvailable(config::replayPolicy);
-        listeners.orderedStream().forEach(config::addListener);
-        Store engineStore = store.getIfAvailable(() -> {
-            log.warn("No idempotency Store bean defined: using an in-memory store. Its records are lost on "
-                    + "restart and not shared between instances; define a Store bean (or a DataSource, with "
-                    + "idempotency-jdbc) in production.");
-            return new InMemoryStore();
-        });
-        List<StoreCustomizer> steps = customizers.orderedStream().toList();
-        for (StoreCustomizer step : steps) {
-            step.check(engineStore);
-        }
-        for (StoreCustomizer step : steps) {
-            engineStore = step.decorate(engineStore);
-        }
-        return new IdempotencyEngine(engineStore, config.build());
+        EngineAssembly engine = EngineAssembly.of(properties)
+                .store(store.getIfAvailable())
+                .tenantResolver(tenantResolver.getIfAvailable())
+                .callerResolver(callerResolver.getIfAvailable())
+                .canonicalizer(canonicalizer.getIfAvailable())
+                .replayPolicy(replayPolicy.getIfAvailable());
+        listeners.orderedStream().forEach(engine::listener);
+        customizers.orderedStream().forEach(engine::customizer);
+        return engine.build();
+    }
+
+    /**
+     * The purge of the application's store ({@code idempotency.purge.*}), on the engine's clock,
+     * when the application has a store (the in-memory fallback is not purged).
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnBean(Store.class)
+    @ConditionalOnProperty(prefix = PurgeSettings.PREFIX, name = "enabled", matchIfMissing = true)
+    ScheduledPurge idempotencyPurge(IdempotencyPurgeProperties purge, Store store, IdempotencyEngine engine) {
+        return ScheduledPurge.start(purge, store, engine.config().clock());
     }
 
     /**

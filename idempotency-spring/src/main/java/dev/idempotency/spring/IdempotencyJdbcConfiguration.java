@@ -1,6 +1,8 @@
 package dev.idempotency.spring;
 
 import dev.idempotency.core.store.Store;
+import dev.idempotency.framework.JdbcSchemaCheck;
+import dev.idempotency.framework.StoreCustomizer;
 import dev.idempotency.jdbc.JdbcStore;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
@@ -84,13 +86,6 @@ class IdempotencyJdbcConfiguration {
     @Bean
     @ConditionalOnProperty(prefix = "idempotency.jdbc", name = "verify-schema", matchIfMissing = true)
     StoreCustomizer idempotencyJdbcSchemaCheck() {
-        return new StoreCustomizer() {
-            @Override
-            public void check(Store store) {
-                if (store instanceof JdbcStore jdbc) {
-                    jdbc.verifySchema();
-                }
-            }
-        };
+        return new JdbcSchemaCheck();
     }
 }

@@ -2,6 +2,7 @@ package dev.idempotency.spring;
 
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.store.Store;
+import dev.idempotency.framework.StoreCustomizer;
 import dev.idempotency.micrometer.IdempotencyMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

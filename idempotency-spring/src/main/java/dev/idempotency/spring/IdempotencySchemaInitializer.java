@@ -1,5 +1,6 @@
 package dev.idempotency.spring;
 
+import dev.idempotency.framework.JdbcSettings;
 import dev.idempotency.jdbc.JdbcStore;
 import java.util.function.Predicate;
 import javax.sql.DataSource;
@@ -18,10 +19,10 @@ final class IdempotencySchemaInitializer implements InitializingBean {
 
     private final JdbcStore store;
     private final DataSource dataSource;
-    private final IdempotencyJdbcProperties.InitializeSchema mode;
+    private final JdbcSettings.InitializeSchema mode;
     private final Predicate<DataSource> embedded;
 
-    IdempotencySchemaInitializer(JdbcStore store, DataSource dataSource, IdempotencyJdbcProperties.InitializeSchema mode,
+    IdempotencySchemaInitializer(JdbcStore store, DataSource dataSource, JdbcSettings.InitializeSchema mode,
                                  Predicate<DataSource> embedded) {
         this.store = store;
         this.dataSource = dataSource;
@@ -31,11 +32,7 @@ final class IdempotencySchemaInitializer implements InitializingBean {
 
     /** Whether this start creates the table: {@code always}, or {@code embedded} on an embedded database. */
     boolean creates() {
-        return switch (mode) {
-            case ALWAYS -> true;
-            case EMBEDDED -> embedded.test(dataSource);
-            case NEVER -> false;
-        };
+        return mode.creates(() -> embedded.test(dataSource));
     }
 
     @Override

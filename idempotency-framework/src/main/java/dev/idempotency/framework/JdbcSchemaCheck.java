@@ -1,0 +1,19 @@
+package dev.idempotency.framework;
+
+import dev.idempotency.core.store.Store;
+import dev.idempotency.jdbc.JdbcStore;
+
+/**
+ * Runs {@link JdbcStore#verifySchema()} on the engine's store when it is a {@code JdbcStore}, so a
+ * missing table or column fails the start with a message naming it
+ * ({@code idempotency.jdbc.verify-schema}, on by default). Needs idempotency-jdbc on the classpath.
+ */
+public final class JdbcSchemaCheck implements StoreCustomizer {
+
+    @Override
+    public void check(Store store) {
+        if (store instanceof JdbcStore jdbc) {
+            jdbc.verifySchema();
+        }
+    }
+}

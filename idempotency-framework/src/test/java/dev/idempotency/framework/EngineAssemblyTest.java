@@ -1,0 +1,93 @@
+package dev.idempotency.framework;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.store.InMemoryStore;
+import dev.idempotency.core.store.Store;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class EngineAssemblyTest {
+
+    private static final class Settings extends IdempotencySettings {
+        Settings() {
+            super(7);
+        }
+    }
+
+    @Test
+    void theSettingsReachTheEngineAndTheOrderItsDefault() {
+        Settings settings = new Settings();
+        settings.setHeaderName("X-Request-Key");
+        settings.setTtl(Duration.ofHours(2));
+        try (IdempotencyEngine engine = EngineAssembly.of(settings).store(new InMemoryStore()).build()) {
+            assertThat(engine.config().headerName()).isEqualTo("X-Request-Key");
+            assertThat(engine.config().ttl()).isEqualTo(Duration.ofHours(2));
+        }
+        assertThat(settings.getOrder()).isEqualTo(7);
+        assertThat(settings.isEnabled()).isFalse();
+        assertThat(settings.getPaths()).containsExactly("/**");
+    }
+
+    @Test
+    void everyCheckRunsBeforeAnyDecorationInTheOrderGiven() {
+        List<String> steps = new ArrayList<>();
+        Store given = new InMemoryStore();
+        Store decorated = new InMemoryStore();
+        EngineAssembly assembly = EngineAssembly.of(new Settings()).store(given)
+                .customizer(new StoreCustomizer() {
+                    @Override
+                    public void check(Store store) {
+                        steps.add("check 1 " + (store == given));
+                    }
+
+                    @Override
+                    public Store decorate(Store store) {
+                        steps.add("decorate 1 " + (store == given));
+                        return decorated;
+                    }
+                })
+                .customizer(new StoreCustomizer() {
+                    @Override
+                    public void check(Store store) {
+                        steps.add("check 2 " + (store == given));
+                    }
+
+                    @Override
+                    public Store decorate(Store store) {
+                        steps.add("decorate 2 " + (store == decorated));
+                        return store;
+                    }
+                });
+        assembly.build().close();
+        assertThat(steps).containsExactly("check 1 true", "check 2 true", "decorate 1 true", "decorate 2 true");
+    }
+
+    @Test
+    void aFailedCheckFailsTheBuild() {
+        EngineAssembly assembly = EngineAssembly.of(new Settings()).customizer(new StoreCustomizer() {
+            @Override
+            public void check(Store store) {
+                throw new IllegalStateException("table idempotency_keys does not exist");
+            }
+        });
+        assertThatThrownBy(assembly::build).hasMessage("table idempotency_keys does not exist");
+    }
+
+    @Test
+    void absentPartsLeaveTheEnginesDefaultsAndAnInvalidSettingFailsTheBuild() {
+        try (IdempotencyEngine engine = EngineAssembly.of(new Settings()).store(null).tenantResolver(null)
+                .callerResolver(null).canonicalizer(null).replayPolicy(null).build()) {
+            assertThat(engine.config().tenantResolver()).isNotNull();
+            assertThat(engine.config().callerResolver()).isNotNull();
+        }
+        Settings settings = new Settings();
+        settings.setLease(Duration.ofHours(48));
+        assertThatThrownBy(() -> EngineAssembly.of(settings).build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease");
+    }
+}

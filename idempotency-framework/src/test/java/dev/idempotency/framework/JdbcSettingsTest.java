@@ -1,0 +1,51 @@
+package dev.idempotency.framework;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.framework.JdbcSettings.InitializeSchema;
+import dev.idempotency.jdbc.JdbcStore;
+import java.time.Duration;
+import java.util.UUID;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+
+class JdbcSettingsTest {
+
+    @Test
+    void initializeSchemaTakesItsValuesInAnyCaseAndRefusesOthersNamingTheChoices() {
+        JdbcSettings settings = new JdbcSettings();
+        assertThat(settings.getInitializeSchema()).isEqualTo(InitializeSchema.EMBEDDED);
+        settings.setInitializeSchema(" Always ");
+        assertThat(settings.getInitializeSchema()).isEqualTo(InitializeSchema.ALWAYS);
+        assertThatThrownBy(() -> settings.setInitializeSchema("sometimes"))
+                .hasMessage("idempotency.jdbc.initialize-schema must be embedded, always or never, not 'sometimes'");
+    }
+
+    @Test
+    void onlyEmbeddedAsksWhetherTheDatabaseIsEmbedded() {
+        assertThat(InitializeSchema.ALWAYS.creates(() -> {
+            throw new AssertionError("asked");
+        })).isTrue();
+        assertThat(InitializeSchema.NEVER.creates(() -> {
+            throw new AssertionError("asked");
+        })).isFalse();
+        assertThat(InitializeSchema.EMBEDDED.creates(() -> true)).isTrue();
+        assertThat(InitializeSchema.EMBEDDED.creates(() -> false)).isFalse();
+    }
+
+    @Test
+    void theStoreIsBuiltWithTheSettingsAndTheSchemaCheckNamesAMissingTable() {
+        JdbcDataSource database = new JdbcDataSource();
+        database.setURL("jdbc:h2:mem:settings-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        JdbcSettings settings = new JdbcSettings();
+        settings.setTableName("app_keys");
+        settings.setStatementTimeout(Duration.ofSeconds(2));
+        JdbcStore store = settings.toStoreBuilder(database).build();
+        assertThatThrownBy(() -> new JdbcSchemaCheck().check(store)).hasMessageContaining("app_keys");
+        store.createTableIfMissing();
+        new JdbcSchemaCheck().check(store);
+        assertThat(settings.isVerifySchema()).isTrue();
+        assertThat(settings.isEnabled()).isTrue();
+    }
+}

@@ -1,0 +1,101 @@
+package dev.idempotency.framework;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.jdbc.JdbcStore;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.UUID;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The purge an integration schedules, over a real JDBC store. */
+class ScheduledPurgeTest {
+
+    private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
+    private static final Duration TTL = Duration.ofHours(1);
+
+    private JdbcDataSource database;
+    private JdbcStore store;
+
+    @BeforeEach
+    void aStoreWithThreeExpiredRecordsAndOneLive() {
+        database = new JdbcDataSource();
+        database.setURL("jdbc:h2:mem:purge-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        store = JdbcStore.builder(database).build();
+        store.createTableIfMissing();
+        for (int i = 0; i < 3; i++) {
+            store.reserve(key("expired-" + i), "f".repeat(64), T, Duration.ofSeconds(30), TTL);
+        }
+        store.reserve(key("live"), "f".repeat(64), T.plus(Duration.ofMinutes(90)), Duration.ofSeconds(30), TTL);
+    }
+
+    @Test
+    void theScheduleDeletesTheExpiredRecordsOnItsOwnOnTheGivenClock() throws SQLException {
+        PurgeSettings settings = new PurgeSettings();
+        settings.setInitialDelay(Duration.ZERO);
+        settings.setInterval(Duration.ofMillis(50));
+        settings.setBatchSize(2);
+        Clock twoHoursLater = Clock.fixed(T.plus(Duration.ofHours(2)), ZoneOffset.UTC);
+        try (ScheduledPurge purge = ScheduledPurge.start(settings, store, twoHoursLater)) {
+            assertThat(purge.isScheduled()).isTrue();
+            await().atMost(Duration.ofSeconds(30)).until(() -> rows() == 1);
+        }
+        assertThat(store.find(key("live"), T.plus(Duration.ofHours(2)))).isPresent();
+    }
+
+    @Test
+    void offItSchedulesNothingAndPurgesNothing() throws SQLException {
+        PurgeSettings settings = new PurgeSettings();
+        settings.setEnabled(false);
+        try (ScheduledPurge purge = ScheduledPurge.start(settings, store, Clock.fixed(T.plus(Duration.ofDays(1)), ZoneOffset.UTC))) {
+            assertThat(purge.isScheduled()).isFalse();
+            assertThat(purge.runOnce()).isZero();
+        }
+        assertThat(rows()).isEqualTo(4);
+    }
+
+    @Test
+    void theDefaultsAreFiveMinutesOneMinuteAndAThousand() {
+        PurgeSettings settings = new PurgeSettings();
+        assertThat(settings.isEnabled()).isTrue();
+        assertThat(settings.getInterval()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(settings.getInitialDelay()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(settings.getBatchSize()).isEqualTo(1000);
+    }
+
+    @Test
+    void anInvalidSettingFailsNamingTheKeys() {
+        PurgeSettings settings = new PurgeSettings();
+        settings.setInterval(Duration.ZERO);
+        assertThatThrownBy(() -> ScheduledPurge.start(settings, store, Clock.systemUTC()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("idempotency.purge.interval must be positive, idempotency.purge.initial-delay not "
+                        + "negative and idempotency.purge.batch-size at least 1; they are PT0S, PT1M and 1000");
+        PurgeSettings batch = new PurgeSettings();
+        batch.setBatchSize(0);
+        assertThatThrownBy(() -> ScheduledPurge.start(batch, store, Clock.systemUTC()))
+                .hasMessageContaining("they are PT5M, PT1M and 0");
+    }
+
+    private static RecordKey key(String key) {
+        return new RecordKey("tenant", "POST", "/orders", key);
+    }
+
+    private int rows() throws SQLException {
+        try (Connection c = database.getConnection();
+             ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM \"" + JdbcStore.DEFAULT_TABLE + "\"")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+}
