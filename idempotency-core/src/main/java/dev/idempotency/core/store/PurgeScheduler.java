@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * batches went, so no single statement deletes more than one batch and a huge backlog is worked
  * off over several runs. Runs never overlap. Runs log at INFO how many rows went (DEBUG when
  * none); a failed run logs a WARN naming the failure's type and the next run tries again. Several
- * application instances may each run one: the SQL stores never make one instance's batch wait
- * for another's. A store that {@link Store#expiresRecordsItself() expires records itself} needs none.
+ * application instances may each run one: on PostgreSQL and MariaDB/MySQL one instance's batch
+ * never waits for another's. A store that {@link Store#expiresRecordsItself() expires records
+ * itself} needs none.
  *
  * <p>With the JDBC store's PostgreSQL row-level security on, give it a store whose role bypasses the policy
  * (purging crosses tenants).
