@@ -1,13 +1,9 @@
 package dev.idempotency.micronaut;
 
 import dev.idempotency.core.HttpReply;
-import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MutableHttpHeaders;
 import io.micronaut.http.MutableHttpResponse;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 
@@ -18,7 +14,7 @@ final class Replies {
     }
 
     /**
-     * A response with exactly the reply's status, headers and body, plus a {@code Date}. The body is a {@code byte[]},
+     * A response with exactly the reply's status, headers ({@code Date} included) and body. The body is a {@code byte[]},
      * which the server writes unchanged under the Content-Type set here.
      */
     static MutableHttpResponse<byte[]> toResponse(HttpReply reply) {
@@ -29,10 +25,6 @@ final class Replies {
             for (String value : header.getValue()) {
                 headers.add(header.getKey(), value);
             }
-        }
-        if (!headers.contains(HttpHeaders.DATE)) {
-            // As the server's own responses carry it (RFC 9110 §6.6.1); a filter's answer gets none by itself.
-            headers.add(HttpHeaders.DATE, DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC)));
         }
         return response.body(reply.body());
     }

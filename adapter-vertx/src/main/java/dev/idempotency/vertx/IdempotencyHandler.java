@@ -16,9 +16,6 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -192,18 +189,13 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
     }
 
     /**
-     * Writes a reply of the engine exactly: its status, its headers (replacing same-named ones), its
-     * bytes — plus a {@code Date} (RFC 9110 §6.6.1) unless there already is one, since Vert.x adds
-     * none by itself.
+     * Writes a reply of the engine exactly: its status, its headers ({@code Date} included; Vert.x
+     * adds none itself) replacing same-named ones, its bytes.
      */
     static Future<Void> send(HttpServerResponse response, HttpReply reply) {
         response.setStatusCode(reply.status());
         response.headers().remove(HttpHeaders.CONTENT_LENGTH);
         reply.headers().forEach((name, values) -> response.headers().set(name, values));
-        if (!response.headers().contains(HttpHeaders.DATE)) {
-            response.headers().set(HttpHeaders.DATE,
-                    DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC)));
-        }
         return response.end(Buffer.buffer(reply.body()));
     }
 

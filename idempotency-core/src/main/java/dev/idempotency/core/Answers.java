@@ -5,9 +5,12 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -16,11 +19,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The decision rules, as pure code every mode and both faces share: what a record in the way
  * means (replay, 422, 409), which responses are stored and how, what a replay and a problem look
- * like — and telling the listener about each.
+ * like — and telling the listener about each. Every reply carries a {@code Date} of the engine's
+ * clock (RFC 9110 §6.6.1), replacing any a replayed record kept.
  */
 final class Answers {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+
+    /** IMF-fixdate (RFC 9110 §5.6.7): {@code Sun, 06 Nov 1994 08:49:37 GMT}. */
+    private static final DateTimeFormatter IMF_FIXDATE =
+            DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
 
     private final IdempotencyConfig config;
 
@@ -46,7 +54,7 @@ final class Answers {
 
     Decision.Respond replay(RecordKey key, StoredResponse stored, Stopwatch watch) {
         emit(Outcome.REPLAYED, key, watch);
-        return new Decision.Respond(replayOf(stored), Decision.Respond.Outcome.REPLAYED);
+        return new Decision.Respond(dated(replayOf(stored)), Decision.Respond.Outcome.REPLAYED);
     }
 
     /**
@@ -113,7 +121,8 @@ final class Answers {
                 ? "The request may or may not have been applied (the storage connection was lost while it "
                         + "committed); retry with the same key: it is safe"
                 : "The request could not be committed and was not applied; retry with the same key";
-        return Optional.of(problem(ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, detail).toReply(config.retryAfter()));
+        return Optional.of(dated(problem(ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, detail)
+                .toReply(config.retryAfter())));
     }
 
     Decision passThrough(String method, String path, Stopwatch watch) {
@@ -132,7 +141,7 @@ final class Answers {
                 watch.decisionTime(), null));
         boolean retryable = code == ProblemCode.IDEMPOTENCY_REQUEST_IN_PROGRESS
                 || code == ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE;
-        HttpReply reply = problem(code, detail).toReply(retryable ? config.retryAfter() : null);
+        HttpReply reply = dated(problem(code, detail).toReply(retryable ? config.retryAfter() : null));
         return new Decision.Respond(reply, Decision.Respond.Outcome.REJECTED);
     }
 
@@ -148,6 +157,18 @@ final class Answers {
 
     private void notify(IdempotencyEvent event) {
         Listeners.tell(config.listener(), event);
+    }
+
+    /** {@code reply} with the engine's {@code Date} in place of any it had. */
+    private HttpReply dated(HttpReply reply) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        reply.headers().forEach((name, values) -> {
+            if (!name.equalsIgnoreCase("Date")) {
+                headers.put(name, values);
+            }
+        });
+        headers.put("Date", List.of(IMF_FIXDATE.format(config.clock().instant())));
+        return new HttpReply(reply.status(), headers, reply.body());
     }
 
     private HttpReply replayOf(StoredResponse stored) {

@@ -408,6 +408,32 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void aReplayAndAProblemCarryTheDateOfTheEnginesClock() throws Exception {
+        engine.close();
+        engine = engine(c -> c.replayedHeaders(java.util.Set.of("Location", "Date")));
+        AtomicInteger runs = new AtomicInteger();
+        CapturedResponse dated = CapturedResponse.of(201, Map.of("Content-Type", List.of("application/json"),
+                "Date", List.of("Mon, 01 Jan 2024 00:00:00 GMT")), "{}".getBytes(StandardCharsets.UTF_8));
+        run(post("/orders", "k1", BODY), dated, runs);
+        clock.advance(Duration.ofHours(7).plusSeconds(3)); // two-digit day: IMF-fixdate, not RFC 1123's "1 Jan"
+
+        HttpReply replay = run(post("/orders", "k1", BODY), dated, runs);
+        Decision conflict = engine.before(post("/orders", "k1", "{\"other\":1}"));
+        Decision missing;
+        try (IdempotencyEngine strict = engine(c -> c.keyRequired(true))) {
+            missing = strict.before(post("/orders", null, BODY));
+        }
+
+        assertThat(runs).hasValue(1);
+        assertThat(replay.headers().keySet().stream().filter("Date"::equalsIgnoreCase)).containsExactly("Date");
+        assertThat(replay.header("Date")).isEqualTo("Tue, 01 Jan 2030 07:00:03 GMT");
+        problem(conflict, 422, "idempotency_key_conflict");
+        assertThat(((Decision.Respond) conflict).reply().header("Date")).isEqualTo("Tue, 01 Jan 2030 07:00:03 GMT");
+        problem(missing, 400, "idempotency_key_missing");
+        assertThat(((Decision.Respond) missing).reply().header("Date")).isEqualTo("Tue, 01 Jan 2030 07:00:03 GMT");
+    }
+
+    @Test
     void credentialHeadersCannotBeAllowListed() {
         assertThatThrownBy(() -> IdempotencyConfig.builder().replayedHeaders(java.util.Set.of("Location", "set-cookie")).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("set-cookie");

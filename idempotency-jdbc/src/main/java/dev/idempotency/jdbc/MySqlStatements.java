@@ -39,6 +39,14 @@ final class MySqlStatements extends Statements {
 
     private static final String DDL_LOCK = "dev.idempotency.ddl";
 
+    /**
+     * The name of a table's purge lock, from the session's database and the table's name as
+     * given (bound to the one parameter); hashed, since MySQL allows lock names of 64 characters.
+     */
+    static final String PURGE_LOCK = "CONCAT('idempotency-purge:', SHA1(CONCAT(IFNULL(DATABASE(), ''), '.', ?)))";
+    private static final String TAKE_PURGE_LOCK = "GET_LOCK(" + PURGE_LOCK + ", 0)";
+    private static final String RELEASE_PURGE_LOCK = "RELEASE_LOCK(" + PURGE_LOCK + ")";
+
     /** MariaDB: the upsert returns the row; MySQL reads it back. Package-private, as the statements, for SQL.md. */
     final boolean returning;
     final SqlStatement upsert;
@@ -69,6 +77,42 @@ final class MySqlStatements extends Statements {
     @Override
     SqlStatement purgeStatement() {
         return purge;
+    }
+
+    /**
+     * One batch under the table's purge lock, a named lock of the session taken without waiting
+     * and released after the batch: while another store instance purges the same table, this one
+     * deletes nothing and answers 0 at once (its next run tries again), so two instances' batches
+     * never wait on each other's row locks.
+     */
+    @Override
+    int purge(Connection c, Instant now, int limit) throws SQLException {
+        if (!namedLock(c, TAKE_PURGE_LOCK)) {
+            return 0;
+        }
+        int purged;
+        try {
+            purged = super.purge(c, now, limit);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                namedLock(c, RELEASE_PURGE_LOCK);
+            } catch (SQLException | RuntimeException release) {
+                e.addSuppressed(release);
+            }
+            throw e;
+        }
+        namedLock(c, RELEASE_PURGE_LOCK);
+        return purged;
+    }
+
+    /** Runs {@code SELECT <call>} with the table's name bound; whether it answered 1. */
+    private boolean namedLock(Connection c, String call) throws SQLException {
+        try (PreparedStatement ps = bounded(c.prepareStatement("SELECT " + call))) {
+            ps.setString(1, String.join(".", t.tableName.getName()));
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getInt(1) == 1;
+            }
+        }
     }
 
     /** Runs the conditional upsert and judges the row as it stands afterwards by its owner token. */

@@ -249,7 +249,7 @@ abstract class Statements {
     abstract SqlStatement purgeStatement();
 
     /** Deletes at most {@code limit} rows with {@code expires_at <= now}. */
-    final int purge(Connection c, Instant now, int limit) throws SQLException {
+    int purge(Connection c, Instant now, int limit) throws SQLException {
         return update(c, purgeStatement(), Map.of("now", now, "limit", limit));
     }
 

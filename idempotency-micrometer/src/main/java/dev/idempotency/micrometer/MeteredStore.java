@@ -64,6 +64,11 @@ class MeteredStore implements Store {
     }
 
     @Override
+    public boolean expiresRecordsItself() {
+        return delegate.expiresRecordsItself();
+    }
+
+    @Override
     public String toString() {
         return "Metered(" + delegate + ")";
     }

@@ -129,8 +129,22 @@ class StoreMetersTest {
         assertThat(calls("purgeExpired", "error")).isEqualTo(2);
     }
 
+    @Test
+    void whetherTheStoreExpiresRecordsItselfShowsThroughBothFaces() {
+        Store selfExpiring = new FailingPurge() {
+            @Override
+            public boolean expiresRecordsItself() {
+                return true;
+            }
+        };
+        assertThat(metrics.store(selfExpiring).expiresRecordsItself()).isTrue();
+        assertThat(metrics.store(AsyncStore.of(selfExpiring, executor)).expiresRecordsItself()).isTrue();
+        assertThat(metrics.store(new InMemoryStore()).expiresRecordsItself()).isFalse();
+        assertThat(metrics.store(AsyncStore.of(new InMemoryStore(), executor)).expiresRecordsItself()).isFalse();
+    }
+
     /** A store whose purge fails with something other than an outage. */
-    private static final class FailingPurge implements Store {
+    private static class FailingPurge implements Store {
         private final Store delegate = new InMemoryStore();
 
         @Override

@@ -56,4 +56,10 @@ final class RedisAsyncStore implements AsyncStore {
             return CompletableFuture.failedFuture(e);
         }
     }
+
+    /** {@code true}: Redis deletes each record at its expiry. */
+    @Override
+    public boolean expiresRecordsItself() {
+        return true;
+    }
 }

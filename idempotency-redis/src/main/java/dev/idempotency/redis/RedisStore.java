@@ -184,6 +184,12 @@ public final class RedisStore implements Store, AutoCloseable {
         return 0;
     }
 
+    /** {@code true}: Redis deletes each record at its expiry. */
+    @Override
+    public boolean expiresRecordsItself() {
+        return true;
+    }
+
     /** Closes the connection the store opened; one given to the builder stays open. */
     @Override
     public void close() {

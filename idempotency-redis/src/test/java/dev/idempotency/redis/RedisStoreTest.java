@@ -185,6 +185,8 @@ class RedisStoreTest {
         assertThat(redis.first.purgeExpired(Instant.now(), 100)).isZero();
         assertThat(redis.first.async().purgeExpired(Instant.now(), 100).toCompletableFuture().join()).isZero();
         assertThatThrownBy(() -> redis.first.purgeExpired(Instant.now(), 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(redis.first.expiresRecordsItself()).isTrue();
+        assertThat(redis.first.async().expiresRecordsItself()).isTrue();
     }
 
     @Test

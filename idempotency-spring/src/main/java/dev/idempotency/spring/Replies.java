@@ -12,7 +12,7 @@ final class Replies {
     private Replies() {
     }
 
-    /** Exactly the reply's status, headers and body; Tomcat adds {@code Date} itself. */
+    /** Exactly the reply's status, headers and body; Tomcat adds a {@code Date} only where the reply has none. */
     static void write(HttpReply reply, HttpServletResponse response) throws IOException {
         response.setStatus(reply.status());
         for (Map.Entry<String, List<String>> header : reply.headers().entrySet()) {

@@ -49,6 +49,11 @@ public interface AsyncStore {
     /** As {@link Store#purgeExpired}: how many records went (at most {@code limit}). */
     CompletionStage<Integer> purgeExpired(Instant now, int limit);
 
+    /** As {@link Store#expiresRecordsItself}: {@code true} when nothing need run {@link #purgeExpired}. */
+    default boolean expiresRecordsItself() {
+        return false;
+    }
+
     /**
      * As {@link Store#check}: completes when the storage is reachable and provisioned, and
      * exceptionally with {@link StorageUnavailableException} otherwise.

@@ -50,6 +50,11 @@ class ExecutorStore implements AsyncStore {
     }
 
     @Override
+    public boolean expiresRecordsItself() {
+        return store.expiresRecordsItself();
+    }
+
+    @Override
     public CompletionStage<Void> check() {
         return call(() -> {
             store.check();

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -19,11 +20,14 @@ import org.slf4j.LoggerFactory;
  * purge.close();
  * }</pre>
  *
- * <p>Each run calls {@link Store#purgeExpired} with {@code batchSize} until a batch comes back
- * short or {@code maxBatchesPerRun} batches went, so no single statement deletes more than one
- * batch and a huge backlog is worked off over several runs. Runs log at INFO how many rows went
- * (DEBUG when none); a failed run logs a WARN and the next run tries again. Several application
- * instances may each run one (the JDBC store on PostgreSQL lets their batches skip each other's locked rows).
+ * <p>Each run calls {@link Store#purgeExpired} (or {@link AsyncStore#purgeExpired}, waiting for
+ * each batch) with {@code batchSize} until a batch comes back short or {@code maxBatchesPerRun}
+ * batches went, so no single statement deletes more than one batch and a huge backlog is worked
+ * off over several runs. Runs never overlap. Runs log at INFO how many rows went (DEBUG when
+ * none); a failed run logs a WARN naming the failure's type and the next run tries again. Several
+ * application instances may each run one: on PostgreSQL and MariaDB/MySQL one instance's batch
+ * never waits for another's. A store that {@link Store#expiresRecordsItself() expires records
+ * itself} needs none.
  *
  * <p>With the JDBC store's PostgreSQL row-level security on, give it a store whose role bypasses the policy
  * (purging crosses tenants).
@@ -32,7 +36,12 @@ public final class PurgeScheduler implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PurgeScheduler.class);
 
-    private final Store store;
+    /** One batch: how many records expired at {@code now} went, at most {@code limit}. */
+    private interface Batch {
+        int purge(Instant now, int limit);
+    }
+
+    private final Batch batch;
     private final Clock clock;
     private final Duration interval;
     private final int batchSize;
@@ -40,7 +49,7 @@ public final class PurgeScheduler implements AutoCloseable {
     private final ScheduledExecutorService executor;
 
     private PurgeScheduler(Builder b) {
-        this.store = b.store;
+        this.batch = b.batch;
         this.clock = b.clock;
         this.interval = b.interval;
         this.batchSize = b.batchSize;
@@ -56,7 +65,20 @@ public final class PurgeScheduler implements AutoCloseable {
 
     /** Starts configuring a scheduler for {@code store}. */
     public static Builder builder(Store store) {
-        return new Builder(store);
+        Objects.requireNonNull(store, "store");
+        return new Builder(store::purgeExpired);
+    }
+
+    /** Starts configuring a scheduler for an asynchronous {@code store}; a run waits for each batch. */
+    public static Builder builder(AsyncStore store) {
+        Objects.requireNonNull(store, "store");
+        return new Builder((now, limit) -> {
+            try {
+                return store.purgeExpired(now, limit).toCompletableFuture().join();
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException cause ? cause : e;
+            }
+        });
     }
 
     /**
@@ -65,7 +87,7 @@ public final class PurgeScheduler implements AutoCloseable {
      * @return how many records went
      */
     public int runOnce() {
-        return purge(store, clock.instant(), batchSize, maxBatchesPerRun);
+        return purge(batch, clock.instant(), batchSize, maxBatchesPerRun);
     }
 
     /**
@@ -75,12 +97,16 @@ public final class PurgeScheduler implements AutoCloseable {
      * @return how many records went
      */
     public static int purge(Store store, Instant now, int batchSize, int maxBatches) {
+        return purge((Batch) store::purgeExpired, now, batchSize, maxBatches);
+    }
+
+    private static int purge(Batch batch, Instant now, int batchSize, int maxBatches) {
         long started = System.nanoTime();
         int total = 0;
         int batches = 0;
         int purged;
         do {
-            purged = store.purgeExpired(now, batchSize);
+            purged = batch.purge(now, batchSize);
             total += purged;
             batches++;
         } while (purged == batchSize && batches < maxBatches);
@@ -98,7 +124,8 @@ public final class PurgeScheduler implements AutoCloseable {
         try {
             runOnce();
         } catch (RuntimeException e) {
-            log.warn("Purging expired idempotency records failed; trying again in {}: {}", interval, e.toString());
+            log.warn("Purging expired idempotency records failed ({}, message not logged); trying again in {}",
+                    e.getClass().getName(), interval);
         }
     }
 
@@ -114,15 +141,15 @@ public final class PurgeScheduler implements AutoCloseable {
      * the engine's).
      */
     public static final class Builder {
-        private final Store store;
+        private final Batch batch;
         private Clock clock = Clock.systemUTC();
         private Duration interval = Duration.ofMinutes(5);
         private Duration initialDelay = Duration.ofMinutes(1);
         private int batchSize = 1000;
         private int maxBatchesPerRun = 100;
 
-        private Builder(Store store) {
-            this.store = Objects.requireNonNull(store, "store");
+        private Builder(Batch batch) {
+            this.batch = batch;
         }
 
         public Builder clock(Clock clock) {

@@ -97,6 +97,11 @@ public interface Store {
      */
     int purgeExpired(Instant now, int limit);
 
+    /** {@code true} when the storage deletes expired records itself, so nothing need run {@link #purgeExpired}. */
+    default boolean expiresRecordsItself() {
+        return false;
+    }
+
     /**
      * A cheap health check for adapters, health endpoints and start-up: returns when the storage
      * is reachable and provisioned (its table exists), and otherwise throws
