@@ -8,7 +8,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The purge an integration schedules over the application's store ({@link PurgeScheduler}), as
- * {@link PurgeSettings} say, on the engine's clock; none when they turn it off. Closing it stops the
+ * {@link PurgeSettings} say, on the engine's clock; none when they turn it off or the store expires
+ * its records itself (Redis). Closing it stops the
  * schedule. An invalid setting (an interval that is not positive, a batch size below one) fails
  * the start with a message naming the key.
  */
@@ -24,7 +25,7 @@ public final class ScheduledPurge implements AutoCloseable {
 
     /** Starts purging {@code store} as {@code settings} say. */
     public static ScheduledPurge start(PurgeSettings settings, Store store, Clock clock) {
-        if (!settings.isEnabled()) {
+        if (!settings.isEnabled() || store.expiresRecordsItself()) {
             return new ScheduledPurge(null);
         }
         PurgeScheduler.Builder builder = PurgeScheduler.builder(store).clock(clock);

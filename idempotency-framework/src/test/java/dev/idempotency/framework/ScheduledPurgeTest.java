@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -60,6 +62,19 @@ class ScheduledPurgeTest {
         try (ScheduledPurge purge = ScheduledPurge.start(settings, store, Clock.fixed(T.plus(Duration.ofDays(1)), ZoneOffset.UTC))) {
             assertThat(purge.isScheduled()).isFalse();
             assertThat(purge.runOnce()).isZero();
+        }
+        assertThat(rows()).isEqualTo(4);
+    }
+
+    @Test
+    void noneOverAStoreThatExpiresItsRecordsItself() throws SQLException {
+        Store expiring = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class},
+                (proxy, method, args) -> method.getName().equals("expiresRecordsItself")
+                        ? Boolean.TRUE : method.invoke(store, args));
+        PurgeSettings settings = new PurgeSettings();
+        settings.setInitialDelay(Duration.ZERO);
+        try (ScheduledPurge purge = ScheduledPurge.start(settings, expiring, Clock.fixed(T.plus(Duration.ofDays(1)), ZoneOffset.UTC))) {
+            assertThat(purge.isScheduled()).isFalse();
         }
         assertThat(rows()).isEqualTo(4);
     }

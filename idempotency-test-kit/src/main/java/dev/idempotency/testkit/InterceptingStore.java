@@ -71,6 +71,11 @@ public final class InterceptingStore implements Store {
         return delegate.purgeExpired(now, limit);
     }
 
+    @Override
+    public boolean expiresRecordsItself() {
+        return delegate.expiresRecordsItself();
+    }
+
     private final class InterceptingReservation implements Reservation {
         private final Reservation delegate;
 

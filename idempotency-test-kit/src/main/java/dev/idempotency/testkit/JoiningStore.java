@@ -61,6 +61,11 @@ final class JoiningStore implements Store {
     }
 
     @Override
+    public boolean expiresRecordsItself() {
+        return store.expiresRecordsItself();
+    }
+
+    @Override
     public void check() {
         join(store.check());
     }

@@ -72,4 +72,9 @@ public final class OutageStore implements Store {
         failDuringOutage();
         return delegate.purgeExpired(now, limit);
     }
+
+    @Override
+    public boolean expiresRecordsItself() {
+        return delegate.expiresRecordsItself();
+    }
 }
