@@ -109,8 +109,8 @@ public final class PgStore implements AsyncTransactionalStore {
      * store's statements fit in (what the options cached before, and every statement shorter than
      * {@value #STATEMENT_CACHE_SQL_LIMIT} characters); give the pool these options. Without the cache the client parses and plans every
      * statement again on each call — a {@code Parse}/{@code Describe} round trip before each
-     * {@code Bind}/{@code Execute}, the reservation's whole text each time — which measured at 0.45–0.71×
-     * the JDBC store's throughput (benchmarks/README.md, "Stores side by side"). The cache is per
+     * {@code Bind}/{@code Execute}, the reservation's whole text each time (benchmarks/README.md,
+     * "Stores side by side", has the cost). The cache is per
      * connection and belongs to the pool: the store cannot turn it on itself.
      */
     public static PgConnectOptions cachingStatements(PgConnectOptions options) {
