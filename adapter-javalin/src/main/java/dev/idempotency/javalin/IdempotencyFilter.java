@@ -3,27 +3,21 @@ package dev.idempotency.javalin;
 import dev.idempotency.core.CapturedResponse;
 import dev.idempotency.core.Execution;
 import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.framework.servlet.BufferedBodyRequest;
+import dev.idempotency.framework.servlet.ServletResponses;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
-import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
-import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 
 /**
  * The servlet-level part of the plugin, for what Javalin's handlers cannot see: it keeps the
@@ -100,7 +94,7 @@ final class IdempotencyFilter implements Filter {
     private static void finishIfOpen(HttpServletRequest request, HttpServletResponse response) {
         Execution execution = IdempotencyHooks.executionOf(request);
         if (execution != null) {
-            execution.finish(CapturedResponse.uncaptured(response.getStatus(), IdempotencyHooks.headersOf(response)));
+            execution.finish(CapturedResponse.uncaptured(response.getStatus(), ServletResponses.headersOf(response)));
         }
     }
 
@@ -136,79 +130,16 @@ final class IdempotencyFilter implements Filter {
         }
     }
 
-    /**
-     * Reads the body into memory on the first read once {@link #keepBodyReadable} was called, and
-     * hands out a fresh stream over those bytes on every read after. At most {@code limit + 1}
-     * bytes are kept: a longer body is rejected by the engine before any endpoint runs.
-     */
-    private static final class BufferingRequest extends HttpServletRequestWrapper {
-        private final int limit;
-        private byte[] body;
+    /** Keeps the body from its first read on, once {@link #keepBodyReadable} was called. */
+    private static final class BufferingRequest extends BufferedBodyRequest {
 
         BufferingRequest(HttpServletRequest request, int limit) {
-            super(request);
-            this.limit = limit;
+            super(request, limit);
         }
 
         @Override
-        public ServletInputStream getInputStream() throws IOException {
-            if (body == null && getAttribute(KEEP_BODY) == null) {
-                return super.getInputStream();
-            }
-            if (body == null) {
-                body = super.getInputStream().readNBytes(limit + 1);
-            }
-            return new BytesInputStream(body);
-        }
-
-        @Override
-        public BufferedReader getReader() throws IOException {
-            if (body == null && getAttribute(KEEP_BODY) == null) {
-                return super.getReader();
-            }
-            String encoding = getCharacterEncoding();
-            Charset charset = encoding == null ? StandardCharsets.UTF_8 : Charset.forName(encoding);
-            return new BufferedReader(new InputStreamReader(getInputStream(), charset));
-        }
-    }
-
-    private static final class BytesInputStream extends ServletInputStream {
-        private final ByteArrayInputStream in;
-
-        BytesInputStream(byte[] bytes) {
-            this.in = new ByteArrayInputStream(bytes);
-        }
-
-        @Override
-        public int read() {
-            return in.read();
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) {
-            return in.read(b, off, len);
-        }
-
-        @Override
-        public boolean isFinished() {
-            return in.available() == 0;
-        }
-
-        @Override
-        public boolean isReady() {
-            return true;
-        }
-
-        @Override
-        public void setReadListener(ReadListener listener) {
-            try {
-                if (!isFinished()) {
-                    listener.onDataAvailable();
-                }
-                listener.onAllDataRead();
-            } catch (IOException e) {
-                listener.onError(e);
-            }
+        protected boolean keepsBodyOnRead() {
+            return getAttribute(KEEP_BODY) != null;
         }
     }
 

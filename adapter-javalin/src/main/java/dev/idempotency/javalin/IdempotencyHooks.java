@@ -6,6 +6,7 @@ import dev.idempotency.core.Execution;
 import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
+import dev.idempotency.framework.servlet.ServletResponses;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
@@ -14,8 +15,6 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -123,7 +122,7 @@ final class IdempotencyHooks {
     private static CapturedResponse capture(Context ctx) {
         HttpServletResponse res = ctx.res();
         int status = ctx.statusCode();
-        Map<String, List<String>> headers = headersOf(res);
+        Map<String, List<String>> headers = ServletResponses.headersOf(res);
         if (IdempotencyFilter.wroteDirectly(ctx.req(), res) || resultIsStream(ctx)) {
             return CapturedResponse.uncaptured(status, headers);
         }
@@ -134,17 +133,6 @@ final class IdempotencyHooks {
         byte[] body = bytes.readAllBytes();
         bytes.reset(); // Javalin writes the same stream afterwards
         return CapturedResponse.of(status, headers, body);
-    }
-
-    static Map<String, List<String>> headersOf(HttpServletResponse res) {
-        Map<String, List<String>> headers = new LinkedHashMap<>();
-        for (String name : res.getHeaderNames()) {
-            headers.computeIfAbsent(name, n -> new ArrayList<>(res.getHeaders(n)));
-        }
-        if (res.getContentType() != null && headers.keySet().stream().noneMatch("Content-Type"::equalsIgnoreCase)) {
-            headers.put("Content-Type", List.of(res.getContentType()));
-        }
-        return headers;
     }
 
     /** The engine's reply replaces whatever the endpoint set. */

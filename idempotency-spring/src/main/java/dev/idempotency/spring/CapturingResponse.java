@@ -1,13 +1,12 @@
 package dev.idempotency.spring;
 
 import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.framework.servlet.ServletResponses;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.web.filter.ShallowEtagHeaderFilter;
@@ -54,13 +53,7 @@ final class CapturingResponse extends ContentCachingResponseWrapper {
 
     /** What the engine is given: the held bytes, or, streamed, the status and headers only. */
     CapturedResponse capturedResponse() {
-        Map<String, List<String>> headers = new LinkedHashMap<>();
-        for (String name : getHeaderNames()) {
-            headers.computeIfAbsent(name, n -> new ArrayList<>(getHeaders(n)));
-        }
-        if (getContentType() != null && headers.keySet().stream().noneMatch("Content-Type"::equalsIgnoreCase)) {
-            headers.put("Content-Type", List.of(getContentType()));
-        }
+        Map<String, List<String>> headers = ServletResponses.headersOf(this);
         return streamed ? CapturedResponse.uncaptured(getStatus(), headers)
                 : CapturedResponse.of(getStatus(), headers, getContentAsByteArray());
     }

@@ -6,6 +6,7 @@ import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
 import dev.idempotency.core.RequestPaths;
+import dev.idempotency.framework.servlet.BufferedBodyRequest;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;

@@ -1,13 +1,14 @@
 package dev.idempotency.spring;
 
 import dev.idempotency.core.RequestView;
+import dev.idempotency.framework.servlet.BufferedBodyRequest;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.security.Principal;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
-import java.security.Principal;
 import java.util.Optional;
 
 /** The engine's view of a servlet request that Spring MVC is about to dispatch. */

@@ -1,4 +1,4 @@
-package dev.idempotency.spring;
+package dev.idempotency.framework.servlet;
 
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
@@ -12,37 +12,45 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Keeps the request body readable by the controller once the engine has read it. Spring's
- * {@code ContentCachingRequestWrapper} does not fit: it caches what the consumer reads, after the
- * fact, and the engine needs the bytes before the controller runs. At most {@code limit + 1}
- * bytes are read; a longer body is answered 413 by the engine before any controller runs. Until
- * the engine asks for the body, the request is passed through untouched.
+ * Keeps the request body readable by the handler once the engine has read it: {@link #body()}
+ * reads at most {@code limit + 1} bytes (a longer body is answered 413 before any handler runs),
+ * and every later read gets a fresh stream over them. Until then the request passes through
+ * untouched, unless {@link #keepsBodyOnRead()} says the first read is to be kept.
  */
-final class BufferedBodyRequest extends HttpServletRequestWrapper {
+public class BufferedBodyRequest extends HttpServletRequestWrapper {
 
     private final int limit;
     private byte[] body;
 
-    BufferedBodyRequest(HttpServletRequest request, int limit) {
+    public BufferedBodyRequest(HttpServletRequest request, int limit) {
         super(request);
         this.limit = limit;
     }
 
-    byte[] body() throws IOException {
+    /** The body, read now if it was not yet. */
+    public final byte[] body() throws IOException {
         if (body == null) {
             body = super.getInputStream().readNBytes(limit + 1);
         }
         return body;
     }
 
+    /** Whether a read before {@link #body()} keeps the body too; by default not. */
+    protected boolean keepsBodyOnRead() {
+        return false;
+    }
+
     @Override
     public ServletInputStream getInputStream() throws IOException {
-        return body == null ? super.getInputStream() : new BytesInputStream(body);
+        if (body == null && !keepsBodyOnRead()) {
+            return super.getInputStream();
+        }
+        return new BytesInputStream(body());
     }
 
     @Override
     public BufferedReader getReader() throws IOException {
-        if (body == null) {
+        if (body == null && !keepsBodyOnRead()) {
             return super.getReader();
         }
         String encoding = getCharacterEncoding();
