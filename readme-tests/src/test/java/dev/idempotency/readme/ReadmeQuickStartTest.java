@@ -3,15 +3,12 @@ package dev.idempotency.readme;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -28,9 +25,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * blocks ({@link Snippets}: the BOM import, the dependencies, the Java files, the configuration),
  * build it with Maven, start it, and send the same {@code POST /orders} twice: the second answer is
  * the first's replay, and a new key runs the handler again; a request without a key (keys are
- * optional by default) is answered by the handler too, never replayed. The PostgreSQL one also
- * starts on a schema that does not exist and must exit. Rename a class in a README and the build
- * of its application fails here.
+ * optional by default) is answered by the handler too, never replayed. The Vert.x PostgreSQL one
+ * also starts on a schema that does not exist and must exit. The Spring Boot and Micronaut builds
+ * are started once more as their READMEs' PostgreSQL sections say, on an empty schema: migrated,
+ * healthy, replaying, and purging an expired record by themselves. Rename a class in a README and
+ * the build of its application fails here.
  *
  * <p>The fresh repository holds only what the install put there under {@code dev/idempotency};
  * every other group is a link into the local repository of the build that runs this test
@@ -44,11 +43,11 @@ class ReadmeQuickStartTest {
     /** The applications the READMEs must describe completely. */
     private static final List<String> APPS = List.of("javalin", "micronaut", "readme", "spring", "vertx", "vertx-pg");
     private static final Duration BUILD_LIMIT = Duration.ofMinutes(6);
-    private static final Duration START_LIMIT = Duration.ofSeconds(60);
-    private static final String ORDER = "{\"item\":\"book\",\"quantity\":1}";
+    private static final Duration PURGE_LIMIT = Duration.ofSeconds(20);
 
     private final Path root = Path.of(System.getProperty("idempotency.root", "..")).toAbsolutePath().normalize();
     private final Path work = Path.of("target", "readme-apps").toAbsolutePath();
+    private final Map<String, Build> builds = new HashMap<>();
     private Snippets snippets;
     private Path repository;
 
@@ -82,36 +81,16 @@ class ReadmeQuickStartTest {
     @ParameterizedTest
     @MethodSource("apps")
     void theQuickStartBuildsStartsAndReplaysARetry(String app) throws Exception {
-        Path dir = work.resolve(app);
-        String main = QuickStartProject.write(dir, app, snippets);
-        run(dir, dir.resolve("build.log"), "mvn -B -ntp -q -Dmaven.repo.local=" + repository + " package"
-                + " org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath"
-                + " -Dmdep.includeScope=runtime -Dmdep.outputFile=target/runtime.classpath");
-        String classpath = "target/classes" + java.io.File.pathSeparator
-                + Files.readString(dir.resolve("target/runtime.classpath")).strip();
-
-        int port = freePort();
-        Path log = dir.resolve("app.log");
-        ProcessBuilder builder = new ProcessBuilder(javaExecutable(), "-cp", classpath, main)
-                .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
-        builder.environment().putAll(Map.of("PORT", String.valueOf(port),
-                "MICRONAUT_SERVER_PORT", String.valueOf(port)));
+        Build build = build(app);
         QuickStartDatabase database = app.equals("vertx-pg") ? QuickStartDatabase.create() : null;
-        if (database != null) {
-            builder.environment().put("DATABASE_URL", database.vertxUri());
-        }
-        Process process = builder.start();
-        try {
-            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-            URI orders = URI.create("http://127.0.0.1:" + port + "/orders");
-            awaitListening(process, client, orders, log);
+        Map<String, String> environment = database == null ? Map.of() : Map.of("DATABASE_URL", database.vertxUri());
+        try (QuickStartProcess running = build.start(environment, List.of(), "app.log")) {
+            HttpResponse<String> first = running.postOrder("quick-start-1");
+            HttpResponse<String> retry = running.postOrder("quick-start-1");
+            HttpResponse<String> other = running.postOrder("quick-start-2");
+            HttpResponse<String> keyless = running.postOrder(null);
 
-            HttpResponse<String> first = post(client, orders, "quick-start-1");
-            HttpResponse<String> retry = post(client, orders, "quick-start-1");
-            HttpResponse<String> other = post(client, orders, "quick-start-2");
-            HttpResponse<String> keyless = post(client, orders, null);
-
-            assertThat(first.statusCode()).as(app + ": the first answer; " + tail(log)).isEqualTo(201);
+            assertThat(first.statusCode()).as(app + ": the first answer; " + running.tail()).isEqualTo(201);
             assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
             assertThat(retry.statusCode()).as(app + ": the retry").isEqualTo(201);
             assertThat(retry.headers().firstValue("Idempotent-Replayed")).as(app + ": the retry is a replay")
@@ -121,8 +100,8 @@ class ReadmeQuickStartTest {
             assertThat(other.headers().firstValue("Idempotent-Replayed")).isEmpty();
             assertThat(other.body()).as(app + ": a new key runs the handler again (a new order)")
                     .isNotEqualTo(first.body());
-            assertThat(keyless.statusCode()).as(app + ": a request without a key runs the handler; " + tail(log))
-                    .isEqualTo(201);
+            assertThat(keyless.statusCode()).as(app + ": a request without a key runs the handler; "
+                    + running.tail()).isEqualTo(201);
             assertThat(keyless.headers().firstValue("Idempotent-Replayed")).isEmpty();
             assertThat(keyless.body()).as(app + ": the handler's answer to a request without a key")
                     .contains("\"item\":\"book\"").isNotEqualTo(first.body()).isNotEqualTo(other.body());
@@ -131,65 +110,130 @@ class ReadmeQuickStartTest {
                         .isEqualTo(3);
                 assertThat(database.count("SELECT count(*) FROM idempotency_keys WHERE state = 'COMPLETED'"))
                         .as(app + ": records stored").isEqualTo(2);
-                doesNotStartWithoutItsTable(builder, database, log);
+                doesNotStartWithoutItsTable(build, database);
             }
         } finally {
-            process.destroy();
-            if (!process.waitFor(15, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(15, TimeUnit.SECONDS);
-            }
             if (database != null) {
                 database.close();
             }
         }
     }
 
+    /** The applications whose READMEs add PostgreSQL with Flyway, health and purge to the same build. */
+    static Stream<String> operatedApps() {
+        return Stream.of("spring", "micronaut");
+    }
+
+    /**
+     * The quick start's build, started as its README's PostgreSQL section says (its profile or
+     * environment {@code postgres}) on an empty schema, with the idempotency settings of the README
+     * and nothing else: its Flyway runs its own {@code V1}, the table comes by the README's recipe,
+     * the schema check passes, a retry replays, and the health endpoint shows {@code idempotency} UP.
+     */
+    @ParameterizedTest
+    @MethodSource("operatedApps")
+    void onAnEmptyPostgresDatabaseItMigratesReplaysAndReportsHealth(String app) throws Exception {
+        Build build = build(app);
+        try (QuickStartDatabase database = QuickStartDatabase.create();
+                QuickStartProcess running = build.start(onPostgres(app, database), List.of(), "app-postgres.log")) {
+            HttpResponse<String> first = running.postOrder("postgres-1");
+            HttpResponse<String> retry = running.postOrder("postgres-1");
+
+            assertThat(first.statusCode()).as(app + ": the first answer; " + running.tail()).isEqualTo(201);
+            assertThat(retry.headers().firstValue("Idempotent-Replayed")).as(app + ": the retry is a replay")
+                    .hasValue("true");
+            assertThat(retry.body()).isEqualTo(first.body());
+            assertThat(database.count("SELECT count(*) FROM orders")).as(app + ": its own V1 ran").isZero();
+            assertThat(database.count("SELECT count(*) FROM flyway_schema_history WHERE version = '1'"))
+                    .as(app + ": by its Flyway").isEqualTo(1);
+            assertThat(database.count("SELECT count(*) FROM idempotency_keys WHERE state = 'COMPLETED'"))
+                    .as(app + ": the record").isEqualTo(1);
+
+            HttpResponse<String> health = running.get(app.equals("spring") ? "/actuator/health" : "/health");
+            assertThat(health.statusCode()).as(app + ": health " + health.body()).isEqualTo(200);
+            assertThat(health.body()).as(app + ": the idempotency component")
+                    .containsPattern("\"idempotency\":\\{[^{}]*\"status\":\"UP\"");
+        }
+    }
+
+    /**
+     * The same start with a short ttl and purge schedule: a keyed record exists, then the
+     * application's own purge deletes it once it has expired, with nothing else asked of it.
+     */
+    @ParameterizedTest
+    @MethodSource("operatedApps")
+    void onPostgresItPurgesAnExpiredRecordByItself(String app) throws Exception {
+        Build build = build(app);
+        List<String> shortTimes = List.of("--idempotency.ttl=2s", "--idempotency.lease=1s",
+                "--idempotency.purge.interval=1s", "--idempotency.purge.initial-delay=0s");
+        try (QuickStartDatabase database = QuickStartDatabase.create();
+                QuickStartProcess running = build.start(onPostgres(app, database), shortTimes, "app-purge.log")) {
+            assertThat(running.postOrder("purged-1").statusCode()).as(app + "; " + running.tail()).isEqualTo(201);
+            assertThat(database.count("SELECT count(*) FROM idempotency_keys")).as(app + ": the record").isEqualTo(1);
+
+            long deadline = System.nanoTime() + PURGE_LIMIT.toNanos();
+            long left = 1;
+            while (left > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(250); // the purge runs on the application's schedule
+                left = database.count("SELECT count(*) FROM idempotency_keys");
+            }
+            assertThat(left).as(app + ": the expired record purged within " + PURGE_LIMIT + "; " + running.tail())
+                    .isZero();
+        }
+    }
+
+    private static Map<String, String> onPostgres(String app, QuickStartDatabase database) {
+        return Map.of(app.equals("spring") ? "SPRING_PROFILES_ACTIVE" : "MICRONAUT_ENVIRONMENTS", "postgres",
+                "JDBC_DATABASE_URL", database.jdbcUrl(),
+                "JDBC_DATABASE_USERNAME", database.user(),
+                "JDBC_DATABASE_PASSWORD", database.password());
+    }
+
+    /** A quick start's project, built once: its directory, main class and runtime class path. */
+    private record Build(Path dir, String main, String classpath) {
+
+        QuickStartProcess start(Map<String, String> environment, List<String> args, String log) throws Exception {
+            return QuickStartProcess.start(dir, classpath, main, environment, args, dir.resolve(log));
+        }
+    }
+
+    private synchronized Build build(String app) throws Exception {
+        Build built = builds.get(app);
+        if (built == null) {
+            Path dir = work.resolve(app);
+            String main = QuickStartProject.write(dir, app, snippets);
+            run(dir, dir.resolve("build.log"), "mvn -B -ntp -q -Dmaven.repo.local=" + repository + " package"
+                    + " org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath"
+                    + " -Dmdep.includeScope=runtime -Dmdep.outputFile=target/runtime.classpath");
+            String classpath = "target/classes" + java.io.File.pathSeparator
+                    + Files.readString(dir.resolve("target/runtime.classpath")).strip();
+            built = new Build(dir, main, classpath);
+            builds.put(app, built);
+        }
+        return built;
+    }
+
     /**
      * The same application on a schema that does not exist: its start fails and it exits, without
      * ever listening, rather than answering 503 to every request.
      */
-    private static void doesNotStartWithoutItsTable(ProcessBuilder builder, QuickStartDatabase database, Path log)
-            throws Exception {
-        Path failedLog = log.resolveSibling("app-without-table.log");
+    private static void doesNotStartWithoutItsTable(Build build, QuickStartDatabase database) throws Exception {
+        Path failedLog = build.dir().resolve("app-without-table.log");
+        ProcessBuilder builder = new ProcessBuilder(QuickStartProcess.javaExecutable(), "-cp", build.classpath(),
+                build.main()).directory(build.dir().toFile()).redirectErrorStream(true)
+                .redirectOutput(failedLog.toFile());
         builder.environment().put("DATABASE_URL", database.vertxUriOfAMissingSchema());
-        builder.environment().put("PORT", String.valueOf(freePort()));
-        Process failed = builder.redirectOutput(failedLog.toFile()).start();
+        builder.environment().put("PORT", String.valueOf(QuickStartProcess.freePort()));
+        Process failed = builder.start();
         try {
-            assertThat(failed.waitFor(START_LIMIT.toSeconds(), TimeUnit.SECONDS))
-                    .as("without its table the application exits; " + tail(failedLog)).isTrue();
+            assertThat(failed.waitFor(QuickStartProcess.START_LIMIT.toSeconds(), TimeUnit.SECONDS))
+                    .as("without its table the application exits; " + QuickStartProcess.tail(failedLog)).isTrue();
             assertThat(failed.exitValue()).as("its exit code").isEqualTo(1);
             assertThat(Files.readString(failedLog)).as("what it says").contains("Not started: ")
                     .contains("idempotency_keys");
         } finally {
             failed.destroyForcibly();
         }
-    }
-
-    /** {@code POST} of {@link #ORDER} under {@code key}; without the header when {@code key} is null. */
-    private static HttpResponse<String> post(HttpClient client, URI uri, String key) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(ORDER));
-        if (key != null) {
-            request.header("Idempotency-Key", key);
-        }
-        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static void awaitListening(Process process, HttpClient client, URI uri, Path log) throws Exception {
-        long deadline = System.nanoTime() + START_LIMIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new AssertionError("The application exited with " + process.exitValue() + "; " + tail(log));
-            }
-            try {
-                client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).GET().build(),
-                        HttpResponse.BodyHandlers.discarding());
-                return; // any answer: it listens
-            } catch (IOException notYet) {
-                Thread.sleep(200); // polling a port that is not open yet
-            }
-        }
-        throw new AssertionError("The application did not listen within " + START_LIMIT + "; " + tail(log));
     }
 
     /** {@code command} in a shell in {@code dir}, its output to {@code log}; fails with the log's end. */
@@ -199,10 +243,12 @@ class ReadmeQuickStartTest {
                 .redirectOutput(log.toFile()).start();
         if (!p.waitFor(BUILD_LIMIT.toSeconds(), TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new AssertionError("Timed out after " + BUILD_LIMIT + ": " + command + "; " + tail(log));
+            throw new AssertionError("Timed out after " + BUILD_LIMIT + ": " + command + "; "
+                    + QuickStartProcess.tail(log));
         }
         if (p.exitValue() != 0) {
-            throw new AssertionError("Failed (" + p.exitValue() + "): " + command + " in " + dir + "; " + tail(log));
+            throw new AssertionError("Failed (" + p.exitValue() + "): " + command + " in " + dir + "; "
+                    + QuickStartProcess.tail(log));
         }
     }
 
@@ -236,26 +282,6 @@ class ReadmeQuickStartTest {
                 }
             }
         }
-    }
-
-    private static String tail(Path log) {
-        try {
-            List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
-            return "last lines of " + log + ":\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 40),
-                    lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static String javaExecutable() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     /** Deletes {@code dir}, not following links (the repository's links point into ~/.m2). */
