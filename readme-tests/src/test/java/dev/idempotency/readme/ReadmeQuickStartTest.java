@@ -42,6 +42,8 @@ class ReadmeQuickStartTest {
 
     /** The applications the READMEs must describe completely. */
     private static final List<String> APPS = List.of("javalin", "micronaut", "readme", "spring", "vertx", "vertx-pg");
+    /** Applications started on PostgreSQL only: the quick start with Liquibase instead of Flyway. */
+    private static final List<String> LIQUIBASE_APPS = List.of("micronaut-liquibase", "spring-liquibase");
     private static final Duration BUILD_LIMIT = Duration.ofMinutes(6);
     private static final Duration PURGE_LIMIT = Duration.ofSeconds(20);
 
@@ -67,8 +69,9 @@ class ReadmeQuickStartTest {
 
     @Test
     void everyQuickStartIsMarkedForThisTest() {
-        assertThat(snippets.apps()).containsExactlyInAnyOrderElementsOf(APPS);
-        for (String app : APPS) {
+        List<String> all = Stream.concat(APPS.stream(), LIQUIBASE_APPS.stream()).toList();
+        assertThat(snippets.apps()).containsExactlyInAnyOrderElementsOf(all);
+        for (String app : all) {
             assertThat(snippets.of(app, "pom")).as(app + ": pom fragments").isNotEmpty();
             assertThat(snippets.of(app, "file")).as(app + ": files").isNotEmpty();
         }
@@ -124,14 +127,19 @@ class ReadmeQuickStartTest {
         return Stream.of("spring", "micronaut");
     }
 
+    static Stream<String> postgresApps() {
+        return Stream.concat(operatedApps(), LIQUIBASE_APPS.stream());
+    }
+
     /**
      * The quick start's build, started as its README's PostgreSQL section says (its profile or
      * environment {@code postgres}) on an empty schema, with the idempotency settings of the README
-     * and nothing else: its Flyway runs its own {@code V1}, the table comes by the README's recipe,
-     * the schema check passes, a retry replays, and the health endpoint shows {@code idempotency} UP.
+     * and nothing else: its Flyway (or Liquibase) runs its own first migration, the table comes by
+     * the README's recipe, the schema check passes, a retry replays, and the health endpoint shows
+     * {@code idempotency} UP.
      */
     @ParameterizedTest
-    @MethodSource("operatedApps")
+    @MethodSource("postgresApps")
     void onAnEmptyPostgresDatabaseItMigratesReplaysAndReportsHealth(String app) throws Exception {
         Build build = build(app);
         try (QuickStartDatabase database = QuickStartDatabase.create();
@@ -143,13 +151,15 @@ class ReadmeQuickStartTest {
             assertThat(retry.headers().firstValue("Idempotent-Replayed")).as(app + ": the retry is a replay")
                     .hasValue("true");
             assertThat(retry.body()).isEqualTo(first.body());
-            assertThat(database.count("SELECT count(*) FROM orders")).as(app + ": its own V1 ran").isZero();
-            assertThat(database.count("SELECT count(*) FROM flyway_schema_history WHERE version = '1'"))
-                    .as(app + ": by its Flyway").isEqualTo(1);
+            assertThat(database.count("SELECT count(*) FROM orders")).as(app + ": its own migration ran").isZero();
+            assertThat(database.count(app.endsWith("-liquibase")
+                    ? "SELECT count(*) FROM databasechangelog WHERE id = 'orders-1'"
+                    : "SELECT count(*) FROM flyway_schema_history WHERE version = '1'"))
+                    .as(app + ": by its migration tool").isEqualTo(1);
             assertThat(database.count("SELECT count(*) FROM idempotency_keys WHERE state = 'COMPLETED'"))
                     .as(app + ": the record").isEqualTo(1);
 
-            HttpResponse<String> health = running.get(app.equals("spring") ? "/actuator/health" : "/health");
+            HttpResponse<String> health = running.get(app.startsWith("spring") ? "/actuator/health" : "/health");
             assertThat(health.statusCode()).as(app + ": health " + health.body()).isEqualTo(200);
             assertThat(health.body()).as(app + ": the idempotency component")
                     .containsPattern("\"idempotency\":\\{[^{}]*\"status\":\"UP\"");
@@ -183,7 +193,7 @@ class ReadmeQuickStartTest {
     }
 
     private static Map<String, String> onPostgres(String app, QuickStartDatabase database) {
-        return Map.of(app.equals("spring") ? "SPRING_PROFILES_ACTIVE" : "MICRONAUT_ENVIRONMENTS", "postgres",
+        return Map.of(app.startsWith("spring") ? "SPRING_PROFILES_ACTIVE" : "MICRONAUT_ENVIRONMENTS", "postgres",
                 "JDBC_DATABASE_URL", database.jdbcUrl(),
                 "JDBC_DATABASE_USERNAME", database.user(),
                 "JDBC_DATABASE_PASSWORD", database.password());
