@@ -74,11 +74,17 @@ final class QuickStartProcess implements AutoCloseable {
 
     /** {@code POST /orders} of one order under {@code key}; without the header when {@code key} is null. */
     HttpResponse<String> postOrder(String key) throws Exception {
+        return postOrder(key, Map.of());
+    }
+
+    /** {@link #postOrder(String)} with these headers too. */
+    HttpResponse<String> postOrder(String key, Map<String, String> headers) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve("/orders")).timeout(Duration.ofSeconds(10))
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(ORDER));
         if (key != null) {
             request.header("Idempotency-Key", key);
         }
+        headers.forEach(request::header);
         return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 

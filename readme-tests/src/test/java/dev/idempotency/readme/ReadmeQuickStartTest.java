@@ -3,6 +3,7 @@ package dev.idempotency.readme;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,6 +47,9 @@ class ReadmeQuickStartTest {
     private static final List<String> LIQUIBASE_APPS = List.of("micronaut-liquibase", "spring-liquibase");
     private static final Duration BUILD_LIMIT = Duration.ofMinutes(6);
     private static final Duration PURGE_LIMIT = Duration.ofSeconds(20);
+    /** The server readme-tests adds to these builds to run the README's tenant recipe: its main class. */
+    private static final Map<String, String> TENANT_CHECK = Map.of("javalin", "quickstart.TenantCheckServer",
+            "spring", "tenants.TenantCheckServer", "vertx", "quickstart.TenantCheckServer");
 
     private final Path root = Path.of(System.getProperty("idempotency.root", "..")).toAbsolutePath().normalize();
     private final Path work = Path.of("target", "readme-apps").toAbsolutePath();
@@ -192,6 +196,40 @@ class ReadmeQuickStartTest {
         }
     }
 
+    /** The quick starts whose README's tenant resolver is run here, not only compiled. */
+    static Stream<String> tenantCheckedApps() {
+        return TENANT_CHECK.keySet().stream().sorted();
+    }
+
+    /**
+     * The README's tenant recipe ({@code TenantFromAuthentication}, Spring's {@code TenantFromToken}),
+     * compiled with the quick start, in a server this test adds to the build
+     * ({@code tenant-check/<app>/TenantCheckServer.java}: the framework's own authentication hook,
+     * or a stand-in for Spring Security, taking the tenant from a test header): two tenants that
+     * send one key each run the handler, a tenant's retry replays its own response, and a request
+     * without credentials is refused before the engine sees it.
+     */
+    @ParameterizedTest
+    @MethodSource("tenantCheckedApps")
+    void theTenantRecipeKeepsTenantsApart(String app) throws Exception {
+        Build build = build(app);
+        try (QuickStartProcess running = QuickStartProcess.start(build.dir(), build.classpath(),
+                TENANT_CHECK.get(app), Map.of(), List.of(), build.dir().resolve("app-tenants.log"))) {
+            HttpResponse<String> a = running.postOrder("tenant-key", Map.of("X-Test-Tenant", "a"));
+            HttpResponse<String> b = running.postOrder("tenant-key", Map.of("X-Test-Tenant", "b"));
+            HttpResponse<String> aAgain = running.postOrder("tenant-key", Map.of("X-Test-Tenant", "a"));
+            HttpResponse<String> nobody = running.postOrder("tenant-key");
+
+            assertThat(a.statusCode()).as(app + ": tenant a; " + running.tail()).isEqualTo(201);
+            assertThat(b.statusCode()).as(app + ": tenant b").isEqualTo(201);
+            assertThat(b.headers().firstValue("Idempotent-Replayed")).as(app + ": b runs the handler").isEmpty();
+            assertThat(b.body()).as(app + ": b's own order").isNotEqualTo(a.body());
+            assertThat(aAgain.headers().firstValue("Idempotent-Replayed")).as(app + ": a's retry").hasValue("true");
+            assertThat(aAgain.body()).as(app + ": a's retry replays a's response").isEqualTo(a.body());
+            assertThat(nobody.statusCode()).as(app + ": without credentials").isEqualTo(401);
+        }
+    }
+
     private static Map<String, String> onPostgres(String app, QuickStartDatabase database) {
         return Map.of(app.startsWith("spring") ? "SPRING_PROFILES_ACTIVE" : "MICRONAUT_ENVIRONMENTS", "postgres",
                 "JDBC_DATABASE_URL", database.jdbcUrl(),
@@ -212,6 +250,11 @@ class ReadmeQuickStartTest {
         if (built == null) {
             Path dir = work.resolve(app);
             String main = QuickStartProject.write(dir, app, snippets);
+            try (InputStream check = getClass().getResourceAsStream("/tenant-check/" + app + "/TenantCheckServer.java")) {
+                if (check != null) {
+                    Files.copy(check, dir.resolve("src/main/java/" + TENANT_CHECK.get(app).replace('.', '/') + ".java"));
+                }
+            }
             run(dir, dir.resolve("build.log"), "mvn -B -ntp -q -Dmaven.repo.local=" + repository + " package"
                     + " org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath"
                     + " -Dmdep.includeScope=runtime -Dmdep.outputFile=target/runtime.classpath");
