@@ -45,11 +45,22 @@ class ReadmeQuickStartTest {
     private static final List<String> APPS = List.of("javalin", "micronaut", "readme", "spring", "vertx", "vertx-pg");
     /** Applications started on PostgreSQL only: the quick start with Liquibase instead of Flyway. */
     private static final List<String> LIQUIBASE_APPS = List.of("micronaut-liquibase", "spring-liquibase");
+    /** The Micronaut quick start with micronaut-security and the README's tenant resolver. */
+    private static final String MICRONAUT_TENANTS = "micronaut-tenants";
     private static final Duration BUILD_LIMIT = Duration.ofMinutes(6);
     private static final Duration PURGE_LIMIT = Duration.ofSeconds(20);
-    /** The server readme-tests adds to these builds to run the README's tenant recipe: its main class. */
-    private static final Map<String, String> TENANT_CHECK = Map.of("javalin", "quickstart.TenantCheckServer",
-            "spring", "tenants.TenantCheckServer", "vertx", "quickstart.TenantCheckServer");
+    /**
+     * What readme-tests adds to these builds to run the README's tenant recipe: the class
+     * ({@code tenant-check/<app>/<simple name>.java}), and the main class to start.
+     */
+    private static final Map<String, TenantCheck> TENANT_CHECK = Map.of(
+            "javalin", new TenantCheck("quickstart.TenantCheckServer", "quickstart.TenantCheckServer"),
+            "micronaut-tenants", new TenantCheck("quickstart.TenantCheck", "quickstart.Application"),
+            "spring", new TenantCheck("tenants.TenantCheckServer", "tenants.TenantCheckServer"),
+            "vertx", new TenantCheck("quickstart.TenantCheckServer", "quickstart.TenantCheckServer"));
+
+    private record TenantCheck(String added, String main) {
+    }
 
     private final Path root = Path.of(System.getProperty("idempotency.root", "..")).toAbsolutePath().normalize();
     private final Path work = Path.of("target", "readme-apps").toAbsolutePath();
@@ -73,7 +84,7 @@ class ReadmeQuickStartTest {
 
     @Test
     void everyQuickStartIsMarkedForThisTest() {
-        List<String> all = Stream.concat(APPS.stream(), LIQUIBASE_APPS.stream()).toList();
+        List<String> all = Stream.of(APPS, LIQUIBASE_APPS, List.of(MICRONAUT_TENANTS)).flatMap(List::stream).toList();
         assertThat(snippets.apps()).containsExactlyInAnyOrderElementsOf(all);
         for (String app : all) {
             assertThat(snippets.of(app, "pom")).as(app + ": pom fragments").isNotEmpty();
@@ -203,9 +214,10 @@ class ReadmeQuickStartTest {
 
     /**
      * The README's tenant recipe ({@code TenantFromAuthentication}, Spring's {@code TenantFromToken}),
-     * compiled with the quick start, in a server this test adds to the build
-     * ({@code tenant-check/<app>/TenantCheckServer.java}: the framework's own authentication hook,
-     * or a stand-in for Spring Security, taking the tenant from a test header): two tenants that
+     * compiled with the quick start, behind what this test adds to the build
+     * ({@code tenant-check/<app>/}: a server with the framework's own authentication hook, a
+     * stand-in for Spring Security, or Micronaut Security's beans), which takes the tenant from a
+     * test header: two tenants that
      * send one key each run the handler, a tenant's retry replays its own response, and a request
      * without credentials is refused before the engine sees it.
      */
@@ -214,7 +226,7 @@ class ReadmeQuickStartTest {
     void theTenantRecipeKeepsTenantsApart(String app) throws Exception {
         Build build = build(app);
         try (QuickStartProcess running = QuickStartProcess.start(build.dir(), build.classpath(),
-                TENANT_CHECK.get(app), Map.of(), List.of(), build.dir().resolve("app-tenants.log"))) {
+                TENANT_CHECK.get(app).main(), Map.of(), List.of(), build.dir().resolve("app-tenants.log"))) {
             HttpResponse<String> a = running.postOrder("tenant-key", Map.of("X-Test-Tenant", "a"));
             HttpResponse<String> b = running.postOrder("tenant-key", Map.of("X-Test-Tenant", "b"));
             HttpResponse<String> aAgain = running.postOrder("tenant-key", Map.of("X-Test-Tenant", "a"));
@@ -250,9 +262,12 @@ class ReadmeQuickStartTest {
         if (built == null) {
             Path dir = work.resolve(app);
             String main = QuickStartProject.write(dir, app, snippets);
-            try (InputStream check = getClass().getResourceAsStream("/tenant-check/" + app + "/TenantCheckServer.java")) {
-                if (check != null) {
-                    Files.copy(check, dir.resolve("src/main/java/" + TENANT_CHECK.get(app).replace('.', '/') + ".java"));
+            TenantCheck check = TENANT_CHECK.get(app);
+            if (check != null) {
+                String added = check.added();
+                try (InputStream source = getClass().getResourceAsStream("/tenant-check/" + app + "/"
+                        + added.substring(added.lastIndexOf('.') + 1) + ".java")) {
+                    Files.copy(source, dir.resolve("src/main/java/" + added.replace('.', '/') + ".java"));
                 }
             }
             run(dir, dir.resolve("build.log"), "mvn -B -ntp -q -Dmaven.repo.local=" + repository + " package"
