@@ -12,8 +12,8 @@ import java.util.UUID;
  * A throwaway PostgreSQL schema for a quick start that needs a database: the server from
  * {@code IDEMPOTENCY_TEST_POSTGRES_URL} (a JDBC URL; {@code …_USER}, {@code …_PASSWORD}), else the
  * local service at 127.0.0.1:5432, database {@code test}, user {@code postgres}. The application
- * gets it as a Vert.x client URI whose {@code search_path} is the schema; the schema is dropped at
- * the end.
+ * gets it as a Vert.x client URI whose {@code search_path} is the schema, or a JDBC URL whose
+ * {@code currentSchema} is; the schema is dropped at the end.
  */
 final class QuickStartDatabase implements AutoCloseable {
 
@@ -48,6 +48,19 @@ final class QuickStartDatabase implements AutoCloseable {
         String credentials = user + (password.isEmpty() ? "" : ":" + password);
         return "postgresql://" + credentials + "@" + server.getHost() + ":" + (server.getPort() == -1 ? 5432
                 : server.getPort()) + server.getPath() + "?search_path=" + schema;
+    }
+
+    /** The server's JDBC URL with {@code currentSchema} set to the schema. */
+    String jdbcUrl() {
+        return jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    }
+
+    String user() {
+        return user;
+    }
+
+    String password() {
+        return password;
     }
 
     long count(String sql) throws SQLException {

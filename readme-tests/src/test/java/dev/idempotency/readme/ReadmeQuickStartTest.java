@@ -3,15 +3,13 @@ package dev.idempotency.readme;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
+import java.io.InputStream;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -28,9 +26,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * blocks ({@link Snippets}: the BOM import, the dependencies, the Java files, the configuration),
  * build it with Maven, start it, and send the same {@code POST /orders} twice: the second answer is
  * the first's replay, and a new key runs the handler again; a request without a key (keys are
- * optional by default) is answered by the handler too, never replayed. The PostgreSQL one also
- * starts on a schema that does not exist and must exit. Rename a class in a README and the build
- * of its application fails here.
+ * optional by default) is answered by the handler too, never replayed. The Vert.x PostgreSQL one
+ * also starts on a schema that does not exist and must exit. The Spring Boot and Micronaut builds
+ * are started once more as their READMEs' PostgreSQL sections say, on an empty schema: migrated,
+ * healthy, replaying, and purging an expired record by themselves. Rename a class in a README and
+ * the build of its application fails here.
  *
  * <p>The fresh repository holds only what the install put there under {@code dev/idempotency};
  * every other group is a link into the local repository of the build that runs this test
@@ -43,12 +43,28 @@ class ReadmeQuickStartTest {
 
     /** The applications the READMEs must describe completely. */
     private static final List<String> APPS = List.of("javalin", "micronaut", "readme", "spring", "vertx", "vertx-pg");
+    /** Applications started on PostgreSQL only: the quick start with Liquibase instead of Flyway. */
+    private static final List<String> LIQUIBASE_APPS = List.of("micronaut-liquibase", "spring-liquibase");
+    /** The Micronaut quick start with micronaut-security and the README's tenant resolver. */
+    private static final String MICRONAUT_TENANTS = "micronaut-tenants";
     private static final Duration BUILD_LIMIT = Duration.ofMinutes(6);
-    private static final Duration START_LIMIT = Duration.ofSeconds(60);
-    private static final String ORDER = "{\"item\":\"book\",\"quantity\":1}";
+    private static final Duration PURGE_LIMIT = Duration.ofSeconds(20);
+    /**
+     * What readme-tests adds to these builds to run the README's tenant recipe: the class
+     * ({@code tenant-check/<app>/<simple name>.java}), and the main class to start.
+     */
+    private static final Map<String, TenantCheck> TENANT_CHECK = Map.of(
+            "javalin", new TenantCheck("quickstart.TenantCheckServer", "quickstart.TenantCheckServer"),
+            "micronaut-tenants", new TenantCheck("quickstart.TenantCheck", "quickstart.Application"),
+            "spring", new TenantCheck("tenants.TenantCheckServer", "tenants.TenantCheckServer"),
+            "vertx", new TenantCheck("quickstart.TenantCheckServer", "quickstart.TenantCheckServer"));
+
+    private record TenantCheck(String added, String main) {
+    }
 
     private final Path root = Path.of(System.getProperty("idempotency.root", "..")).toAbsolutePath().normalize();
     private final Path work = Path.of("target", "readme-apps").toAbsolutePath();
+    private final Map<String, Build> builds = new HashMap<>();
     private Snippets snippets;
     private Path repository;
 
@@ -68,8 +84,9 @@ class ReadmeQuickStartTest {
 
     @Test
     void everyQuickStartIsMarkedForThisTest() {
-        assertThat(snippets.apps()).containsExactlyInAnyOrderElementsOf(APPS);
-        for (String app : APPS) {
+        List<String> all = Stream.of(APPS, LIQUIBASE_APPS, List.of(MICRONAUT_TENANTS)).flatMap(List::stream).toList();
+        assertThat(snippets.apps()).containsExactlyInAnyOrderElementsOf(all);
+        for (String app : all) {
             assertThat(snippets.of(app, "pom")).as(app + ": pom fragments").isNotEmpty();
             assertThat(snippets.of(app, "file")).as(app + ": files").isNotEmpty();
         }
@@ -82,36 +99,16 @@ class ReadmeQuickStartTest {
     @ParameterizedTest
     @MethodSource("apps")
     void theQuickStartBuildsStartsAndReplaysARetry(String app) throws Exception {
-        Path dir = work.resolve(app);
-        String main = QuickStartProject.write(dir, app, snippets);
-        run(dir, dir.resolve("build.log"), "mvn -B -ntp -q -Dmaven.repo.local=" + repository + " package"
-                + " org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath"
-                + " -Dmdep.includeScope=runtime -Dmdep.outputFile=target/runtime.classpath");
-        String classpath = "target/classes" + java.io.File.pathSeparator
-                + Files.readString(dir.resolve("target/runtime.classpath")).strip();
-
-        int port = freePort();
-        Path log = dir.resolve("app.log");
-        ProcessBuilder builder = new ProcessBuilder(javaExecutable(), "-cp", classpath, main)
-                .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
-        builder.environment().putAll(Map.of("PORT", String.valueOf(port),
-                "MICRONAUT_SERVER_PORT", String.valueOf(port)));
+        Build build = build(app);
         QuickStartDatabase database = app.equals("vertx-pg") ? QuickStartDatabase.create() : null;
-        if (database != null) {
-            builder.environment().put("DATABASE_URL", database.vertxUri());
-        }
-        Process process = builder.start();
-        try {
-            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-            URI orders = URI.create("http://127.0.0.1:" + port + "/orders");
-            awaitListening(process, client, orders, log);
+        Map<String, String> environment = database == null ? Map.of() : Map.of("DATABASE_URL", database.vertxUri());
+        try (QuickStartProcess running = build.start(environment, List.of(), "app.log")) {
+            HttpResponse<String> first = running.postOrder("quick-start-1");
+            HttpResponse<String> retry = running.postOrder("quick-start-1");
+            HttpResponse<String> other = running.postOrder("quick-start-2");
+            HttpResponse<String> keyless = running.postOrder(null);
 
-            HttpResponse<String> first = post(client, orders, "quick-start-1");
-            HttpResponse<String> retry = post(client, orders, "quick-start-1");
-            HttpResponse<String> other = post(client, orders, "quick-start-2");
-            HttpResponse<String> keyless = post(client, orders, null);
-
-            assertThat(first.statusCode()).as(app + ": the first answer; " + tail(log)).isEqualTo(201);
+            assertThat(first.statusCode()).as(app + ": the first answer; " + running.tail()).isEqualTo(201);
             assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
             assertThat(retry.statusCode()).as(app + ": the retry").isEqualTo(201);
             assertThat(retry.headers().firstValue("Idempotent-Replayed")).as(app + ": the retry is a replay")
@@ -121,8 +118,8 @@ class ReadmeQuickStartTest {
             assertThat(other.headers().firstValue("Idempotent-Replayed")).isEmpty();
             assertThat(other.body()).as(app + ": a new key runs the handler again (a new order)")
                     .isNotEqualTo(first.body());
-            assertThat(keyless.statusCode()).as(app + ": a request without a key runs the handler; " + tail(log))
-                    .isEqualTo(201);
+            assertThat(keyless.statusCode()).as(app + ": a request without a key runs the handler; "
+                    + running.tail()).isEqualTo(201);
             assertThat(keyless.headers().firstValue("Idempotent-Replayed")).isEmpty();
             assertThat(keyless.body()).as(app + ": the handler's answer to a request without a key")
                     .contains("\"item\":\"book\"").isNotEqualTo(first.body()).isNotEqualTo(other.body());
@@ -131,65 +128,181 @@ class ReadmeQuickStartTest {
                         .isEqualTo(3);
                 assertThat(database.count("SELECT count(*) FROM idempotency_keys WHERE state = 'COMPLETED'"))
                         .as(app + ": records stored").isEqualTo(2);
-                doesNotStartWithoutItsTable(builder, database, log);
+                doesNotStartWithoutItsTable(build, database);
             }
         } finally {
-            process.destroy();
-            if (!process.waitFor(15, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(15, TimeUnit.SECONDS);
-            }
             if (database != null) {
                 database.close();
             }
         }
     }
 
+    /** The applications whose READMEs add PostgreSQL with Flyway, health and purge to the same build. */
+    static Stream<String> operatedApps() {
+        return Stream.of("spring", "micronaut");
+    }
+
+    static Stream<String> postgresApps() {
+        return Stream.concat(operatedApps(), LIQUIBASE_APPS.stream());
+    }
+
+    /**
+     * The quick start's build, started as its README's PostgreSQL section says (its profile or
+     * environment {@code postgres}) on an empty schema, with the idempotency settings of the README
+     * and nothing else: its Flyway (or Liquibase) runs its own first migration, the table comes by
+     * the README's recipe, the schema check passes, a retry replays, and the health endpoint shows
+     * {@code idempotency} UP.
+     */
+    @ParameterizedTest
+    @MethodSource("postgresApps")
+    void onAnEmptyPostgresDatabaseItMigratesReplaysAndReportsHealth(String app) throws Exception {
+        Build build = build(app);
+        try (QuickStartDatabase database = QuickStartDatabase.create();
+                QuickStartProcess running = build.start(onPostgres(app, database), List.of(), "app-postgres.log")) {
+            HttpResponse<String> first = running.postOrder("postgres-1");
+            HttpResponse<String> retry = running.postOrder("postgres-1");
+
+            assertThat(first.statusCode()).as(app + ": the first answer; " + running.tail()).isEqualTo(201);
+            assertThat(retry.headers().firstValue("Idempotent-Replayed")).as(app + ": the retry is a replay")
+                    .hasValue("true");
+            assertThat(retry.body()).isEqualTo(first.body());
+            assertThat(database.count("SELECT count(*) FROM orders")).as(app + ": its own migration ran").isZero();
+            assertThat(database.count(app.endsWith("-liquibase")
+                    ? "SELECT count(*) FROM databasechangelog WHERE id = 'orders-1'"
+                    : "SELECT count(*) FROM flyway_schema_history WHERE version = '1'"))
+                    .as(app + ": by its migration tool").isEqualTo(1);
+            assertThat(database.count("SELECT count(*) FROM idempotency_keys WHERE state = 'COMPLETED'"))
+                    .as(app + ": the record").isEqualTo(1);
+
+            HttpResponse<String> health = running.get(app.startsWith("spring") ? "/actuator/health" : "/health");
+            assertThat(health.statusCode()).as(app + ": health " + health.body()).isEqualTo(200);
+            assertThat(health.body()).as(app + ": the idempotency component")
+                    .containsPattern("\"idempotency\":\\{[^{}]*\"status\":\"UP\"");
+        }
+    }
+
+    /**
+     * The same start with a short ttl and purge schedule: a keyed record exists, then the
+     * application's own purge deletes it once it has expired, with nothing else asked of it.
+     */
+    @ParameterizedTest
+    @MethodSource("operatedApps")
+    void onPostgresItPurgesAnExpiredRecordByItself(String app) throws Exception {
+        Build build = build(app);
+        List<String> shortTimes = List.of("--idempotency.ttl=2s", "--idempotency.lease=1s",
+                "--idempotency.purge.interval=1s", "--idempotency.purge.initial-delay=0s");
+        try (QuickStartDatabase database = QuickStartDatabase.create();
+                QuickStartProcess running = build.start(onPostgres(app, database), shortTimes, "app-purge.log")) {
+            assertThat(running.postOrder("purged-1").statusCode()).as(app + "; " + running.tail()).isEqualTo(201);
+            assertThat(database.count("SELECT count(*) FROM idempotency_keys WHERE expires_at <= created_at + "
+                    + "INTERVAL '5 seconds'")).as(app + ": the record, with the short ttl").isEqualTo(1);
+
+            long deadline = System.nanoTime() + PURGE_LIMIT.toNanos();
+            long left = 1;
+            while (left > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(250); // the purge runs on the application's schedule
+                left = database.count("SELECT count(*) FROM idempotency_keys");
+            }
+            assertThat(left).as(app + ": the expired record purged within " + PURGE_LIMIT + "; " + running.tail())
+                    .isZero();
+        }
+    }
+
+    /** The quick starts whose README's tenant resolver is run here, not only compiled. */
+    static Stream<String> tenantCheckedApps() {
+        return TENANT_CHECK.keySet().stream().sorted();
+    }
+
+    /**
+     * The README's tenant recipe ({@code TenantFromAuthentication}, Spring's {@code TenantFromToken}),
+     * compiled with the quick start, behind what this test adds to the build
+     * ({@code tenant-check/<app>/}: a server with the framework's own authentication hook, a
+     * stand-in for Spring Security, or Micronaut Security's beans), which takes the tenant from a
+     * test header: two tenants that
+     * send one key each run the handler, a tenant's retry replays its own response, and a request
+     * without credentials is refused before the engine sees it.
+     */
+    @ParameterizedTest
+    @MethodSource("tenantCheckedApps")
+    void theTenantRecipeKeepsTenantsApart(String app) throws Exception {
+        Build build = build(app);
+        try (QuickStartProcess running = QuickStartProcess.start(build.dir(), build.classpath(),
+                TENANT_CHECK.get(app).main(), Map.of(), List.of(), build.dir().resolve("app-tenants.log"))) {
+            HttpResponse<String> a = running.postOrder("tenant-key", Map.of("X-Test-Tenant", "a"));
+            HttpResponse<String> b = running.postOrder("tenant-key", Map.of("X-Test-Tenant", "b"));
+            HttpResponse<String> aAgain = running.postOrder("tenant-key", Map.of("X-Test-Tenant", "a"));
+            HttpResponse<String> nobody = running.postOrder("tenant-key");
+
+            assertThat(a.statusCode()).as(app + ": tenant a; " + running.tail()).isEqualTo(201);
+            assertThat(b.statusCode()).as(app + ": tenant b").isEqualTo(201);
+            assertThat(b.headers().firstValue("Idempotent-Replayed")).as(app + ": b runs the handler").isEmpty();
+            assertThat(b.body()).as(app + ": b's own order").isNotEqualTo(a.body());
+            assertThat(aAgain.headers().firstValue("Idempotent-Replayed")).as(app + ": a's retry").hasValue("true");
+            assertThat(aAgain.body()).as(app + ": a's retry replays a's response").isEqualTo(a.body());
+            assertThat(nobody.statusCode()).as(app + ": without credentials").isEqualTo(401);
+        }
+    }
+
+    private static Map<String, String> onPostgres(String app, QuickStartDatabase database) {
+        return Map.of(app.startsWith("spring") ? "SPRING_PROFILES_ACTIVE" : "MICRONAUT_ENVIRONMENTS", "postgres",
+                "JDBC_DATABASE_URL", database.jdbcUrl(),
+                "JDBC_DATABASE_USERNAME", database.user(),
+                "JDBC_DATABASE_PASSWORD", database.password());
+    }
+
+    /** A quick start's project, built once: its directory, main class and runtime class path. */
+    private record Build(Path dir, String main, String classpath) {
+
+        QuickStartProcess start(Map<String, String> environment, List<String> args, String log) throws Exception {
+            return QuickStartProcess.start(dir, classpath, main, environment, args, dir.resolve(log));
+        }
+    }
+
+    private synchronized Build build(String app) throws Exception {
+        Build built = builds.get(app);
+        if (built == null) {
+            Path dir = work.resolve(app);
+            String main = QuickStartProject.write(dir, app, snippets);
+            TenantCheck check = TENANT_CHECK.get(app);
+            if (check != null) {
+                String added = check.added();
+                try (InputStream source = getClass().getResourceAsStream("/tenant-check/" + app + "/"
+                        + added.substring(added.lastIndexOf('.') + 1) + ".java")) {
+                    Files.copy(source, dir.resolve("src/main/java/" + added.replace('.', '/') + ".java"));
+                }
+            }
+            run(dir, dir.resolve("build.log"), "mvn -B -ntp -q -Dmaven.repo.local=" + repository + " package"
+                    + " org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath"
+                    + " -Dmdep.includeScope=runtime -Dmdep.outputFile=target/runtime.classpath");
+            String classpath = "target/classes" + java.io.File.pathSeparator
+                    + Files.readString(dir.resolve("target/runtime.classpath")).strip();
+            built = new Build(dir, main, classpath);
+            builds.put(app, built);
+        }
+        return built;
+    }
+
     /**
      * The same application on a schema that does not exist: its start fails and it exits, without
      * ever listening, rather than answering 503 to every request.
      */
-    private static void doesNotStartWithoutItsTable(ProcessBuilder builder, QuickStartDatabase database, Path log)
-            throws Exception {
-        Path failedLog = log.resolveSibling("app-without-table.log");
+    private static void doesNotStartWithoutItsTable(Build build, QuickStartDatabase database) throws Exception {
+        Path failedLog = build.dir().resolve("app-without-table.log");
+        ProcessBuilder builder = new ProcessBuilder(QuickStartProcess.javaExecutable(), "-cp", build.classpath(),
+                build.main()).directory(build.dir().toFile()).redirectErrorStream(true)
+                .redirectOutput(failedLog.toFile());
         builder.environment().put("DATABASE_URL", database.vertxUriOfAMissingSchema());
-        builder.environment().put("PORT", String.valueOf(freePort()));
-        Process failed = builder.redirectOutput(failedLog.toFile()).start();
+        builder.environment().put("PORT", String.valueOf(QuickStartProcess.freePort()));
+        Process failed = builder.start();
         try {
-            assertThat(failed.waitFor(START_LIMIT.toSeconds(), TimeUnit.SECONDS))
-                    .as("without its table the application exits; " + tail(failedLog)).isTrue();
+            assertThat(failed.waitFor(QuickStartProcess.START_LIMIT.toSeconds(), TimeUnit.SECONDS))
+                    .as("without its table the application exits; " + QuickStartProcess.tail(failedLog)).isTrue();
             assertThat(failed.exitValue()).as("its exit code").isEqualTo(1);
             assertThat(Files.readString(failedLog)).as("what it says").contains("Not started: ")
                     .contains("idempotency_keys");
         } finally {
             failed.destroyForcibly();
         }
-    }
-
-    /** {@code POST} of {@link #ORDER} under {@code key}; without the header when {@code key} is null. */
-    private static HttpResponse<String> post(HttpClient client, URI uri, String key) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(ORDER));
-        if (key != null) {
-            request.header("Idempotency-Key", key);
-        }
-        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static void awaitListening(Process process, HttpClient client, URI uri, Path log) throws Exception {
-        long deadline = System.nanoTime() + START_LIMIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new AssertionError("The application exited with " + process.exitValue() + "; " + tail(log));
-            }
-            try {
-                client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).GET().build(),
-                        HttpResponse.BodyHandlers.discarding());
-                return; // any answer: it listens
-            } catch (IOException notYet) {
-                Thread.sleep(200); // polling a port that is not open yet
-            }
-        }
-        throw new AssertionError("The application did not listen within " + START_LIMIT + "; " + tail(log));
     }
 
     /** {@code command} in a shell in {@code dir}, its output to {@code log}; fails with the log's end. */
@@ -199,10 +312,12 @@ class ReadmeQuickStartTest {
                 .redirectOutput(log.toFile()).start();
         if (!p.waitFor(BUILD_LIMIT.toSeconds(), TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new AssertionError("Timed out after " + BUILD_LIMIT + ": " + command + "; " + tail(log));
+            throw new AssertionError("Timed out after " + BUILD_LIMIT + ": " + command + "; "
+                    + QuickStartProcess.tail(log));
         }
         if (p.exitValue() != 0) {
-            throw new AssertionError("Failed (" + p.exitValue() + "): " + command + " in " + dir + "; " + tail(log));
+            throw new AssertionError("Failed (" + p.exitValue() + "): " + command + " in " + dir + "; "
+                    + QuickStartProcess.tail(log));
         }
     }
 
@@ -236,26 +351,6 @@ class ReadmeQuickStartTest {
                 }
             }
         }
-    }
-
-    private static String tail(Path log) {
-        try {
-            List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
-            return "last lines of " + log + ":\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 40),
-                    lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static String javaExecutable() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     /** Deletes {@code dir}, not following links (the repository's links point into ~/.m2). */
