@@ -56,7 +56,8 @@ class TenantFromAuthenticationTest {
         // --- as in README.md, "Tenant from authentication"
         TenantResolver fromAuthentication = view -> view.unwrap(RoutingContext.class)
                 .map(RoutingContext::user)
-                .map(user -> user.principal().getString("tenant"));
+                .map(user -> user.get("tenant"))
+                .map(String::valueOf);
         // ---
         TenantResolver probing = view -> {
             unwrappedAsString.add(view.unwrap(String.class));
