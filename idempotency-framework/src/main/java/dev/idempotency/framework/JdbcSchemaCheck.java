@@ -5,15 +5,24 @@ import dev.idempotency.jdbc.JdbcStore;
 
 /**
  * Runs {@link JdbcStore#verifySchema()} on the engine's store when it is a {@code JdbcStore}, so a
- * missing table or column fails the start with a message naming it
- * ({@code idempotency.jdbc.verify-schema}, on by default). Needs idempotency-jdbc on the classpath.
+ * missing table or column fails the start with a message naming it, and for a missing table the
+ * setting that creates it ({@code idempotency.jdbc.verify-schema}, on by default). Needs
+ * idempotency-jdbc on the classpath.
  */
 public final class JdbcSchemaCheck implements StoreCustomizer {
 
     @Override
     public void check(Store store) {
         if (store instanceof JdbcStore jdbc) {
-            jdbc.verifySchema();
+            try {
+                jdbc.verifySchema();
+            } catch (IllegalStateException e) {
+                if (!String.valueOf(e.getMessage()).contains(" does not exist ")) {
+                    throw e;
+                }
+                throw new IllegalStateException(e.getMessage() + ", or set " + JdbcSettings.PREFIX
+                        + ".initialize-schema=always to create it at start", e);
+            }
         }
     }
 }

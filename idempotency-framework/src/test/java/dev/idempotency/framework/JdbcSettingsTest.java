@@ -42,7 +42,8 @@ class JdbcSettingsTest {
         settings.setTableName("app_keys");
         settings.setStatementTimeout(Duration.ofSeconds(2));
         JdbcStore store = settings.toStoreBuilder(database).build();
-        assertThatThrownBy(() -> new JdbcSchemaCheck().check(store)).hasMessageContaining("app_keys");
+        assertThatThrownBy(() -> new JdbcSchemaCheck().check(store)).hasMessageContaining("table app_keys does not exist")
+                .hasMessageEndingWith("or set idempotency.jdbc.initialize-schema=always to create it at start");
         store.createTableIfMissing();
         new JdbcSchemaCheck().check(store);
         assertThat(settings.isVerifySchema()).isTrue();
