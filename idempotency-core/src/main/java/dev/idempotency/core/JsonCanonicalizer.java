@@ -14,8 +14,11 @@ import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Deque;
+import java.util.Iterator;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -134,33 +137,44 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
                 .decode(ByteBuffer.wrap(body));
     }
 
-    /** @return the tree of the one JSON value in {@code text}, or {@code null} if it is not canonicalizable */
+    /**
+     * The tree of the one JSON value in {@code text}, or {@code null} if it is not canonicalizable.
+     * Nesting is kept on a heap stack, not the call stack, so the deepest body the limits allow
+     * fits any thread.
+     */
     private Object parse(CharBuffer text) throws IOException {
         try (JsonParser parser = JSON.createParser(text.array(), text.arrayOffset() + text.position(),
                 text.remaining())) {
-            JsonToken first = parser.nextToken();
-            if (first == null) {
-                return null; // whitespace only
+            Deque<Container> open = new ArrayDeque<>();
+            for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+                Object value;
+                switch (token) {
+                    case START_OBJECT, START_ARRAY -> {
+                        open.push(new Container(token == JsonToken.START_OBJECT));
+                        continue;
+                    }
+                    case FIELD_NAME -> {
+                        open.peek().name = parser.currentName();
+                        continue;
+                    }
+                    case END_OBJECT, END_ARRAY -> value = open.pop().finish(jcs);
+                    default -> value = scalar(parser, token);
+                }
+                if (value == null) {
+                    return null;
+                }
+                if (open.isEmpty()) {
+                    return parser.nextToken() == null ? value : null; // "1 2": a second root value
+                }
+                open.peek().add(value);
             }
-            Object root = value(parser, first);
-            return root == null || parser.nextToken() != null ? null : root; // "1 2": a second root value
+            return null; // whitespace only
         }
     }
 
-    private Object value(JsonParser parser, JsonToken token) throws IOException {
+    /** A string, a number or a literal; {@code null} if it is not canonicalizable. */
+    private Object scalar(JsonParser parser, JsonToken token) throws IOException {
         switch (token) {
-            case START_OBJECT:
-                return object(parser);
-            case START_ARRAY:
-                List<Object> elements = new ArrayList<>();
-                for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
-                    Object element = value(parser, t);
-                    if (element == null) {
-                        return null;
-                    }
-                    elements.add(element);
-                }
-                return elements;
             case VALUE_STRING:
                 // Jackson checks a string's length when it builds the String, not always before
                 if (parser.getTextLength() > LIMITS.getMaxStringLength()) {
@@ -184,25 +198,39 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
         }
     }
 
-    private Object object(JsonParser parser) throws IOException {
-        List<Member> members = new ArrayList<>();
-        for (JsonToken t = parser.nextToken(); t != JsonToken.END_OBJECT; t = parser.nextToken()) {
-            String name = parser.currentName();
-            Object value = value(parser, parser.nextToken());
-            if (value == null || !pairedSurrogates(name)) {
-                return null;
-            }
-            members.add(new Member(name, value));
+    /** An object or array being read. */
+    private static final class Container {
+        final boolean object;
+        final List<Object> elements = new ArrayList<>();
+        final List<Member> members = new ArrayList<>();
+        String name;
+
+        Container(boolean object) {
+            this.object = object;
         }
-        members.sort(BY_NAME); // stable, and String order is the order of UTF-16 code units
-        if (jcs) {
-            for (int i = 1; i < members.size(); i++) {
-                if (members.get(i).name().equals(members.get(i - 1).name())) {
-                    return null; // a duplicate name
+
+        void add(Object value) {
+            if (object) {
+                members.add(new Member(name, value));
+            } else {
+                elements.add(value);
+            }
+        }
+
+        /** The finished value; {@code null} for an object with an unpaired surrogate or, under JCS, a duplicate name. */
+        Object finish(boolean rejectDuplicates) {
+            if (!object) {
+                return elements;
+            }
+            members.sort(BY_NAME); // stable, and String order is the order of UTF-16 code units
+            for (int i = 0; i < members.size(); i++) {
+                if (!pairedSurrogates(members.get(i).name())
+                        || rejectDuplicates && i > 0 && members.get(i).name().equals(members.get(i - 1).name())) {
+                    return null;
                 }
             }
+            return new Members(members);
         }
-        return new Members(members);
     }
 
     private static boolean pairedSurrogates(String s) {
@@ -225,24 +253,45 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
         return out.toByteArray();
     }
 
-    private static void write(Object value, JsonGenerator out) throws IOException {
-        if (value instanceof Raw raw) {
-            out.writeRawValue(raw.text());
-        } else if (value instanceof String string) {
-            out.writeString(string);
-        } else if (value instanceof Members object) {
-            out.writeStartObject();
-            for (Member member : object.sorted()) {
-                out.writeFieldName(member.name());
-                write(member.value(), out);
+    /** Depth-first, with the open containers' iterators on a heap stack. */
+    private static void write(Object root, JsonGenerator out) throws IOException {
+        Deque<Iterator<?>> open = new ArrayDeque<>();
+        Object next = root;
+        while (true) {
+            if (next instanceof Members object) {
+                out.writeStartObject();
+                open.push(object.sorted().iterator());
+            } else if (next instanceof List<?> array) {
+                out.writeStartArray();
+                open.push(array.iterator());
+            } else if (next instanceof Raw raw) {
+                out.writeRawValue(raw.text());
+            } else if (next instanceof String string) {
+                out.writeString(string);
             }
-            out.writeEndObject();
-        } else {
-            out.writeStartArray();
-            for (Object element : (List<?>) value) {
-                write(element, out);
+            next = null;
+            while (next == null && !open.isEmpty()) {
+                Iterator<?> items = open.peek();
+                if (!items.hasNext()) {
+                    open.pop();
+                    if (out.getOutputContext().inArray()) {
+                        out.writeEndArray();
+                    } else {
+                        out.writeEndObject();
+                    }
+                } else {
+                    Object item = items.next();
+                    if (item instanceof Member member) {
+                        out.writeFieldName(member.name());
+                        next = member.value();
+                    } else {
+                        next = item;
+                    }
+                }
             }
-            out.writeEndArray();
+            if (next == null) {
+                return;
+            }
         }
     }
 }

@@ -143,4 +143,23 @@ class SortedJsonCanonicalizerTest {
         assertThat(canonical(thousand)).isEqualTo("{\"m\":" + "9".repeat(1000) + ",\"n\":1e999999}");
         assertRaw(("[" + "9".repeat(1001) + "]").getBytes(StandardCharsets.UTF_8));
     }
+
+    /** The deepest body the limits allow (1,000 levels) is canonicalized alike on a thread with a small stack. */
+    @Test
+    void theDeepestBodiesFitAThreadWithA64KiBStack() throws InterruptedException {
+        String objects = "{\"b\":1,\"a\":".repeat(999) + "[]" + "}".repeat(999);
+        String arrays = "[".repeat(1000) + "]".repeat(1000);
+        for (String body : new String[] {objects, arrays}) {
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            byte[] onThisThread = BodyCanonicalizer.sortedJson().canonicalize(bytes, "application/json");
+            byte[][] onSmallStack = new byte[1][];
+            Thread small = new Thread(null, () -> onSmallStack[0] = BodyCanonicalizer.sortedJson()
+                    .canonicalize(bytes, "application/json"), "small-stack", 64 * 1024);
+            small.start();
+            small.join();
+            assertThat(onSmallStack[0]).isEqualTo(onThisThread).isNotSameAs(bytes);
+        }
+        assertThat(new String(BodyCanonicalizer.sortedJson().canonicalize(objects.getBytes(StandardCharsets.UTF_8),
+                "application/json"), StandardCharsets.UTF_8)).isEqualTo("{\"a\":".repeat(999) + "[]" + ",\"b\":1}".repeat(999));
+    }
 }
