@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.StreamWriteConstraints;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -70,7 +71,8 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
      * randomly seeded symbol table is not refused (whether it collides depends on earlier bodies).
      * Doubles are read with Jackson's fast parser, which rounds as {@code Double.parseDouble} does.
      * Escapes are written {@code \u001f}, lower case, and characters beyond U+FFFF as their UTF-8,
-     * as RFC 8785 wants.
+     * as RFC 8785 wants; the writer's nesting limit is pinned to the reader's, for the reason
+     * {@link #LIMITS} are.
      */
     private static final JsonFactory JSON = JsonFactory.builder()
             .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
@@ -79,6 +81,7 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
             .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE)
             .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
             .streamReadConstraints(LIMITS)
+            .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(1_000).build())
             .build();
 
     private static final Logger log = LoggerFactory.getLogger(JsonCanonicalizer.class);

@@ -16,7 +16,7 @@ import java.util.Set;
  * <p>{@code enabled} switches the integration on; {@code paths} and {@code order} belong to the
  * filter, everything else to the engine. When the application defines an
  * {@link dev.idempotency.core.IdempotencyEngine} bean of its own, only {@code enabled},
- * {@code paths} and {@code order} are read.
+ * {@code paths}, {@code order} and the purge settings ({@link PurgeSettings}) are read.
  */
 public class IdempotencySettings {
 

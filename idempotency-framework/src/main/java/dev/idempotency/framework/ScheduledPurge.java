@@ -2,6 +2,7 @@ package dev.idempotency.framework;
 
 import dev.idempotency.core.store.PurgeScheduler;
 import dev.idempotency.core.store.Store;
+import dev.idempotency.jdbc.JdbcStore;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +17,7 @@ import org.slf4j.LoggerFactory;
 public final class ScheduledPurge implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ScheduledPurge.class);
+    private static final boolean JDBC_PRESENT = isPresent("dev.idempotency.jdbc.JdbcStore");
 
     private final PurgeScheduler scheduler;
 
@@ -41,6 +43,11 @@ public final class ScheduledPurge implements AutoCloseable {
         }
         log.info("Purging expired idempotency records every {}, in batches of {}", settings.getInterval(),
                 settings.getBatchSize());
+        if (JDBC_PRESENT && RowLevelSecurity.isOn(store)) {
+            log.warn("Row-level security is on: the scheduled purge runs with no tenant set and deletes nothing "
+                    + "unless the store's database role bypasses the policy (see the idempotency-jdbc README, "
+                    + "Purging); or set {}.enabled=false and purge with such a role", PurgeSettings.PREFIX);
+        }
         return new ScheduledPurge(builder.start());
     }
 
@@ -58,6 +65,22 @@ public final class ScheduledPurge implements AutoCloseable {
     public void close() {
         if (scheduler != null) {
             scheduler.close();
+        }
+    }
+
+    private static boolean isPresent(String className) {
+        try {
+            Class.forName(className, false, ScheduledPurge.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
+    /** Loaded only with idempotency-jdbc on the classpath. */
+    private static final class RowLevelSecurity {
+        static boolean isOn(Store store) {
+            return store instanceof JdbcStore jdbc && jdbc.rowLevelSecurity();
         }
     }
 }

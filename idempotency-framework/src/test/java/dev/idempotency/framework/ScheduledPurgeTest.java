@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;
+import dev.idempotency.testkit.PostgresTestSchema;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -19,6 +24,8 @@ import java.util.UUID;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+import org.slf4j.LoggerFactory;
 
 /** The purge an integration schedules, over a real JDBC store. */
 class ScheduledPurgeTest {
@@ -77,6 +84,29 @@ class ScheduledPurgeTest {
             assertThat(purge.isScheduled()).isFalse();
         }
         assertThat(rows()).isEqualTo(4);
+    }
+
+    @Test
+    void underRowLevelSecurityTheStartWarnsThatThePurgeMayDeleteNothing() {
+        Logger logger = (Logger) LoggerFactory.getLogger(ScheduledPurge.class);
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        logger.addAppender(logged);
+        PurgeSettings settings = new PurgeSettings();
+        try (PostgresTestSchema schema = new PostgresTestSchema()) {
+            PGSimpleDataSource postgres = new PGSimpleDataSource();
+            postgres.setURL(schema.url());
+            postgres.setUser(PostgresTestSchema.USER);
+            postgres.setPassword(PostgresTestSchema.PASSWORD);
+            JdbcStore secured = JdbcStore.builder(postgres).rowLevelSecurity(true).build();
+            ScheduledPurge.start(settings, store, Clock.systemUTC()).close();
+            ScheduledPurge.start(settings, secured, Clock.systemUTC()).close();
+        } finally {
+            logger.detachAppender(logged);
+        }
+        assertThat(logged.list).filteredOn(event -> event.getLevel() == Level.WARN).singleElement()
+                .satisfies(event -> assertThat(event.getFormattedMessage()).startsWith("Row-level security is on")
+                        .contains("idempotency.purge.enabled=false"));
     }
 
     @Test

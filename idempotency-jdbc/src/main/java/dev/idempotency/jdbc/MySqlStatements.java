@@ -18,6 +18,8 @@ import org.jooq.Field;
 import org.jooq.InsertOnDuplicateSetMoreStep;
 import org.jooq.Record;
 import org.jooq.SQLDialect;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * MariaDB and MySQL, which have neither {@code ON CONFLICT … WHERE} nor, on MySQL,
@@ -46,6 +48,12 @@ final class MySqlStatements extends Statements {
     static final String PURGE_LOCK = "CONCAT('idempotency-purge:', SHA1(CONCAT(IFNULL(DATABASE(), ''), '.', ?)))";
     private static final String TAKE_PURGE_LOCK = "GET_LOCK(" + PURGE_LOCK + ", 0)";
     private static final String RELEASE_PURGE_LOCK = "RELEASE_LOCK(" + PURGE_LOCK + ")";
+    /** What a server without named locks (MariaDB Galera) answers GET_LOCK with. */
+    private static final int NOT_SUPPORTED_YET = 1235;
+    private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
+
+    /** Whether the server has named locks; without them, batches purge as they would without the lock. */
+    private volatile boolean namedLocks = true;
 
     /** MariaDB: the upsert returns the row; MySQL reads it back. Package-private, as the statements, for SQL.md. */
     final boolean returning;
@@ -87,22 +95,52 @@ final class MySqlStatements extends Statements {
      */
     @Override
     int purge(Connection c, Instant now, int limit) throws SQLException {
-        if (!namedLock(c, TAKE_PURGE_LOCK)) {
-            return 0;
+        if (!namedLocks) {
+            return super.purge(c, now, limit);
+        }
+        try {
+            if (!namedLock(c, TAKE_PURGE_LOCK)) {
+                return 0;
+            }
+        } catch (SQLException e) {
+            if (e.getErrorCode() != NOT_SUPPORTED_YET) {
+                throw e;
+            }
+            namedLocks = false;
+            log.info("The database has no named locks (a Galera cluster): purges of several instances may wait for"
+                    + " each other's rows, one bounded batch at a time");
+            return super.purge(c, now, limit);
         }
         int purged;
         try {
             purged = super.purge(c, now, limit);
         } catch (SQLException | RuntimeException e) {
             try {
-                namedLock(c, RELEASE_PURGE_LOCK);
+                releasePurgeLock(c);
             } catch (SQLException | RuntimeException release) {
                 e.addSuppressed(release);
             }
             throw e;
         }
-        namedLock(c, RELEASE_PURGE_LOCK);
+        releasePurgeLock(c);
         return purged;
+    }
+
+    /**
+     * Releases the purge lock; a session that cannot is aborted, so that the pool never hands out a
+     * connection that still holds it (which would keep every other instance from purging).
+     */
+    private void releasePurgeLock(Connection c) throws SQLException {
+        try {
+            namedLock(c, RELEASE_PURGE_LOCK);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.abort(Runnable::run);
+            } catch (SQLException | RuntimeException abort) {
+                e.addSuppressed(abort);
+            }
+            throw e;
+        }
     }
 
     /** Runs {@code SELECT <call>} with the table's name bound; whether it answered 1. */

@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotency.core.store.PurgeScheduler;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -18,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -129,5 +134,68 @@ class MariaDbPurgeTest {
         assertThat(runs.get(0).get() + runs.get(1).get()).isEqualTo(3_000);
         assertThat(rows()).isEqualTo(50);
         assertThat(first.purgeExpired(LATER, 50)).isZero();
+    }
+
+    /** A Galera cluster answers GET_LOCK with error 1235: the purge goes on without the lock. */
+    @Test
+    void withoutNamedLocksTheBatchesPurgeWithoutTheLock() throws SQLException {
+        JdbcStore seed = store("seed");
+        seed.createTableIfMissing();
+        fill(seed, 30, 5);
+        JdbcStore galera = JdbcStore.builder(failing(db.pool("galera", 2), "GET_LOCK", new AtomicInteger()))
+                .statementTimeout(STATEMENT_TIMEOUT).build();
+
+        assertThat(galera.purgeExpired(LATER, 20)).isEqualTo(20);
+        assertThat(galera.purgeExpired(LATER, 20)).isEqualTo(10);
+        assertThat(rows()).isEqualTo(5);
+    }
+
+    /** A session whose lock cannot be released is aborted, so no pooled connection keeps holding it. */
+    @Test
+    void aSessionThatCannotReleaseTheLockIsAbortedAndOthersPurgeAtOnce() throws SQLException {
+        JdbcStore seed = store("seed");
+        seed.createTableIfMissing();
+        fill(seed, 30, 5);
+        AtomicInteger aborted = new AtomicInteger();
+        JdbcStore stuck = JdbcStore.builder(failing(db.pool("stuck", 1), "RELEASE_LOCK", aborted))
+                .statementTimeout(STATEMENT_TIMEOUT).build();
+
+        assertThatThrownBy(() -> stuck.purgeExpired(LATER, 10)).isInstanceOf(RuntimeException.class);
+        assertThat(aborted).hasValue(1);
+        assertThat(rows()).as("the batch before the failed release went").isEqualTo(25);
+        assertThat(store("other").purgeExpired(LATER, 50)).as("the lock went with the aborted session").isEqualTo(20);
+    }
+
+    /**
+     * {@code pool}'s connections, whose statements containing {@code sql} fail as a server without
+     * named locks answers (1235), and whose aborts are counted.
+     */
+    private static DataSource failing(DataSource pool, String sql, AtomicInteger aborts) {
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = invoke(method, pool, args);
+                    if (!(result instanceof Connection real)) {
+                        return result;
+                    }
+                    return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                            (p, m, a) -> {
+                                if (m.getName().equals("prepareStatement") && String.valueOf(a[0]).contains(sql)) {
+                                    throw new SQLException("This version of MariaDB doesn't yet support '" + sql
+                                            + " in cluster'", "42000", 1235);
+                                }
+                                if (m.getName().equals("abort")) {
+                                    aborts.incrementAndGet();
+                                }
+                                return invoke(m, real, a);
+                            });
+                });
+    }
+
+    private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
     }
 }

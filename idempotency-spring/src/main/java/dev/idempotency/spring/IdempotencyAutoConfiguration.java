@@ -25,6 +25,7 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /**
@@ -35,7 +36,8 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  * {@link IdempotencyFilter} in front of Spring MVC on {@code idempotency.paths}.
  *
  * <p>An application that defines an {@link IdempotencyEngine} bean itself gets that one, and only
- * {@code enabled}, {@code paths} and {@code order} are read. With idempotency-jdbc on the classpath
+ * {@code enabled}, {@code paths}, {@code order} and {@code purge.*} are read (its {@code Store} bean
+ * is purged unless {@code idempotency.purge.enabled=false}). With idempotency-jdbc on the classpath
  * and a {@code DataSource} bean, the store is a {@code JdbcStore} ({@link IdempotencyJdbcConfiguration});
  * with idempotency-micrometer and a {@code MeterRegistry} bean, the engine has meters
  * ({@link IdempotencyMetricsConfiguration}).
@@ -89,6 +91,7 @@ public class IdempotencyAutoConfiguration {
      * when the application has a store (the in-memory fallback is not purged).
      */
     @Bean(destroyMethod = "close")
+    @Lazy(false)
     @ConditionalOnBean(Store.class)
     @ConditionalOnProperty(prefix = PurgeSettings.PREFIX, name = "enabled", matchIfMissing = true)
     ScheduledPurge idempotencyPurge(IdempotencyPurgeProperties purge, Store store, IdempotencyEngine engine) {

@@ -223,7 +223,10 @@ class IdempotencyAutoConfigurationTest {
                 "idempotency.metrics.enabled", "idempotency.metrics.path-tag",
                 "idempotency.jdbc.enabled", "idempotency.jdbc.datasource", "idempotency.jdbc.table-name",
                 "idempotency.jdbc.statement-timeout", "idempotency.jdbc.row-level-security",
-                "idempotency.jdbc.tenant-setting", "idempotency.jdbc.verify-schema")) {
+                "idempotency.jdbc.tenant-setting", "idempotency.jdbc.verify-schema",
+                "idempotency.jdbc.initialize-schema", "idempotency.share-records-across-callers",
+                "idempotency.purge.enabled", "idempotency.purge.interval", "idempotency.purge.initial-delay",
+                "idempotency.purge.batch-size")) {
             assertThat(metadata).contains("\"name\": \"" + key + "\"");
         }
     }
