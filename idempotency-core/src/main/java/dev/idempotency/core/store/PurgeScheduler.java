@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +36,7 @@ import org.slf4j.LoggerFactory;
 public final class PurgeScheduler implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PurgeScheduler.class);
+    private static final int CLOSE_WAIT_SECONDS = 10;
 
     /** One batch: how many records expired at {@code now} went, at most {@code limit}. */
     private interface Batch {
@@ -47,6 +49,7 @@ public final class PurgeScheduler implements AutoCloseable {
     private final int batchSize;
     private final int maxBatchesPerRun;
     private final ScheduledExecutorService executor;
+    private volatile boolean closed;
 
     private PurgeScheduler(Builder b) {
         this.batch = b.batch;
@@ -87,7 +90,7 @@ public final class PurgeScheduler implements AutoCloseable {
      * @return how many records went
      */
     public int runOnce() {
-        return purge(batch, clock.instant(), batchSize, maxBatchesPerRun);
+        return purge(batch, clock.instant(), batchSize, maxBatchesPerRun, () -> closed);
     }
 
     /**
@@ -97,10 +100,10 @@ public final class PurgeScheduler implements AutoCloseable {
      * @return how many records went
      */
     public static int purge(Store store, Instant now, int batchSize, int maxBatches) {
-        return purge((Batch) store::purgeExpired, now, batchSize, maxBatches);
+        return purge((Batch) store::purgeExpired, now, batchSize, maxBatches, () -> false);
     }
 
-    private static int purge(Batch batch, Instant now, int batchSize, int maxBatches) {
+    private static int purge(Batch batch, Instant now, int batchSize, int maxBatches, BooleanSupplier stop) {
         long started = System.nanoTime();
         int total = 0;
         int batches = 0;
@@ -109,7 +112,7 @@ public final class PurgeScheduler implements AutoCloseable {
             purged = batch.purge(now, batchSize);
             total += purged;
             batches++;
-        } while (purged == batchSize && batches < maxBatches);
+        } while (purged == batchSize && batches < maxBatches && !stop.getAsBoolean());
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         if (total > 0) {
             log.info("Purged {} expired idempotency records in {} batch(es), {} ms{}", total, batches, millis,
@@ -129,10 +132,21 @@ public final class PurgeScheduler implements AutoCloseable {
         }
     }
 
-    /** Stops the schedule; a run in progress finishes its current batch. */
+    /**
+     * Stops the schedule; a run in progress stops after its current batch, which this waits for (at
+     * most {@value #CLOSE_WAIT_SECONDS} s), so that the store can be closed next.
+     */
     @Override
     public void close() {
+        closed = true;
         executor.shutdown();
+        try {
+            if (!executor.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                log.warn("A purge batch still runs {} s after the purge was closed", CLOSE_WAIT_SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

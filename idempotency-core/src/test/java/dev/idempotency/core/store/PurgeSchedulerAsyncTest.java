@@ -101,6 +101,28 @@ class PurgeSchedulerAsyncTest {
         assertThat(mostInFlight).hasValue(1);
     }
 
+    @Test
+    void closingStopsARunAfterItsCurrentBatchAndWaitsForIt() throws InterruptedException {
+        AtomicInteger batches = new AtomicInteger();
+        CountDownLatch firstBatchStarted = new CountDownLatch(1);
+        AtomicInteger finished = new AtomicInteger();
+        AsyncStore slow = new ScriptedPurge(() -> {
+            batches.incrementAndGet();
+            firstBatchStarted.countDown();
+            return CompletableFuture.supplyAsync(() -> {
+                sleep(300);
+                finished.incrementAndGet();
+                return 10; // a full batch: the run would go on
+            }, executor);
+        });
+        PurgeScheduler purge = PurgeScheduler.builder(slow).batchSize(10).initialDelay(Duration.ZERO).start();
+        assertThat(firstBatchStarted.await(5, TimeUnit.SECONDS)).isTrue();
+        purge.close();
+        assertThat(finished).as("close waited for the batch in progress").hasValue(1);
+        Thread.sleep(400);
+        assertThat(batches).as("and no batch came after it").hasValue(1);
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
