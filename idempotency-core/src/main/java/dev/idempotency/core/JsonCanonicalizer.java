@@ -204,12 +204,14 @@ final class JsonCanonicalizer implements BodyCanonicalizer {
     /** An object or array being read. */
     private static final class Container {
         final boolean object;
-        final List<Object> elements = new ArrayList<>();
-        final List<Member> members = new ArrayList<>();
+        final List<Object> elements;
+        final List<Member> members;
         String name;
 
         Container(boolean object) {
             this.object = object;
+            this.elements = object ? null : new ArrayList<>();
+            this.members = object ? new ArrayList<>() : null;
         }
 
         void add(Object value) {
