@@ -14,18 +14,15 @@ import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.async.publisher.Publishers;
+import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.security.authentication.Authentication;
 import io.micronaut.security.rules.SecuredAnnotationRule;
 import io.micronaut.security.rules.SecurityRule;
 import io.micronaut.security.rules.SecurityRuleResult;
-import io.micronaut.runtime.server.EmbeddedServer;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 class CallerSeparationTest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final String ALICE = "alice:secret";
     private static final String BOB = "bob:secret";
     private static final String BODY = "{\"item\":\"book\",\"quantity\":1}";
@@ -178,14 +174,6 @@ class CallerSeparationTest {
     }
 
     private HttpResponse<String> post(String credentials, String key, String body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve("/caller-orders"))
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-        if (credentials != null) {
-            request.header("Authorization", "Basic "
-                    + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
-        }
-        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return CallerChecks.basicAuthPost(base.resolve("/caller-orders")).send(credentials, key, body);
     }
 }

@@ -11,14 +11,10 @@ import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.testkit.CallerChecks;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,7 +47,6 @@ import org.springframework.web.bind.annotation.RestController;
  */
 class CallerSeparationTest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final String ALICE = "alice:secret";
     private static final String BOB = "bob:secret";
     private static final String BODY = "{\"item\":\"book\",\"quantity\":1}";
@@ -169,15 +164,7 @@ class CallerSeparationTest {
     }
 
     private HttpResponse<String> post(String credentials, String key, String body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve("/orders"))
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-        if (credentials != null) {
-            request.header("Authorization", "Basic "
-                    + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
-        }
-        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return CallerChecks.basicAuthPost(base.resolve("/orders")).send(credentials, key, body);
     }
 
     /** HTTP Basic for alice and bob, anonymous requests allowed; no CSRF for an API. */

@@ -2,7 +2,12 @@ package dev.idempotency.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -26,7 +31,24 @@ public final class CallerChecks {
         HttpResponse<String> send(String caller, String key, String body) throws Exception;
     }
 
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
     private CallerChecks() {
+    }
+
+    /** A {@link Post} to {@code uri} whose callers are HTTP Basic credentials, {@code user:password}. */
+    public static Post basicAuthPost(URI uri) {
+        return (caller, key, body) -> {
+            HttpRequest.Builder request = HttpRequest.newBuilder(uri)
+                    .header("Content-Type", "application/json")
+                    .header("Idempotency-Key", key)
+                    .POST(HttpRequest.BodyPublishers.ofString(body));
+            if (caller != null) {
+                request.header("Authorization", "Basic "
+                        + Base64.getEncoder().encodeToString(caller.getBytes(StandardCharsets.UTF_8)));
+            }
+            return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        };
     }
 
     /**
