@@ -1,13 +1,15 @@
 package dev.idempotency.jdbc;
 
 import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StorageUnavailableException.Reason;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.time.Instant;
 import org.jooq.SQLDialect;
 
 /**
@@ -33,6 +35,11 @@ public final class PostgresSql {
     public static final String COMPLETED = IdempotencyTable.COMPLETED;
 
     private static final Pattern NAMED = Pattern.compile(":([a-z_]+)");
+    /** The migration that adds the {@code caller} column. */
+    public static final String CALLER_MIGRATION = Ddl.callerScript(SQLDialect.POSTGRES);
+    private static final Set<String> UNREACHABLE_STATES = Set.of("57P01", "57P02", "57P03");
+    /** query_canceled (a statement timeout), lock_not_available (a lock timeout), too_many_connections. */
+    private static final Set<String> BUSY_STATES = Set.of("57014", "55P03", "53300");
 
     /** One statement: its SQL with {@code $n} placeholders and the parameter name of each {@code $n}. */
     public record Statement(String sql, List<String> parameters) {
@@ -314,5 +321,29 @@ public final class PostgresSql {
             return "timestamptz";
         }
         throw new IllegalStateException("Unexpected parameter type " + type.getName());
+    }
+
+    /**
+     * The outage a PostgreSQL error reports, the same for every client of the table:
+     * {@code NOT_PROVISIONED} for a missing schema (3F000), the table missing (42P01 naming it) or
+     * without its {@code caller} column ({@link #lacksCaller}); {@code UNREACHABLE} for class 08 and
+     * 57P01–57P03 (shutdown, terminated backend, starting up); {@code BUSY} for 57014, 55P03 and
+     * 53300; {@code null} for any other.
+     */
+    public static Reason outageOf(String sqlState, String message, String tableName) {
+        String state = sqlState == null ? "" : sqlState;
+        if (state.equals("3F000") || lacksCaller(state, message)
+                || state.equals("42P01") && String.valueOf(message).contains(tableName)) {
+            return Reason.NOT_PROVISIONED;
+        }
+        if (state.startsWith("08") || UNREACHABLE_STATES.contains(state)) {
+            return Reason.UNREACHABLE;
+        }
+        return BUSY_STATES.contains(state) ? Reason.BUSY : null;
+    }
+
+    /** Whether a PostgreSQL error is a statement on a table that predates {@link #CALLER_MIGRATION}. */
+    public static boolean lacksCaller(String sqlState, String message) {
+        return "42703".equals(sqlState) && String.valueOf(message).contains("caller");
     }
 }

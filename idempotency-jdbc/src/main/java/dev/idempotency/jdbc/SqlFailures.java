@@ -1,7 +1,7 @@
 package dev.idempotency.jdbc;
 
-import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
+import dev.idempotency.core.store.StorageUnavailableException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
@@ -22,34 +22,27 @@ import org.jooq.exception.DataAccessException;
  * <table>
  *   <caption>What counts as which</caption>
  *   <tr><th>reason</th><th>recognised by</th></tr>
- *   <tr><td>NOT_PROVISIONED</td><td>SQLState 42P01 (PostgreSQL undefined_table) naming the store's
- *       table (the same state also reports a bad table reference in a query), 3F000 (PostgreSQL
- *       invalid_schema_name), 42S02 (MariaDB/MySQL, H2), H2 errors 42102–42104, MariaDB/MySQL error 1146</td></tr>
- *   <tr><td>UNREACHABLE</td><td>SQLState class 08 (connection exception), 57P01–57P03 (PostgreSQL
- *       shutdown, terminated backend, starting up), {@link SQLNonTransientConnectionException}, H2 errors 90067,
+ *   <tr><td>NOT_PROVISIONED</td><td>PostgreSQL's states ({@link PostgresSql#outageOf}: 42P01 naming
+ *       the store's table, 3F000, 42703 naming {@code caller}), 42S02 (MariaDB/MySQL, H2), H2 errors
+ *       42102–42104, MariaDB/MySQL error 1146</td></tr>
+ *   <tr><td>UNREACHABLE</td><td>SQLState class 08 (connection exception), PostgreSQL's 57P01–57P03,
+ *       {@link SQLNonTransientConnectionException}, H2 errors 90067,
  *       90098, 90121 (connection broken, database closed), and a {@link ConnectException},
  *       {@link NoRouteToHostException}, {@link UnknownHostException} or
  *       {@link SocketTimeoutException} anywhere in the causes (also behind a pool timeout)</td></tr>
  *   <tr><td>BUSY</td><td>{@link SQLTransientConnectionException} (the pool's connection timeout)
  *       with no connection failure behind it; a {@link SQLTimeoutException} (JDBC's query timeout);
- *       SQLState 57014 (PostgreSQL query_canceled: a statement timeout), 55P03 (lock_not_available:
- *       a lock timeout), 53300 (PostgreSQL too_many_connections), 70100 (MariaDB/MySQL interrupted); MariaDB/MySQL errors 1205 (lock wait
+ *       PostgreSQL's 57014, 55P03 and 53300, 70100 (MariaDB/MySQL interrupted); MariaDB/MySQL errors 1205 (lock wait
  *       timeout), 1969 and 3024 (statement time exceeded), H2 error 50200 (lock timeout)</td></tr>
  * </table>
  */
 final class SqlFailures {
 
-    /** PostgreSQL's undefined_table, also raised for a bad table reference inside a query. */
-    private static final String PG_UNDEFINED_TABLE = "42P01";
-    private static final Set<String> MISSING_TABLE_STATES = Set.of("3F000", "42S02", "42102");
+    private static final Set<String> MISSING_TABLE_STATES = Set.of("42S02", "42102");
     private static final Set<Integer> MISSING_TABLE_CODES = Set.of(1146, 42102, 42103, 42104);
-    private static final Set<String> UNREACHABLE_STATES = Set.of("57P01", "57P02", "57P03");
     private static final Set<Integer> H2_UNREACHABLE_CODES = Set.of(90067, 90098, 90121);
-    /**
-     * PostgreSQL query_canceled (a statement timeout) and lock_not_available (a lock timeout);
-     * MariaDB/MySQL's interrupted statement (max_statement_time).
-     */
-    private static final Set<String> BUSY_STATES = Set.of("57014", "55P03", "70100", "53300");
+    /** MariaDB/MySQL's interrupted statement (max_statement_time). */
+    private static final Set<String> BUSY_STATES = Set.of("70100");
     /** MariaDB/MySQL: lock wait timeout, statement time exceeded (MariaDB, MySQL); H2: lock timeout. */
     private static final Set<Integer> BUSY_CODES = Set.of(1205, 1969, 3024, 50200);
 
@@ -72,7 +65,9 @@ final class SqlFailures {
             return new DataAccessException("Idempotency store statement failed: " + failure.getMessage(), failure);
         }
         String message = switch (reason) {
-            case NOT_PROVISIONED -> "Idempotency table " + tableName + " does not exist: " + rootMessage(failure);
+            case NOT_PROVISIONED -> lacksCaller(failure)
+                    ? "Idempotency table " + tableName + " has no column caller: apply " + PostgresSql.CALLER_MIGRATION
+                    : "Idempotency table " + tableName + " does not exist: " + rootMessage(failure);
             case BUSY -> "Idempotency database busy: " + rootMessage(failure);
             case UNREACHABLE -> "Idempotency database unreachable: " + rootMessage(failure);
         };
@@ -107,13 +102,14 @@ final class SqlFailures {
     private static Reason classify(Throwable t, String tableName) {
         if (t instanceof SQLException sql) {
             String state = sql.getSQLState() == null ? "" : sql.getSQLState();
-            boolean namesTable = String.valueOf(sql.getMessage()).contains(tableName);
-            if (MISSING_TABLE_STATES.contains(state) || MISSING_TABLE_CODES.contains(sql.getErrorCode())
-                    || PG_UNDEFINED_TABLE.equals(state) && namesTable) {
+            Reason postgres = PostgresSql.outageOf(state, sql.getMessage(), tableName);
+            if (postgres != null) {
+                return postgres;
+            }
+            if (MISSING_TABLE_STATES.contains(state) || MISSING_TABLE_CODES.contains(sql.getErrorCode())) {
                 return Reason.NOT_PROVISIONED;
             }
-            if (state.startsWith("08") || UNREACHABLE_STATES.contains(state)
-                    || sql instanceof SQLNonTransientConnectionException
+            if (sql instanceof SQLNonTransientConnectionException
                     || H2_UNREACHABLE_CODES.contains(sql.getErrorCode())) {
                 return Reason.UNREACHABLE;
             }
@@ -131,6 +127,16 @@ final class SqlFailures {
             return Reason.UNREACHABLE;
         }
         return null;
+    }
+
+    private static boolean lacksCaller(Throwable failure) {
+        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+        for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
+            if (t instanceof SQLException sql && PostgresSql.lacksCaller(sql.getSQLState(), sql.getMessage())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String rootMessage(Throwable failure) {

@@ -27,6 +27,18 @@ class SqlFailuresTest {
         assertThat(reason(new SQLException("Table not found (this database is empty)", "42S04", 42104))).isEqualTo(Reason.NOT_PROVISIONED);
     }
 
+    /** As the reactive store answers it: the same classification of PostgreSQL's states. */
+    @Test
+    void aTableWithoutTheCallerColumnIsNotProvisionedAndTheMessageNamesTheMigration() {
+        RuntimeException translated = SqlFailures.translate(new SQLException("column \"caller\" does not exist",
+                "42703"), "idempotency_keys");
+        assertThat(translated).isInstanceOf(StorageUnavailableException.class)
+                .hasMessage("Idempotency table idempotency_keys has no column caller: apply "
+                        + "db/idempotency/postgresql/V4__idempotency_keys_caller.sql");
+        assertThat(((StorageUnavailableException) translated).reason()).isEqualTo(Reason.NOT_PROVISIONED);
+        assertThat(reason(new SQLException("column \"colour\" does not exist", "42703"))).isNull();
+    }
+
     @Test
     void aBadTableReferenceInsideAQueryIsNotAMissingTable() {
         assertThat(reason(new SQLException("invalid reference to FROM-clause entry for table \"excluded\"", "42P01"))).isNull();

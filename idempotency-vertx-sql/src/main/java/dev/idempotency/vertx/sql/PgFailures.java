@@ -1,7 +1,8 @@
 package dev.idempotency.vertx.sql;
 
-import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
+import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.jdbc.PostgresSql;
 import io.vertx.core.VertxException;
 import io.vertx.core.http.ConnectionPoolTooBusyException;
 import io.vertx.sqlclient.ClosedConnectionException;
@@ -10,7 +11,6 @@ import java.io.IOException;
 import java.net.UnknownHostException;
 import java.util.IdentityHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
@@ -22,33 +22,22 @@ import java.util.function.Predicate;
  * <table>
  *   <caption>What counts as which</caption>
  *   <tr><th>reason</th><th>recognised by</th></tr>
- *   <tr><td>NOT_PROVISIONED</td><td>SQLSTATE 42P01 (undefined_table) naming the store's table,
- *       3F000 (invalid_schema_name), 42703 (undefined_column) naming {@code caller}: a table
- *       without idempotency-jdbc's {@value #CALLER_MIGRATION}</td></tr>
- *   <tr><td>UNREACHABLE</td><td>SQLSTATE class 08, 57P01–57P03 (shutdown, terminated backend,
- *       starting up); {@link ClosedConnectionException}; an {@link IOException} anywhere in the
+ *   <tr><td>NOT_PROVISIONED</td><td>the SQLSTATEs of {@link PostgresSql#outageOf} (as for every other
+ *       reason): 42P01 naming the store's table, 3F000, 42703 naming {@code caller}</td></tr>
+ *   <tr><td>UNREACHABLE</td><td>class 08, 57P01–57P03; {@link ClosedConnectionException}; an {@link IOException} anywhere in the
  *       causes (connection refused or reset: Netty's are {@code ConnectException}s and
  *       {@code IOException}s), {@link UnknownHostException}</td></tr>
  *   <tr><td>BUSY</td><td>the pool's wait for a connection ran out ({@value #POOL_TIMEOUT} from a
  *       statement on the pool, {@value #ACQUIRE_TIMEOUT} from {@code getConnection()},
  *       {@link TimeoutException}) or its
- *       wait queue is full ({@link ConnectionPoolTooBusyException}); SQLSTATE 57014
- *       (query_canceled: the store's {@linkplain PgStore.Builder#statementTimeout statement timeout}
- *       or the session's), 55P03 (lock_not_available outside the atomic
- *       reservation, which answers that itself), 53300 (too_many_connections)</td></tr>
+ *       wait queue is full ({@link ConnectionPoolTooBusyException}); 57014 (the store's
+ *       {@linkplain PgStore.Builder#statementTimeout statement timeout} or the session's), 55P03
+ *       (outside the atomic reservation, which answers that itself), 53300</td></tr>
  * </table>
  */
 final class PgFailures {
 
-    static final String UNDEFINED_TABLE = "42P01";
-    static final String UNDEFINED_COLUMN = "42703";
-    /** The migration that adds the {@code caller} column, in idempotency-jdbc. */
-    static final String CALLER_MIGRATION = "db/idempotency/postgresql/V4__idempotency_keys_caller.sql";
     static final String LOCK_NOT_AVAILABLE = "55P03";
-    private static final Set<String> MISSING_STATES = Set.of("3F000");
-    private static final Set<String> UNREACHABLE_STATES = Set.of("57P01", "57P02", "57P03");
-    /** 53300 too_many_connections: the server has no session to spare now; like a full pool, busy. */
-    private static final Set<String> BUSY_STATES = Set.of("57014", LOCK_NOT_AVAILABLE, "53300");
 
     /**
      * What the pool fails with when no connection came free within its {@code connectionTimeout}:
@@ -78,7 +67,7 @@ final class PgFailures {
         }
         String message = switch (reason) {
             case NOT_PROVISIONED -> inChain(cause, PgFailures::lacksCaller)
-                    ? "Idempotency table " + tableName + " has no column caller: apply " + CALLER_MIGRATION
+                    ? "Idempotency table " + tableName + " has no column caller: apply " + PostgresSql.CALLER_MIGRATION
                     : "Idempotency table " + tableName + " does not exist: " + cause.getMessage();
             case BUSY -> "Idempotency database busy: " + cause.getMessage();
             case UNREACHABLE -> "Idempotency database unreachable: " + cause;
@@ -122,21 +111,12 @@ final class PgFailures {
 
     /** Whether {@code t} is the failure of a statement on a table that predates the caller column. */
     private static boolean lacksCaller(Throwable t) {
-        return t instanceof DatabaseException db && UNDEFINED_COLUMN.equals(db.getSqlState())
-                && String.valueOf(db.getMessage()).contains("caller");
+        return t instanceof DatabaseException db && PostgresSql.lacksCaller(db.getSqlState(), db.getMessage());
     }
 
     private static Reason classify(Throwable t, String tableName) {
         if (t instanceof DatabaseException db) {
-            String state = db.getSqlState() == null ? "" : db.getSqlState();
-            if (MISSING_STATES.contains(state) || lacksCaller(db)
-                    || UNDEFINED_TABLE.equals(state) && String.valueOf(db.getMessage()).contains(tableName)) {
-                return Reason.NOT_PROVISIONED;
-            }
-            if (state.startsWith("08") || UNREACHABLE_STATES.contains(state)) {
-                return Reason.UNREACHABLE;
-            }
-            return BUSY_STATES.contains(state) ? Reason.BUSY : null;
+            return PostgresSql.outageOf(db.getSqlState(), db.getMessage(), tableName);
         }
         if (t instanceof ClosedConnectionException || t instanceof IOException || t instanceof UnknownHostException) {
             return Reason.UNREACHABLE;
