@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * The completing UPDATE changes no indexed column (the ttl counts from the reservation), so
  * PostgreSQL does it as a heap-only-tuple (HOT) update: no new entries in the primary-key index
  * or in {@code idempotency_keys_expires_at_idx}. Measured on the table's own counters in
- * {@code pg_stat_user_tables}.
+ * {@code pg_stat_user_tables}, in a database of the test's own: a snapshot held anywhere else in
+ * the same database (another test's, another build's) would keep the replaced row versions from being
+ * pruned, and so the completions from being HOT.
  *
  * <p>Statistics reach those counters asynchronously. The store runs on a pool of one connection,
  * so the backend that did the updates is the one asked to flush them
@@ -138,15 +140,15 @@ class PostgresHotCompletionTest {
      * {@code expectedUpdates} must have happened.
      */
     private static Counters updatesOnAFreshTable(String poolName, int expectedUpdates, Work work) throws Exception {
-        try (TestDatabase db = TestDatabase.postgres()) {
+        try (TestDatabase db = TestDatabase.postgresDatabase()) {
             HikariDataSource pool = db.pool(poolName, 1);
             JdbcStore store = JdbcStore.create(pool);
             store.createTableIfMissing();
-            Counters before = read(db, pool);
+            Counters before = read(pool);
             work.run(store, pool);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (true) {
-                Counters now = read(db, pool);
+                Counters now = read(pool);
                 Counters delta = new Counters(now.updates - before.updates, now.hotUpdates - before.hotUpdates);
                 if (delta.updates >= expectedUpdates || System.nanoTime() > deadline) {
                     log.info("{} of {} updates on {}.idempotency_keys were HOT", delta.hotUpdates, delta.updates,
@@ -163,7 +165,7 @@ class PostgresHotCompletionTest {
      * Asks the pool's one backend to flush its pending statistics, then reads the counters in a
      * later transaction (a transaction keeps the statistics snapshot it first read).
      */
-    private static Counters read(TestDatabase db, HikariDataSource pool) throws SQLException {
+    private static Counters read(HikariDataSource pool) throws SQLException {
         try (Connection c = pool.getConnection()) {
             try (Statement s = c.createStatement()) {
                 if (c.getMetaData().getDatabaseMajorVersion() >= 15) {
@@ -172,8 +174,7 @@ class PostgresHotCompletionTest {
                 s.execute("SELECT pg_stat_clear_snapshot()");
             }
             try (PreparedStatement ps = c.prepareStatement("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables "
-                    + "WHERE schemaname = ? AND relname = 'idempotency_keys'")) {
-                ps.setString(1, db.name);
+                    + "WHERE schemaname = current_schema() AND relname = 'idempotency_keys'")) {
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? new Counters(rs.getLong(1), rs.getLong(2)) : new Counters(0, 0);
                 }

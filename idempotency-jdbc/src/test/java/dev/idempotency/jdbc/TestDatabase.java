@@ -46,14 +46,32 @@ final class TestDatabase implements AutoCloseable {
 
     final Kind kind;
     final Server server;
-    /** The schema (PostgreSQL) or database (MariaDB, H2) of this test class. */
+    /** The schema (PostgreSQL) or database (MariaDB, H2, {@link #postgresDatabase()}) of this test class. */
     final String name;
+    /** PostgreSQL: a database of its own rather than a schema in the server's. */
+    private final boolean ownDatabase;
     private final List<HikariDataSource> pools = new ArrayList<>();
 
     private TestDatabase(Kind kind, Server server, String name) {
+        this(kind, server, name, false);
+    }
+
+    private TestDatabase(Kind kind, Server server, String name, boolean ownDatabase) {
         this.kind = kind;
         this.server = server;
         this.name = name;
+        this.ownDatabase = ownDatabase;
+    }
+
+    /**
+     * A PostgreSQL database of its own, for tests of what depends on the whole database: which row
+     * versions may be pruned (and so whether an update can be HOT) waits for the oldest snapshot of
+     * any session in the same database, another test's or another build's.
+     */
+    static TestDatabase postgresDatabase() {
+        TestDatabase db = new TestDatabase(Kind.POSTGRES, postgresServer(), uniqueName(), true);
+        db.adminExecute("CREATE DATABASE " + db.name);
+        return db;
     }
 
     static TestDatabase postgres() {
@@ -81,7 +99,8 @@ final class TestDatabase implements AutoCloseable {
     /** The JDBC URL of this class's own schema or database. */
     String url() {
         return switch (kind) {
-            case POSTGRES -> withParameter(server.url(), "currentSchema=" + name);
+            case POSTGRES -> ownDatabase ? withPostgresDatabase(server.url(), name)
+                    : withParameter(server.url(), "currentSchema=" + name);
             case MARIADB -> withDatabase(server.url(), name);
             case H2 -> server.url();
         };
@@ -174,7 +193,8 @@ final class TestDatabase implements AutoCloseable {
         }
         try {
             switch (kind) {
-                case POSTGRES -> adminExecute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
+                case POSTGRES -> adminExecute(ownDatabase ? "DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"
+                        : "DROP SCHEMA IF EXISTS " + name + " CASCADE");
                 case MARIADB -> adminExecute("DROP DATABASE IF EXISTS " + name);
                 case H2 -> execute("SHUTDOWN");
             }
@@ -252,6 +272,16 @@ final class TestDatabase implements AutoCloseable {
     }
 
     private static final Pattern MYSQL_URL = Pattern.compile("^(jdbc:(?:mariadb|mysql)://[^/?]+)(?:/([^?]*))?(\\?.*)?$");
+
+    private static final Pattern POSTGRES_URL = Pattern.compile("^(jdbc:postgresql://[^/?]+)/([^?]*)(\\?.*)?$");
+
+    private static String withPostgresDatabase(String url, String database) {
+        Matcher m = POSTGRES_URL.matcher(url);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("Not a PostgreSQL JDBC URL with a database: " + url);
+        }
+        return m.group(1) + "/" + database + (m.group(3) == null ? "" : m.group(3));
+    }
 
     private static String withDatabase(String url, String database) {
         Matcher m = MYSQL_URL.matcher(url);
