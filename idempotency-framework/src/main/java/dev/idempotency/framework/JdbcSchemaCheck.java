@@ -9,7 +9,7 @@ import dev.idempotency.jdbc.JdbcStore;
  * setting that creates it ({@code idempotency.jdbc.verify-schema}, on by default). Needs
  * idempotency-jdbc on the classpath.
  */
-public final class JdbcSchemaCheck implements StoreCustomizer {
+public final class JdbcSchemaCheck implements StoreCheck {
 
     @Override
     public void check(Store store) {
