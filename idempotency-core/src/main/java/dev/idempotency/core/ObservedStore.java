@@ -104,47 +104,31 @@ class ObservedStore implements AsyncStore {
     }
 
     /** A won reservation: its first finishing call is told as such, later ones not at all. */
-    private final class Observed implements AsyncReservation {
-        private final AsyncReservation reservation;
+    private final class Observed extends ForwardingReservation {
         private final AtomicBoolean finished = new AtomicBoolean();
 
         Observed(AsyncReservation reservation) {
-            this.reservation = reservation;
-        }
-
-        @Override
-        public RecordKey key() {
-            return reservation.key();
-        }
-
-        @Override
-        public String ownerToken() {
-            return reservation.ownerToken();
+            super(reservation);
         }
 
         @Override
         public CompletionStage<Boolean> complete(StoredResponse response) {
-            return finishing("complete", () -> reservation.complete(response));
+            return finishing("complete", () -> super.complete(response));
         }
 
         @Override
         public CompletionStage<Boolean> release() {
-            return finishing("release", reservation::release);
+            return finishing("release", super::release);
         }
 
         @Override
         public CompletionStage<Void> abort() {
-            return finishing("abort", reservation::abort);
+            return finishing("abort", super::abort);
         }
 
         @Override
         public CompletionStage<Boolean> renew(Instant now, Duration lease) {
-            return timed("renew", () -> reservation.renew(now, lease));
-        }
-
-        @Override
-        public <T> Optional<T> unwrap(Class<T> type) {
-            return reservation.unwrap(type);
+            return timed("renew", () -> super.renew(now, lease));
         }
 
         private <T> CompletionStage<T> finishing(String operation, Supplier<CompletionStage<T>> call) {
