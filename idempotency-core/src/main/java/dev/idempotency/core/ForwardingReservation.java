@@ -17,6 +17,16 @@ abstract class ForwardingReservation implements AsyncReservation {
         this.reservation = reservation;
     }
 
+    /**
+     * The engine lets this reservation go unfinished: no call reaches the store, its lease will
+     * lapse. Passed on to the reservation inside.
+     */
+    void abandon() {
+        if (reservation instanceof ForwardingReservation inner) {
+            inner.abandon();
+        }
+    }
+
     @Override
     public RecordKey key() {
         return reservation.key();

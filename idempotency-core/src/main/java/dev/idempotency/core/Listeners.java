@@ -32,20 +32,24 @@ final class Listeners {
         };
     }
 
-    /** Tells one listener; what it throws is logged, never passed on. */
+    /** Tells one listener; what it throws (short of a failing JVM) is logged, never passed on. */
     static void tell(IdempotencyListener listener, IdempotencyEvent event) {
         try {
             listener.onEvent(event);
-        } catch (RuntimeException e) {
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
             log.warn("Idempotency listener failed on {}", event.outcome(), WithheldMessage.of(e));
         }
     }
 
-    /** Tells one listener of a store call; what it throws is logged, never passed on. */
+    /** Tells one listener of a store call; what it throws (short of a failing JVM) is logged, never passed on. */
     static void tell(IdempotencyListener listener, StoreCall call) {
         try {
             listener.onStoreCall(call);
-        } catch (RuntimeException e) {
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
             log.warn("Idempotency listener failed on the store call {}", call.operation(), WithheldMessage.of(e));
         }
     }

@@ -17,7 +17,8 @@ import java.util.function.Supplier;
 
 /**
  * The engine's store as its listener hears it: every call, and every call to a won reservation,
- * told as a {@link StoreCall} when its stage completes. Only put in place when a listener is set.
+ * told as a {@link StoreCall} when its stage completes, and a reservation the engine lets go
+ * unfinished. Only put in place when a listener is set.
  */
 class ObservedStore implements AsyncStore {
 
@@ -86,6 +87,10 @@ class ObservedStore implements AsyncStore {
                         : result);
     }
 
+    /**
+     * The store's stage, completing after the listener was told (so the caller sees what it
+     * counted); {@link Listeners#tell} keeps whatever the listener throws from the stage.
+     */
     private <T> CompletionStage<T> timed(String operation, Supplier<CompletionStage<T>> call) {
         long started = System.nanoTime();
         return Stages.attempt(call).whenComplete((result, failure) -> tell(operation, started, resultOf(failure)));
@@ -129,6 +134,13 @@ class ObservedStore implements AsyncStore {
         @Override
         public CompletionStage<Boolean> renew(Instant now, Duration lease) {
             return timed("renew", () -> super.renew(now, lease));
+        }
+
+        @Override
+        void abandon() {
+            if (finished.compareAndSet(false, true)) {
+                tell("abandon", System.nanoTime(), StoreCall.Result.SUCCESS);
+            }
         }
 
         private <T> CompletionStage<T> finishing(String operation, Supplier<CompletionStage<T>> call) {

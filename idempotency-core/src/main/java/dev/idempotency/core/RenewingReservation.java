@@ -74,8 +74,10 @@ final class RenewingReservation extends ForwardingReservation {
     }
 
     /** Stops renewing: the reservation stays as it is until its lease runs out. */
-    void stopRenewing() {
+    @Override
+    void abandon() {
         renewals.remove(this);
+        super.abandon();
     }
 
     @Override

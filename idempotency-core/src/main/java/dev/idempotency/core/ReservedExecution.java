@@ -51,7 +51,21 @@ final class ReservedExecution extends OnceExecution {
 
     @Override
     protected CompletionStage<Optional<HttpReply>> onFinish(CapturedResponse response) {
-        Optional<StoredResponse> stored = answers.toStored(response);
+        Optional<StoredResponse> stored;
+        try {
+            stored = answers.toStored(response);
+        } catch (RuntimeException e) {
+            // The application's replay policy failed: as when storing fails, the key stays in flight
+            // until its lease lapses (the atomic mode rolls back), and nothing is stored.
+            log.warn("idempotency.persist_failed key_preview={}: the replay policy failed ({}); the response "
+                    + "was not stored", key().keyPreview(), e.getClass().getName());
+            answers.emit(Outcome.PERSIST_FAILED, key(), watch);
+            if (!transactional) {
+                letGo();
+                return CompletableFuture.completedFuture(whenNotApplied.apply(e));
+            }
+            return Stages.attempt(reservation::abort).handle((aborted, failure) -> whenNotApplied.apply(e));
+        }
         if (stored.isEmpty()) {
             answers.emit(Outcome.EXECUTED_NOT_STORED, key(), watch);
             return Stages.attempt(reservation::release).handle((released, failure) -> {
@@ -105,11 +119,16 @@ final class ReservedExecution extends OnceExecution {
         }
         log.debug("Response for key_preview={} abandoned while its handler may still run; the key stays in "
                 + "flight until its lease ends", key().keyPreview());
-        if (reservation instanceof RenewingReservation renewing) {
-            renewing.stopRenewing();
-        }
+        letGo();
         answers.emit(Outcome.EXECUTION_FAILED, key(), watch);
         return CompletableFuture.completedFuture(null);
+    }
+
+    /** Leaves the reservation unfinished: no more renewals, its lease lapses and frees the key. */
+    private void letGo() {
+        if (reservation instanceof ForwardingReservation forwarding) {
+            forwarding.abandon();
+        }
     }
 
     @Override

@@ -8,7 +8,9 @@ import java.util.Objects;
  *
  * @param operation the call: {@code reserve}, {@code reserveInTransaction}, {@code releaseIfOwned},
  *                  {@code find}, {@code insertCompleted}, {@code check}, or the reservation's
- *                  {@code complete}, {@code release}, {@code abort}, {@code renew}
+ *                  {@code complete}, {@code release}, {@code abort}, {@code renew}; or
+ *                  {@code abandon}, no call at all: the engine let a won reservation go
+ *                  unfinished (the adapter gave up on the response), its lease to lapse
  * @param result    how it ended
  * @param duration  from the call until its stage completed
  */
@@ -24,8 +26,8 @@ public record StoreCall(String operation, Result result, Duration duration) {
     public enum Result {
         /**
          * A reservation call that won the key. The engine finishes that reservation with exactly
-         * one {@code complete}, {@code release} or {@code abort} call (whatever its result), so
-         * the won calls less those finishing calls are the executions in flight.
+         * one {@code complete}, {@code release}, {@code abort} or {@code abandon} (whatever its
+         * result), so the won calls less those finishing ones are the executions in flight.
          */
         WON,
         /** Answered; for a reservation call, without winning the key. */
@@ -38,6 +40,14 @@ public record StoreCall(String operation, Result result, Duration duration) {
 
     /** Whether this call finished a won reservation. */
     public boolean finishesExecution() {
-        return operation.equals("complete") || operation.equals("release") || operation.equals("abort");
+        return switch (operation) {
+            case "complete", "release", "abort", "abandon" -> true;
+            default -> false;
+        };
+    }
+
+    /** Whether the store was called: every operation but {@code abandon}. */
+    public boolean reachedStore() {
+        return !operation.equals("abandon");
     }
 }

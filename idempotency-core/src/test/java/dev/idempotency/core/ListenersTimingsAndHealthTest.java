@@ -84,6 +84,86 @@ class ListenersTimingsAndHealthTest {
                 "check SUCCESS");
     }
 
+    /** Won reservations less finished ones, as the Micrometer gauge counts them. */
+    private static final class InFlight implements IdempotencyListener {
+        final AtomicInteger count = new AtomicInteger();
+        final List<String> operations = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onEvent(IdempotencyEvent event) {
+        }
+
+        @Override
+        public void onStoreCall(StoreCall call) {
+            operations.add(call.operation());
+            if (call.result() == StoreCall.Result.WON) {
+                count.incrementAndGet();
+            } else if (call.finishesExecution()) {
+                count.decrementAndGet();
+            }
+        }
+    }
+
+    @Test
+    void anAbandonedExecutionIsNoLongerInFlightAndAFinishAfterItCountsNothing() {
+        InFlight inFlight = new InFlight();
+        try (IdempotencyEngine engine = new IdempotencyEngine(new InMemoryStore(),
+                IdempotencyConfig.builder().addListener(inFlight).build())) {
+            Execution execution = ((Decision.Proceed) engine.before(post("k1"))).execution();
+            assertThat(inFlight.count).hasValue(1);
+            execution.abandonAsync().toCompletableFuture().join();
+            assertThat(inFlight.count).hasValue(0);
+            execution.finish(created());
+            assertThat(inFlight.count).hasValue(0);
+            assertThat(engine.before(post("k1"))).as("the key stays in flight until its lease lapses")
+                    .isInstanceOf(Decision.Respond.class);
+        }
+        assertThat(inFlight.operations).containsExactly("reserve", "abandon", "reserve");
+    }
+
+    @Test
+    void aReplayPolicyThatThrowsStoresNothingAndEndsTheExecution() {
+        InFlight inFlight = new InFlight();
+        List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+        IdempotencyConfig config = IdempotencyConfig.builder().addListener(inFlight)
+                .addListener(event -> outcomes.add(event.outcome()))
+                .replayPolicy(response -> {
+                    throw new IllegalStateException("policy bug");
+                })
+                .build();
+        try (IdempotencyEngine engine = new IdempotencyEngine(new InMemoryStore(), config)) {
+            Execution execution = ((Decision.Proceed) engine.before(post("k1"))).execution();
+            assertThat(execution.finish(created())).as("the client gets the handler's own response").isEmpty();
+            assertThat(inFlight.count).hasValue(0);
+            Decision retry = engine.before(post("k1"));
+            assertThat(retry).as("not released: the handler's effects stand, the key stays in flight")
+                    .isInstanceOf(Decision.Respond.class);
+            assertThat(((Decision.Respond) retry).isReplay()).isFalse();
+        }
+        assertThat(outcomes).startsWith(Outcome.PERSIST_FAILED);
+    }
+
+    @Test
+    void aListenerThatThrowsAnErrorOnAStoreCallBreaksNoRequest() {
+        IdempotencyListener broken = new IdempotencyListener() {
+            @Override
+            public void onEvent(IdempotencyEvent event) {
+                throw new AssertionError("metrics library clash");
+            }
+
+            @Override
+            public void onStoreCall(StoreCall call) {
+                throw new AssertionError("metrics library clash");
+            }
+        };
+        try (IdempotencyEngine engine = new IdempotencyEngine(new InMemoryStore(),
+                IdempotencyConfig.builder().addListener(broken).build())) {
+            Execution execution = ((Decision.Proceed) engine.before(post("k1"))).execution();
+            assertThat(execution.finish(created())).isEmpty();
+            assertThat(((Decision.Respond) engine.before(post("k1"))).isReplay()).isTrue();
+        }
+    }
+
     @Test
     void eventsCarryTheDecisionAndTheExecutionTime() throws Exception {
         List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();

@@ -35,7 +35,7 @@ import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
- * PostgreSQL: every primitive is one statement.
+ * PostgreSQL: every primitive is one statement, but for a reservation that takes a row over.
  *
  * <p>A reservation first sends the fresh-key statement: {@code WITH ins AS (INSERT … ON CONFLICT
  * DO NOTHING)}, and the row in the way as of its snapshot. It wins a new key, and answers a replay or
@@ -116,7 +116,8 @@ final class PostgresStatements extends Statements {
                 .unionAll(select(lost).from(cur).where(t.isLive(cur))));
 
         // The fresh-key path: insert unless any row holds the key, else the row as this statement's
-        // snapshot shows it. No column of the inserted row comes back: the caller knows them.
+        // snapshot shows it — only then: a row deleted after the snapshot may still show while the
+        // insert wins. No column of the inserted row comes back: the caller knows them.
         CommonTableExpression<?> fresh = name("ins").as(ctx.insertInto(t.table).columns(t.columns)
                 .select(select(rowAsSelectList()))
                 .onConflict(t.primaryKeyColumns())
@@ -130,7 +131,7 @@ final class PostgresStatements extends Statements {
         inTheWay.addAll(t.recordColumns);
         reserveFresh = compile(ctx.with(fresh)
                 .select(wonFresh).from(fresh)
-                .unionAll(select(inTheWay).from(t.table).where(t.primaryKey())));
+                .unionAll(select(inTheWay).from(t.table).where(t.primaryKey()).and(notExists(selectOne().from(fresh)))));
 
         // The same, and when it writes the row (the won branch yields a row exactly then) it turns
         // synchronous_commit off for its own transaction: the implicit one of an autocommit
@@ -150,7 +151,7 @@ final class PostgresStatements extends Statements {
         inTheWayAsync.add(inline((String) null).as("commit_mode"));
         reserveFreshAsynchronousCommit = compile(ctx.with(fresh)
                 .select(wonFreshAsync).from(fresh)
-                .unionAll(select(inTheWayAsync).from(t.table).where(t.primaryKey())));
+                .unionAll(select(inTheWayAsync).from(t.table).where(t.primaryKey()).and(notExists(selectOne().from(fresh)))));
 
         // The atomic mode's reservation: the same, and when it wins (the won branch yields a row
         // exactly then) it also takes the three shared advisory locks that tell a duplicate which

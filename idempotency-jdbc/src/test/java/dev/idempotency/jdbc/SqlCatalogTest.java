@@ -87,7 +87,7 @@ class SqlCatalogTest {
                 PostgresStatements postgres = (PostgresStatements) sql;
                 String reserve = postgres.atomicReserve.namedSql;
                 out.append("### atomic mode: reserve — 1 statement\n\n")
-                        .append("The reservation above; when it wins it also takes three shared transaction-scoped advisory ")
+                        .append("The take-over reservation above; when it wins it also takes three shared transaction-scoped advisory ")
                         .append("locks (classids ").append(PostgresInFlightLocks.KEY_HIGH_CLASS).append(" and ")
                         .append(PostgresInFlightLocks.KEY_LOW_CLASS).append(": 64 bits of the key; ")
                         .append(PostgresInFlightLocks.BODY_CLASS).append(": 32 bits of the key with its body), which ")
@@ -113,15 +113,11 @@ class SqlCatalogTest {
                 out.append("### atomic mode: a duplicate whose lock wait ran out — 1 statement\n\n")
                         .append("After its rollback: which body holds the key, from one snapshot of the lock table.\n\n")
                         .append("```sql\n").append(PostgresInFlightLocks.PROBE).append(";\n```\n\n");
-                out.append("### reserve: take-over — 1 more statement\n\n")
-                        .append("Sent after the reservation above only when the row in the way is not live (it expired, ")
-                        .append("or its lease lapsed) or was not yet visible: it takes the row over unless a live ")
-                        .append("record holds it by then.\n\n```sql\n")
-                        .append(postgres.reserve.namedSql).append(";\n```\n\n");
-                out.append("### reserve with `asynchronousReservationCommit(true)` (reserve mode) — 1 statement\n\n")
-                        .append("The reservation above with one more column: when it writes the row it turns ")
-                        .append("`synchronous_commit` off for its own transaction (the take-over likewise).\n\n```sql\n")
-                        .append(postgres.reserveFreshAsynchronousCommit.namedSql).append(";\n```\n\n");
+                out.append("### reserve with `asynchronousReservationCommit(true)` (reserve mode) — 1 statement, 2 for a take-over\n\n")
+                        .append("The two reservation statements above, each with one more column: when it writes the row it ")
+                        .append("turns `synchronous_commit` off for its own transaction.\n\n```sql\n")
+                        .append(postgres.reserveFreshAsynchronousCommit.namedSql).append(";\n\n")
+                        .append(postgres.reserveAsynchronousCommit.namedSql).append(";\n```\n\n");
             } else {
                 out.append("### atomic mode: a duplicate whose lock wait ran out — ")
                         .append(dialect == SQLDialect.H2 ? "1 statement" : "2 statements").append("\n\n")

@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -18,14 +19,19 @@ final class SqlSteps {
     }
 
     static List<Step> of(Statements sql) {
-        return List.of(
+        List<Step> steps = new ArrayList<>(List.of(
                 new Step("reserve", reserveStatements(sql)),
                 new Step("replay lookup (find)", List.of(sql.find)),
                 new Step("complete", List.of(sql.complete)),
                 new Step("release", List.of(sql.release)),
                 new Step("renew", List.of(sql.renew)),
                 new Step("insertCompleted (optimistic mode)", insertCompletedStatements(sql)),
-                new Step("purge one batch", List.of(sql.purgeStatement())));
+                new Step("purge one batch", List.of(sql.purgeStatement()))));
+        if (sql instanceof PostgresStatements postgres) {
+            steps.add(new Step("reserve: take-over, after the reserve above found a row that is not live",
+                    List.of(postgres.reserve)));
+        }
+        return List.copyOf(steps);
     }
 
     /** The statements a reservation sends when it wins at once (a lost one may add a primary-key read). */

@@ -39,6 +39,9 @@ final class StoreMeters implements IdempotencyListener {
         } else if (call.finishesExecution()) {
             active.decrementAndGet();
         }
+        if (!call.reachedStore()) {
+            return;
+        }
         String result = call.result() == StoreCall.Result.WON ? "success" : call.result().name().toLowerCase(Locale.ROOT);
         Timer.builder("idempotency.store")
                 .description("Calls of the idempotency engine to its store and its reservations")

@@ -209,7 +209,7 @@ public final class PgStore implements AsyncTransactionalStore {
             }
             if (attempt >= MAX_ATTEMPTS) {
                 return Future.failedFuture(new IllegalStateException("Could not settle the reservation of key_preview="
-                        + key.keyPreview() + " after " + MAX_ATTEMPTS + " attempts: the row kept changing"));
+                        + key.keyPreview() + " after " + (attempt + 1) + " statements: the row kept changing"));
             }
             if (attempt > 0) {
                 log.debug("Reservation of key_preview={} raced a concurrent change; asking again (attempt {})",
