@@ -40,7 +40,7 @@ public final class RawHttp {
         }
         request.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
         request.writeBytes(body);
-        return exchange(base, request.toByteArray());
+        return exchange(base, request.toByteArray(), false, false);
     }
 
     /** Sends {@code POST target} with a JSON body and the key {@code key} (none when null). */
@@ -55,23 +55,54 @@ public final class RawHttp {
      * connection, so the body ends there, and reads the whole response.
      */
     public static RawResponse send(URI base, byte[] request) throws IOException {
-        return exchange(base, request, true);
+        return exchange(base, request, true, false);
     }
 
-    private static RawResponse exchange(URI base, byte[] request) throws IOException {
-        return exchange(base, request, false);
+    /**
+     * Sends {@code POST target} with {@code Content-Type}, the given header lines (each without its
+     * CRLF, sent byte for byte: control bytes, non-ASCII bytes, repeats) and the body. The server
+     * may answer and close before it read everything (a refused header, a body too large): its
+     * answer is still read.
+     */
+    public static RawResponse post(URI base, String target, List<byte[]> headerLines, String contentType,
+                                   byte[] body) throws IOException {
+        ByteArrayOutputStream request = new ByteArrayOutputStream();
+        request.writeBytes(("POST " + target + " HTTP/1.1\r\nHost: " + base.getHost() + ":" + base.getPort() + "\r\n"
+                + "Connection: close\r\nContent-Type: " + contentType + "\r\nContent-Length: " + body.length + "\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1));
+        for (byte[] line : headerLines) {
+            request.writeBytes(line);
+            request.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        }
+        request.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        request.writeBytes(body);
+        return exchange(base, request.toByteArray(), false, true);
     }
 
-    private static RawResponse exchange(URI base, byte[] request, boolean halfClose) throws IOException {
+    private static RawResponse exchange(URI base, byte[] request, boolean halfClose, boolean mayCloseEarly)
+            throws IOException {
         byte[] raw;
+        IOException writeFailure = null;
         try (Socket socket = new Socket(base.getHost(), base.getPort())) {
             socket.setSoTimeout(10_000);
-            socket.getOutputStream().write(request);
-            socket.getOutputStream().flush();
-            if (halfClose) {
-                socket.shutdownOutput();
+            try {
+                socket.getOutputStream().write(request);
+                socket.getOutputStream().flush();
+                if (halfClose) {
+                    socket.shutdownOutput();
+                }
+            } catch (IOException e) {
+                if (!mayCloseEarly) {
+                    throw e;
+                }
+                writeFailure = e;
             }
             raw = socket.getInputStream().readAllBytes();
+        } catch (IOException e) {
+            if (writeFailure != null) {
+                e.addSuppressed(writeFailure);
+            }
+            throw e;
         }
         return parse(raw);
     }
