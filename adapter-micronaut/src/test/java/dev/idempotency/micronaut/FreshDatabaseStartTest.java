@@ -3,7 +3,7 @@ package dev.idempotency.micronaut;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idempotency.testkit.PostgresTestSchema;
+import dev.idempotency.testkit.internal.PostgresTestSchema;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.io.InputStream;

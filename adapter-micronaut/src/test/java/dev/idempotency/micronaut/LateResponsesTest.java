@@ -3,7 +3,7 @@ package dev.idempotency.micronaut;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.idempotency.testkit.AtOnce;
+import dev.idempotency.testkit.internal.AtOnce;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.io.InputStream;

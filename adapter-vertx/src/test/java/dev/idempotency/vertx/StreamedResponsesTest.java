@@ -6,7 +6,7 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.InMemoryStore;
-import dev.idempotency.testkit.vertx.BlockedThreadWarnings;
+import dev.idempotency.testkit.internal.BlockedThreadWarnings;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -48,8 +48,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Streamed responses over real HTTP — chunks, a file, a piped stream: they stream, the key is

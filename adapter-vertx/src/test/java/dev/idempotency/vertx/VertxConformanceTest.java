@@ -1,6 +1,5 @@
 package dev.idempotency.vertx;
 
-import dev.idempotency.testkit.vertx.BlockedThreadWarnings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.IdempotencyConfig;
@@ -9,8 +8,9 @@ import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.testkit.ConformanceApp;
 import dev.idempotency.testkit.HttpConformanceTest;
-import dev.idempotency.testkit.PathSpelling;
 import dev.idempotency.testkit.InterceptingStore;
+import dev.idempotency.testkit.PathSpelling;
+import dev.idempotency.testkit.internal.BlockedThreadWarnings;
 import io.vertx.core.Context;
 import io.vertx.core.http.HttpServer;
 import java.net.URI;
@@ -18,9 +18,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

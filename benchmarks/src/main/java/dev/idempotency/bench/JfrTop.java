@@ -30,7 +30,7 @@ public final class JfrTop {
 
     static {
         LAYERS.put("engine (idempotency-core)", List.of("dev.idempotency.core."));
-        LAYERS.put("  of which canonicalize + hash", List.of("dev.idempotency.core.JsonCanonicalizer.",
+        LAYERS.put("  of which canonicalize + hash", List.of("dev.idempotency.core.canonical.",
                 "dev.idempotency.core.Fingerprints."));
         LAYERS.put("store (idempotency-jdbc)", List.of("dev.idempotency.jdbc."));
         LAYERS.put("jOOQ", List.of("org.jooq."));

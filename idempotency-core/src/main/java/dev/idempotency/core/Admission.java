@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.internal.WithheldMessage;
 import dev.idempotency.core.store.RecordKey;
 import java.util.Locale;
 import java.util.Optional;

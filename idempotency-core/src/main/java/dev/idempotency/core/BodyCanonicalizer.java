@@ -1,5 +1,7 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.canonical.JsonCanonicalizer;
+
 /**
  * Turns a request body into the bytes its fingerprint is computed from, so that two bodies that
  * mean the same request hash the same.

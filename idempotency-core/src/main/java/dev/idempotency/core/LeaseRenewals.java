@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.internal.WithheldMessage;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

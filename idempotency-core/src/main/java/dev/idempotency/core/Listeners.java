@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.internal.WithheldMessage;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;

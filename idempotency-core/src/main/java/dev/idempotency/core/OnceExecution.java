@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.internal.WithheldMessage;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

@@ -6,6 +6,7 @@ import dev.idempotency.core.IdempotencyEvent.Outcome;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.RecordState;
+import dev.idempotency.testkit.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -11,7 +11,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;
-import dev.idempotency.testkit.PostgresTestSchema;
+import dev.idempotency.testkit.internal.PostgresTestSchema;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.ResultSet;

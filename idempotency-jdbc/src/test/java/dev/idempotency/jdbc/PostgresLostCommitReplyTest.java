@@ -10,7 +10,7 @@ import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
-import dev.idempotency.testkit.TcpProxy;
+import dev.idempotency.testkit.internal.TcpProxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

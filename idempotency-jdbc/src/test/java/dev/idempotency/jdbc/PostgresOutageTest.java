@@ -13,7 +13,7 @@ import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.testkit.TcpProxy;
+import dev.idempotency.testkit.internal.TcpProxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

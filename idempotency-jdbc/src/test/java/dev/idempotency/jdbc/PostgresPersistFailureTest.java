@@ -9,6 +9,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.RecordState;
+import dev.idempotency.testkit.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

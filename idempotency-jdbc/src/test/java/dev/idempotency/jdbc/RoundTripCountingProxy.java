@@ -1,6 +1,6 @@
 package dev.idempotency.jdbc;
 
-import dev.idempotency.testkit.TcpProxy;
+import dev.idempotency.testkit.internal.TcpProxy;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicLong;
 

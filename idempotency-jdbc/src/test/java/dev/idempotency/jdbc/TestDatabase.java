@@ -2,7 +2,7 @@ package dev.idempotency.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.testkit.TcpProxy;
+import dev.idempotency.testkit.internal.TcpProxy;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -12,7 +12,7 @@ import dev.idempotency.core.RequestView;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.RecordState;
-import dev.idempotency.testkit.TcpProxy;
+import dev.idempotency.testkit.internal.TcpProxy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.nio.charset.StandardCharsets;

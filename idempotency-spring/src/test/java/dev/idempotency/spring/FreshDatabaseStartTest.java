@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.idempotency.testkit.PostgresTestSchema;
+import dev.idempotency.testkit.internal.PostgresTestSchema;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;

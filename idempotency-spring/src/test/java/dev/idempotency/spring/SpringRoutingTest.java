@@ -6,7 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.testkit.ConformanceApp;
 import dev.idempotency.testkit.PathSpellingChecks;
-import dev.idempotency.testkit.RawHttp;
+import dev.idempotency.testkit.RawResponse;
+import dev.idempotency.testkit.internal.RawHttp;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
@@ -42,7 +43,7 @@ class SpringRoutingTest {
         server.close();
     }
 
-    private static RawHttp.Response post(String target, String key) throws Exception {
+    private static RawResponse post(String target, String key) throws Exception {
         return RawHttp.post(base, target, key == null ? null : key.getBytes(StandardCharsets.US_ASCII), BODY);
     }
 
@@ -71,7 +72,7 @@ class SpringRoutingTest {
             /ORDERS              | 404 | -
             """)
     void springMvcRoutesSpellingsSo(String target, int status, String handler) throws Exception {
-        RawHttp.Response response = post(target, null);
+        RawResponse response = post(target, null);
         assertThat(response.status()).as(response.bodyText()).isEqualTo(status);
         if (handler.equals("-")) {
             return;
@@ -91,9 +92,9 @@ class SpringRoutingTest {
     @Test
     void matrixParametersAndEscapesThatSpringMvcIgnoresShareTheRecord() throws Exception {
         String key = UUID.randomUUID().toString();
-        RawHttp.Response first = post("/orders;x", key);
-        RawHttp.Response again = post("/orders;y=1", key);
-        RawHttp.Response canonical = post("/orders", key);
+        RawResponse first = post("/orders;x", key);
+        RawResponse again = post("/orders;y=1", key);
+        RawResponse canonical = post("/orders", key);
         assertThat(first.status()).isEqualTo(201);
         assertThat(first.replayed()).isFalse();
         assertThat(again.replayed()).isTrue();
@@ -102,8 +103,8 @@ class SpringRoutingTest {
 
         String other = UUID.randomUUID().toString();
         int before = app.executions("order-item");
-        RawHttp.Response bang = post("/orders/!", other);
-        RawHttp.Response escaped = post("/orders/%21", other);
+        RawResponse bang = post("/orders/!", other);
+        RawResponse escaped = post("/orders/%21", other);
         assertThat(bang.status()).isEqualTo(200);
         assertThat(escaped.replayed()).isTrue();
         assertThat(escaped.bodyText()).isEqualTo(bang.bodyText());
@@ -111,8 +112,8 @@ class SpringRoutingTest {
 
         String third = UUID.randomUUID().toString();
         int bulkBefore = app.executions("bulk");
-        RawHttp.Response decoded = post("/orders/b%75lk", third);
-        RawHttp.Response literal = post("/orders/bulk", third);
+        RawResponse decoded = post("/orders/b%75lk", third);
+        RawResponse literal = post("/orders/bulk", third);
         assertThat(decoded.status()).isEqualTo(200);
         assertThat(JSON.readTree(decoded.body()).path("handler").asText()).isEqualTo("bulk");
         assertThat(literal.replayed()).isTrue();
@@ -124,11 +125,11 @@ class SpringRoutingTest {
     void aTrailingSlashUnderAKeyIsRefusedWithAProblemDocument() throws Exception {
         String key = UUID.randomUUID().toString();
         int before = app.executions("orders");
-        RawHttp.Response refused = post("/orders/", key);
+        RawResponse refused = post("/orders/", key);
         assertThat(refused.status()).isEqualTo(400);
         assertThat(refused.header("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("application/problem+json"));
         assertThat(JSON.readTree(refused.body()).path("type").asText()).endsWith("idempotency_path_invalid");
-        RawHttp.Response canonical = post("/orders", key);
+        RawResponse canonical = post("/orders", key);
         assertThat(canonical.status()).isEqualTo(201);
         assertThat(canonical.replayed()).isFalse();
         assertThat(app.executions("orders")).isEqualTo(before + 1);
@@ -142,7 +143,7 @@ class SpringRoutingTest {
             /orders/.     | dot segment
             """)
     void aRefusedPathIsAnsweredWithItsOwnReason(String target, String reason) throws Exception {
-        RawHttp.Response refused = post(target, UUID.randomUUID().toString());
+        RawResponse refused = post(target, UUID.randomUUID().toString());
         assertThat(refused.status()).isEqualTo(400);
         JsonNode problem = JSON.readTree(refused.body());
         assertThat(problem.path("code").asText()).isEqualTo("idempotency_path_invalid");

@@ -9,7 +9,8 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.testkit.ConformanceApp;
-import dev.idempotency.testkit.RawHttp;
+import dev.idempotency.testkit.RawResponse;
+import dev.idempotency.testkit.internal.RawHttp;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
@@ -84,7 +85,7 @@ class UnreadableBodyTest {
     void aKeyedRequestWithAnUnreadableBodyIsA400ProblemAndNoError(String kind) throws Exception {
         int before = app.executions("orders");
 
-        RawHttp.Response response = RawHttp.send(base, request(framing(kind), UUID.randomUUID().toString()));
+        RawResponse response = RawHttp.send(base, request(framing(kind), UUID.randomUUID().toString()));
 
         assertThat(response.status()).as(response.toString()).isEqualTo(400);
         assertThat(response.header("Content-Type")).as(response.toString()).hasValue("application/problem+json");
@@ -104,7 +105,7 @@ class UnreadableBodyTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"short", "bad-chunk"})
     void withoutAKeySpringMvcAnswers400Itself(String kind) throws Exception {
-        RawHttp.Response response = RawHttp.send(base, request(framing(kind), null));
+        RawResponse response = RawHttp.send(base, request(framing(kind), null));
 
         assertThat(response.status()).as(response.toString()).isEqualTo(400);
     }

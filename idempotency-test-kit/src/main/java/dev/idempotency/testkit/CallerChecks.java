@@ -2,6 +2,7 @@ package dev.idempotency.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.testkit.internal.AtOnce;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

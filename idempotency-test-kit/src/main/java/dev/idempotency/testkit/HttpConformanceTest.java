@@ -12,6 +12,8 @@ import dev.idempotency.core.TenantResolver;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
+import dev.idempotency.testkit.internal.AtOnce;
+import dev.idempotency.testkit.internal.RawHttp;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -38,7 +40,7 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * One HTTP-level suite for every adapter: it drives a real server over HTTP with
- * {@link HttpClient} (and {@link RawHttp} where HttpClient would refuse or rewrite the request)
+ * {@link HttpClient} (and {@code RawHttp} where HttpClient would refuse or rewrite the request)
  * and counts handler executions through {@link ConformanceApp}.
  *
  * <p>An adapter's test implements {@link #startServer}: start a real server on a free port with
@@ -506,7 +508,7 @@ public abstract class HttpConformanceTest {
     private PathSpellingChecks.Service spellingService() {
         return new PathSpellingChecks.Service() {
             @Override
-            public RawHttp.Response post(String target, String key) throws IOException {
+            public RawResponse post(String target, String key) throws IOException {
                 return rawPost(target, key, PathSpellingChecks.BODY);
             }
 
@@ -769,12 +771,12 @@ public abstract class HttpConformanceTest {
      * Sends a POST over a plain socket, with the request target verbatim and exactly
      * {@code keyBytes} as the key (none when null), so what HttpClient refuses or rewrites can be sent.
      */
-    protected RawHttp.Response rawPost(String target, byte[] keyBytes, String body) throws IOException {
+    protected RawResponse rawPost(String target, byte[] keyBytes, String body) throws IOException {
         return RawHttp.post(server.baseUri(), target, keyBytes, body.getBytes(StandardCharsets.UTF_8));
     }
 
     /** {@link #rawPost(String, byte[], String)} with a key of ASCII characters, or none when null. */
-    protected RawHttp.Response rawPost(String target, String key, String body) throws IOException {
+    protected RawResponse rawPost(String target, String key, String body) throws IOException {
         return RawHttp.post(server.baseUri(), target, key, body);
     }
 }

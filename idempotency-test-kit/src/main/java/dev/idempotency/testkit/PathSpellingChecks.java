@@ -91,7 +91,7 @@ public final class PathSpellingChecks {
          * without one when {@code key} is null, which the engine must let through (the default:
          * a key is not required), so that the router alone decides where the request goes.
          */
-        RawHttp.Response post(String target, String key) throws Exception;
+        RawResponse post(String target, String key) throws Exception;
 
         /** How often the endpoint's handler has had its effect so far (ran, or created a resource). */
         int runs(Endpoint endpoint) throws Exception;
@@ -214,11 +214,11 @@ public final class PathSpellingChecks {
         }
     }
 
-    private static boolean refusedByEngine(RawHttp.Response r) {
+    private static boolean refusedByEngine(RawResponse r) {
         return r.status() == 400 && "idempotency_path_invalid".equals(problemCode(r));
     }
 
-    private static String problemCode(RawHttp.Response r) {
+    private static String problemCode(RawResponse r) {
         if (r.header("Content-Type").filter(ct -> ct.startsWith("application/problem+json")).isEmpty()) {
             return null;
         }
@@ -238,7 +238,7 @@ public final class PathSpellingChecks {
      * One request: what was sent (with which key; none for a route probe), what came back, which
      * routes it ran, and the spelling of the matrix it is (null for a canonical path).
      */
-    private record Step(String label, String key, String target, RawHttp.Response response, List<Route> ran,
+    private record Step(String label, String key, String target, RawResponse response, List<Route> ran,
                         PathSpelling spelling) {
 
         boolean canonical() {
@@ -284,7 +284,7 @@ public final class PathSpellingChecks {
         Step send(String target, String label, String key, PathSpelling spelling) throws Exception {
             // Requests are sent one at a time: the counts after one are the counts before the next.
             Map<Endpoint, Integer> before = lastRuns != null ? lastRuns : runs();
-            RawHttp.Response response = service.post(target, key);
+            RawResponse response = service.post(target, key);
             Map<Endpoint, Integer> after = runs();
             lastRuns = after;
             List<Route> ran = new ArrayList<>();
@@ -298,7 +298,7 @@ public final class PathSpellingChecks {
             return step;
         }
 
-        private String echoedId(RawHttp.Response response) {
+        private String echoedId(RawResponse response) {
             try {
                 return JSON.readTree(response.body()).path("orderId").asText("?");
             } catch (IOException e) {
@@ -377,7 +377,7 @@ public final class PathSpellingChecks {
 
         private void judge(Step step, List<Step> earlier) {
             String at = step.label() + ": POST " + step.target();
-            RawHttp.Response r = step.response();
+            RawResponse r = step.response();
             Route route = routes.get(step.target()).route();
             Kind kind = step.spelling() == null ? null : step.spelling().kind();
             if (kind == Kind.FRAGMENT || kind == Kind.MALFORMED) {
@@ -443,7 +443,7 @@ public final class PathSpellingChecks {
 
         /** A target with a raw '#' or a malformed escape: refused, by the server itself or by the engine, and no handler ran. */
         private void refused(Step step) {
-            RawHttp.Response r = step.response();
+            RawResponse r = step.response();
             String at = step.label() + ": POST " + step.target();
             boolean malformed = step.spelling().kind() == Kind.MALFORMED;
             if (!step.ran().isEmpty()) {

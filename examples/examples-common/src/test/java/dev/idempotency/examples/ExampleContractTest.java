@@ -8,7 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.testkit.PathSpelling;
 import dev.idempotency.testkit.PathSpellingChecks;
-import dev.idempotency.testkit.RawHttp;
+import dev.idempotency.testkit.RawResponse;
+import dev.idempotency.testkit.internal.RawHttp;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -325,7 +326,7 @@ public abstract class ExampleContractTest {
         URI base = URI.create("http://127.0.0.1:" + server.port());
         return new PathSpellingChecks.Service() {
             @Override
-            public RawHttp.Response post(String target, String key) throws IOException {
+            public RawResponse post(String target, String key) throws IOException {
                 return RawHttp.post(base, target, key, PathSpellingChecks.BODY);
             }
 

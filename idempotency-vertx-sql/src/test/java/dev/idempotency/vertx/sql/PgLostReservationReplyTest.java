@@ -10,7 +10,7 @@ import dev.idempotency.core.Decision;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.RequestView;
-import dev.idempotency.testkit.TcpProxy;
+import dev.idempotency.testkit.internal.TcpProxy;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;

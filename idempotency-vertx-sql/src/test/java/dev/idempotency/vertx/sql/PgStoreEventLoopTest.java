@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
-import dev.idempotency.testkit.vertx.BlockedThreadWarnings;
+import dev.idempotency.testkit.internal.BlockedThreadWarnings;
 import dev.idempotency.vertx.IdempotencyHandler;
 import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;

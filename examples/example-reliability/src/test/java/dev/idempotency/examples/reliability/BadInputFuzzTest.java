@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.core.BodyCanonicalizer;
 import dev.idempotency.examples.ExampleRequests;
 import dev.idempotency.examples.ProblemException;
+import dev.idempotency.testkit.RawResponse;
+import dev.idempotency.testkit.internal.RawHttp;
 import java.io.ByteArrayOutputStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -122,20 +125,20 @@ class BadInputFuzzTest {
         long recordsBefore = count("SELECT count(*) FROM idempotency_keys");
         long ordersBefore = count("SELECT count(*) FROM example_orders");
 
-        RawHttp.Response answer = RawHttp.post(services.get(mode).port(), "/orders", key.lines(), body.contentType(),
-                body.bytes());
+        RawResponse answer = RawHttp.post(URI.create("http://127.0.0.1:" + services.get(mode).port()), "/orders",
+                key.lines(), body.contentType(), body.bytes());
 
-        String what = mode + ": " + key + " / " + body + " -> " + answer.describe() + "; expected " + expected;
+        String what = mode + ": " + key + " / " + body + " -> " + describe(answer) + "; expected " + expected;
         Statistics.label("answer").collect(answer.status() + problemCode(answer));
         Statistics.label("key").collect(key.kind());
         Statistics.label("mode").collect(mode);
         assertThat(answer.status()).as("an answer, and never a 5xx: " + what).isBetween(200, 499);
         assertThat(answer.status()).as(what).isEqualTo(expected.status());
         if (expected.code() != null) {
-            assertThat(answer.contentType()).as(what).startsWith("application/problem+json");
+            assertThat(contentType(answer)).as(what).startsWith("application/problem+json");
             assertThat(problemCode(answer)).as(what).isEqualTo(" " + expected.code());
         }
-        boolean replayed = "true".equals(answer.headers().get("idempotent-replayed"));
+        boolean replayed = answer.replayed();
         assertThat(replayed).as(what).isEqualTo(expected.replayed());
 
         boolean executed = answer.status() == 201 && !replayed;
@@ -174,7 +177,7 @@ class BadInputFuzzTest {
         }
         boolean bodyValid = isValidOrder(body.bytes());
         boolean overJavalinLimit = body.bytes().length > JAVALIN_BODY_LIMIT;
-        List<String> values = RawHttp.values(header.lines()).stream().map(BadInputFuzzTest::trimOws).toList();
+        List<String> values = values(header.lines()).stream().map(BadInputFuzzTest::trimOws).toList();
         if (values.isEmpty()) {
             return overJavalinLimit ? new Expected(413, null, false, null)
                     : bodyValid ? new Expected(201, null, false, null)
@@ -284,12 +287,39 @@ class BadInputFuzzTest {
         return out.toByteArray();
     }
 
-    private static String problemCode(RawHttp.Response answer) {
-        if (!answer.contentType().startsWith("application/problem+json")) {
-            return answer.status() >= 400 ? " [" + answer.contentType() + "]" : "";
+    private static String contentType(RawResponse answer) {
+        return answer.header("Content-Type").orElse("");
+    }
+
+    private static String describe(RawResponse answer) {
+        String body = answer.bodyText();
+        return answer.status() + " [" + contentType(answer) + "] " + (body.length() > 300 ? body.substring(0, 300) + "…" : body);
+    }
+
+    /** {@code name: value} as bytes, the value taken byte for byte. */
+    static byte[] headerLine(String name, byte[] value) {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        line.writeBytes((name + ": ").getBytes(StandardCharsets.US_ASCII));
+        line.writeBytes(value);
+        return line.toByteArray();
+    }
+
+    /** The header lines' values as the server's parser sees them, for oracles: bytes read as ISO-8859-1. */
+    static List<String> values(List<byte[]> lines) {
+        List<String> values = new ArrayList<>();
+        for (byte[] line : lines) {
+            String text = new String(line, StandardCharsets.ISO_8859_1);
+            values.add(text.substring(text.indexOf(':') + 1));
         }
-        int at = answer.body().indexOf("\"code\":\"");
-        return at < 0 ? " (no code)" : " " + answer.body().substring(at + 8, answer.body().indexOf('"', at + 8));
+        return values;
+    }
+
+    private static String problemCode(RawResponse answer) {
+        if (!contentType(answer).startsWith("application/problem+json")) {
+            return answer.status() >= 400 ? " [" + contentType(answer) + "]" : "";
+        }
+        int at = answer.bodyText().indexOf("\"code\":\"");
+        return at < 0 ? " (no code)" : " " + answer.bodyText().substring(at + 8, answer.bodyText().indexOf('"', at + 8));
     }
 
     private static long count(String sql, Object... parameters) throws SQLException {
@@ -335,10 +365,10 @@ class BadInputFuzzTest {
                         .map(v -> one("too long", v))),
                 Tuple.of(1, Arbitraries.integers().between(9000, 12000).map(n -> one("oversized", "k".repeat(n)))),
                 Tuple.of(3, Combinators.combine(visible, controlBytes(), Arbitraries.integers().between(0, 255))
-                        .as((k, ctl, at) -> new KeyHeader("control bytes", List.of(RawHttp.headerLine(NAME,
+                        .as((k, ctl, at) -> new KeyHeader("control bytes", List.of(headerLine(NAME,
                                 insert(k, ctl, at)))))),
                 Tuple.of(3, Combinators.combine(visible, nonAscii(), Arbitraries.integers().between(0, 255))
-                        .as((k, bytes, at) -> new KeyHeader("non-ASCII", List.of(RawHttp.headerLine(NAME,
+                        .as((k, bytes, at) -> new KeyHeader("non-ASCII", List.of(headerLine(NAME,
                                 insert(k, bytes, at)))))),
                 Tuple.of(3, Combinators.combine(Arbitraries.strings().alpha().numeric().ofMaxLength(20), badQuoting())
                         .as((k, form) -> one("bad quoting", form.replace("K", k)))),
@@ -434,7 +464,7 @@ class BadInputFuzzTest {
     }
 
     private static byte[] line(String name, String value) {
-        return RawHttp.headerLine(name, value.getBytes(StandardCharsets.ISO_8859_1));
+        return headerLine(name, value.getBytes(StandardCharsets.ISO_8859_1));
     }
 
     private static byte[] insert(String key, byte[] bytes, int at) {

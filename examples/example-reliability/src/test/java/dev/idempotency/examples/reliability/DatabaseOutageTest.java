@@ -3,7 +3,7 @@ package dev.idempotency.examples.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.idempotency.testkit.TcpProxy;
+import dev.idempotency.testkit.internal.TcpProxy;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -6,8 +6,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.examples.ExampleApp;
 import dev.idempotency.examples.ExampleContractTest;
 import dev.idempotency.examples.ExampleSettings;
+import dev.idempotency.testkit.RawResponse;
+import dev.idempotency.testkit.internal.RawHttp;
 import io.vertx.core.Vertx;
-import dev.idempotency.testkit.RawHttp;
 import io.vertx.core.http.HttpServer;
 import java.net.URI;
 import java.util.Map;
@@ -75,7 +76,7 @@ class VertxExampleTest extends ExampleContractTest {
         try (RunningExample example = start(settings(Map.of()))) {
             URI base = URI.create("http://127.0.0.1:" + example.port());
             for (String key : new String[] {null, UUID.randomUUID().toString()}) {
-                RawHttp.Response response = RawHttp.post(base, "/orders?delayMs=%zz", key,
+                RawResponse response = RawHttp.post(base, "/orders?delayMs=%zz", key,
                         "{\"item\":\"book\",\"quantity\":1}");
 
                 assertThat(response.status()).as(response.toString()).isEqualTo(400);

@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.testkit;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,16 +7,23 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock the test moves by hand. */
-final class MutableClock extends Clock {
+/**
+ * A clock the test moves by hand, for {@code IdempotencyConfig.builder().clock(...)}: leases and
+ * expiry pass when the test says so. Thread-safe; its zone is UTC.
+ *
+ * <p>Depends on nothing but the JDK: the core's own tests compile this file too (they cannot
+ * depend on the test kit, which depends on the core).
+ */
+public final class MutableClock extends Clock {
 
     private final AtomicReference<Instant> now;
 
-    MutableClock(Instant start) {
+    public MutableClock(Instant start) {
         this.now = new AtomicReference<>(start);
     }
 
-    void advance(Duration d) {
+    /** Moves the clock forward by {@code d}. */
+    public void advance(Duration d) {
         now.updateAndGet(i -> i.plus(d));
     }
 

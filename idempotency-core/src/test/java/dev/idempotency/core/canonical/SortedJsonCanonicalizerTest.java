@@ -1,7 +1,8 @@
-package dev.idempotency.core;
+package dev.idempotency.core.canonical;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.core.BodyCanonicalizer;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

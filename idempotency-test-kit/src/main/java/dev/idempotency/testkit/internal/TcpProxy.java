@@ -1,4 +1,4 @@
-package dev.idempotency.testkit;
+package dev.idempotency.testkit.internal;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package dev.idempotency.core.reference;
+package dev.idempotency.core.canonical.reference;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;

@@ -1,8 +1,9 @@
-package dev.idempotency.core;
+package dev.idempotency.core.canonical;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.core.BodyCanonicalizer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

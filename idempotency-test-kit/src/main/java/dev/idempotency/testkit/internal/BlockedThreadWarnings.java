@@ -1,4 +1,4 @@
-package dev.idempotency.testkit.vertx;
+package dev.idempotency.testkit.internal;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;

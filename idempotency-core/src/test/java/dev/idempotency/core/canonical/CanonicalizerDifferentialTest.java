@@ -1,4 +1,4 @@
-package dev.idempotency.core;
+package dev.idempotency.core.canonical;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import dev.idempotency.core.reference.ReferenceJcsCanonicalizer;
+import dev.idempotency.core.BodyCanonicalizer;
+import dev.idempotency.core.canonical.reference.ReferenceJcsCanonicalizer;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.idempotency.testkit.vertx;
+package dev.idempotency.testkit.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

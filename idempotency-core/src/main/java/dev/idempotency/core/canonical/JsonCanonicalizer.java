@@ -1,4 +1,4 @@
-package dev.idempotency.core;
+package dev.idempotency.core.canonical;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -8,6 +8,8 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.StreamWriteConstraints;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import dev.idempotency.core.BodyCanonicalizer;
+import dev.idempotency.core.internal.WithheldMessage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -45,13 +47,13 @@ import org.slf4j.LoggerFactory;
  * A body that is not canonicalizable is returned as it came. The method never throws and keeps no
  * state, so the shared instances are thread-safe.
  */
-final class JsonCanonicalizer implements BodyCanonicalizer {
+public final class JsonCanonicalizer implements BodyCanonicalizer {
 
     /** Numbers as written, duplicate names kept: different bodies stay different. */
-    static final JsonCanonicalizer SORTED_JSON = new JsonCanonicalizer(false);
+    public static final JsonCanonicalizer SORTED_JSON = new JsonCanonicalizer(false);
 
     /** RFC 8785: numbers as ECMAScript doubles, duplicate names refused. */
-    static final JsonCanonicalizer JCS = new JsonCanonicalizer(true);
+    public static final JsonCanonicalizer JCS = new JsonCanonicalizer(true);
 
     /**
      * Jackson's default stream limits, pinned: nesting depth, digits per number, UTF-16 units per

@@ -1,4 +1,4 @@
-package dev.idempotency.core;
+package dev.idempotency.core.canonical;
 
 import com.fasterxml.jackson.core.io.NumberOutput;
 import java.math.BigDecimal;

@@ -1,11 +1,11 @@
-package dev.idempotency.core;
+package dev.idempotency.core.internal;
 
 /**
  * What the engine logs of a failure of code it does not own (a tenant resolver, a listener, a
  * replay policy, a defect while reading a body): each throwable's class and stack trace, never its
  * message, which may quote a key, a body or a credential.
  */
-final class WithheldMessage extends RuntimeException {
+public final class WithheldMessage extends RuntimeException {
 
     private static final int MAX_CAUSES = 8;
 
@@ -15,7 +15,7 @@ final class WithheldMessage extends RuntimeException {
     }
 
     /** {@code failure} and its causes, their messages withheld. */
-    static Throwable of(Throwable failure) {
+    public static Throwable of(Throwable failure) {
         return of(failure, 0);
     }
 

@@ -1,5 +1,6 @@
-package dev.idempotency.testkit;
+package dev.idempotency.testkit.internal;
 
+import dev.idempotency.testkit.RawResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -10,7 +11,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -23,41 +23,12 @@ public final class RawHttp {
     private RawHttp() {
     }
 
-    /** A response as read off the wire; header names compare case-insensitively. */
-    public record Response(String statusLine, int status, Map<String, List<String>> headers, byte[] body) {
-
-        public Optional<String> header(String name) {
-            List<String> values = headers.get(name);
-            return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
-        }
-
-        /** Whether the engine answered from a stored record ({@code Idempotent-Replayed: true}). */
-        public boolean replayed() {
-            return header("Idempotent-Replayed").filter("true"::equals).isPresent();
-        }
-
-        public boolean successful() {
-            return status >= 200 && status < 300;
-        }
-
-        public String bodyText() {
-            return new String(body, StandardCharsets.UTF_8);
-        }
-
-        /** Status, replay flag and the start of the body, for failure messages. */
-        @Override
-        public String toString() {
-            String text = bodyText().replaceAll("\\s+", " ");
-            return status + (replayed() ? " replayed" : "") + " " + (text.length() > 120 ? text.substring(0, 120) + "…" : text);
-        }
-    }
-
     /**
      * Sends {@code POST target} with a JSON body and, unless {@code keyBytes} is null, an
      * {@code Idempotency-Key} header of exactly those bytes; reads the whole response (the
      * request asks the server to close the connection).
      */
-    public static Response post(URI base, String target, byte[] keyBytes, byte[] body) throws IOException {
+    public static RawResponse post(URI base, String target, byte[] keyBytes, byte[] body) throws IOException {
         ByteArrayOutputStream request = new ByteArrayOutputStream();
         request.writeBytes(("POST " + target + " HTTP/1.1\r\nHost: " + base.getHost() + ":" + base.getPort() + "\r\n"
                 + "Content-Type: application/json\r\nConnection: close\r\nContent-Length: " + body.length + "\r\n")
@@ -69,11 +40,11 @@ public final class RawHttp {
         }
         request.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
         request.writeBytes(body);
-        return exchange(base, request.toByteArray());
+        return exchange(base, request.toByteArray(), false, false);
     }
 
     /** Sends {@code POST target} with a JSON body and the key {@code key} (none when null). */
-    public static Response post(URI base, String target, String key, String body) throws IOException {
+    public static RawResponse post(URI base, String target, String key, String body) throws IOException {
         return post(base, target, key == null ? null : key.getBytes(StandardCharsets.ISO_8859_1),
                 body.getBytes(StandardCharsets.UTF_8));
     }
@@ -83,29 +54,60 @@ public final class RawHttp {
      * (a body shorter than its {@code Content-Length}, a bad chunk size) — then half-closes the
      * connection, so the body ends there, and reads the whole response.
      */
-    public static Response send(URI base, byte[] request) throws IOException {
-        return exchange(base, request, true);
+    public static RawResponse send(URI base, byte[] request) throws IOException {
+        return exchange(base, request, true, false);
     }
 
-    private static Response exchange(URI base, byte[] request) throws IOException {
-        return exchange(base, request, false);
+    /**
+     * Sends {@code POST target} with {@code Content-Type}, the given header lines (each without its
+     * CRLF, sent byte for byte: control bytes, non-ASCII bytes, repeats) and the body. The server
+     * may answer and close before it read everything (a refused header, a body too large): its
+     * answer is still read.
+     */
+    public static RawResponse post(URI base, String target, List<byte[]> headerLines, String contentType,
+                                   byte[] body) throws IOException {
+        ByteArrayOutputStream request = new ByteArrayOutputStream();
+        request.writeBytes(("POST " + target + " HTTP/1.1\r\nHost: " + base.getHost() + ":" + base.getPort() + "\r\n"
+                + "Connection: close\r\nContent-Type: " + contentType + "\r\nContent-Length: " + body.length + "\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1));
+        for (byte[] line : headerLines) {
+            request.writeBytes(line);
+            request.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        }
+        request.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        request.writeBytes(body);
+        return exchange(base, request.toByteArray(), false, true);
     }
 
-    private static Response exchange(URI base, byte[] request, boolean halfClose) throws IOException {
+    private static RawResponse exchange(URI base, byte[] request, boolean halfClose, boolean mayCloseEarly)
+            throws IOException {
         byte[] raw;
+        IOException writeFailure = null;
         try (Socket socket = new Socket(base.getHost(), base.getPort())) {
             socket.setSoTimeout(10_000);
-            socket.getOutputStream().write(request);
-            socket.getOutputStream().flush();
-            if (halfClose) {
-                socket.shutdownOutput();
+            try {
+                socket.getOutputStream().write(request);
+                socket.getOutputStream().flush();
+                if (halfClose) {
+                    socket.shutdownOutput();
+                }
+            } catch (IOException e) {
+                if (!mayCloseEarly) {
+                    throw e;
+                }
+                writeFailure = e;
             }
             raw = socket.getInputStream().readAllBytes();
+        } catch (IOException e) {
+            if (writeFailure != null) {
+                e.addSuppressed(writeFailure);
+            }
+            throw e;
         }
         return parse(raw);
     }
 
-    static Response parse(byte[] raw) throws IOException {
+    static RawResponse parse(byte[] raw) throws IOException {
         int headEnd = indexOf(raw, "\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), 0);
         if (headEnd < 0) {
             throw new IOException("no complete response head in " + raw.length + " bytes: "
@@ -137,7 +139,7 @@ public final class RawHttp {
         } else {
             body = Arrays.copyOfRange(raw, bodyStart, raw.length);
         }
-        return new Response(statusLine, Integer.parseInt(parts[1]), headers, body);
+        return new RawResponse(statusLine, Integer.parseInt(parts[1]), headers, body);
     }
 
     private static byte[] dechunk(byte[] raw, int from) throws IOException {

@@ -1,0 +1,9 @@
+/** The jOOQ store. */
+module dev.idempotency.jdbc {
+    requires transitive dev.idempotency.core;
+    requires transitive java.sql;
+    requires transitive org.jooq;
+    requires org.slf4j;
+
+    exports dev.idempotency.jdbc;
+}

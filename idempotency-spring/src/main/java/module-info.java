@@ -1,0 +1,29 @@
+/**
+ * The Spring MVC filter and its Spring Boot auto-configuration. Opened for Spring's reflection
+ * (configuration classes, property binding). Spring's jars have stable Automatic-Module-Names.
+ */
+module dev.idempotency.spring {
+    requires transitive dev.idempotency.core;
+    requires dev.idempotency.framework;
+    requires jakarta.servlet;
+    requires java.sql;
+    requires org.slf4j;
+    requires spring.beans;
+    requires spring.boot;
+    requires spring.boot.autoconfigure;
+    requires spring.context;
+    requires spring.core;
+    requires spring.web;
+    requires static dev.idempotency.jdbc;
+    requires static dev.idempotency.micrometer;
+    requires static micrometer.core;
+    requires static org.jooq;
+    requires static spring.boot.health;
+    requires static spring.boot.jdbc;
+    requires static spring.boot.sql;
+    requires static spring.jdbc;
+    requires static spring.tx;
+
+    exports dev.idempotency.spring;
+    opens dev.idempotency.spring;
+}
