@@ -1,8 +1,10 @@
 package dev.idempotency.micrometer;
 
+import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.AsyncTransactionalStore;
+import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
@@ -90,13 +92,20 @@ class MeteredAsyncStore implements AsyncStore {
             this.delegate = delegate;
         }
 
+        /** Timed as {@code reserveInTransaction}, each attempt. */
         @Override
-        public CompletionStage<AsyncReserveResult> reserveInTransaction(RecordKey key, String fingerprint,
-                                                                        Instant now, Duration lease, Duration ttl,
-                                                                        Duration wait) {
+        public CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(
+                RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease, Duration ttl,
+                Duration wait) {
             return meters.timeAsync("reserveInTransaction",
-                            () -> delegate.reserveInTransaction(key, fingerprint, now, lease, ttl, wait))
-                    .thenApply(this::metered);
+                            () -> delegate.attemptInTransaction(key, fingerprint, ownerToken, now, lease, ttl, wait))
+                    .thenApply(attempt -> {
+                        if (attempt instanceof AtomicAttempt.Won<AsyncReservation> won) {
+                            meters.reservationWon();
+                            return new AtomicAttempt.Won<>(new MeteredAsyncReservation(won.reservation(), meters));
+                        }
+                        return attempt;
+                    });
         }
     }
 }

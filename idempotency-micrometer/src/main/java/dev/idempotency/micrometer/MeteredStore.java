@@ -1,7 +1,9 @@
 package dev.idempotency.micrometer;
 
+import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
@@ -90,11 +92,18 @@ class MeteredStore implements Store {
             this.delegate = delegate;
         }
 
+        /** Timed as {@code reserveInTransaction}, each attempt. */
         @Override
-        public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
-                                                  Duration ttl, Duration wait) {
-            return metered(meters.time("reserveInTransaction",
-                    () -> delegate.reserveInTransaction(key, fingerprint, now, lease, ttl, wait)));
+        public AtomicAttempt<Reservation> attemptInTransaction(RecordKey key, String fingerprint, String ownerToken,
+                                                               Instant now, Duration lease, Duration ttl,
+                                                               Duration wait) {
+            AtomicAttempt<Reservation> attempt = meters.time("reserveInTransaction",
+                    () -> delegate.attemptInTransaction(key, fingerprint, ownerToken, now, lease, ttl, wait));
+            if (attempt instanceof AtomicAttempt.Won<Reservation> won) {
+                meters.reservationWon();
+                return new AtomicAttempt.Won<>(new MeteredReservation(won.reservation(), meters));
+            }
+            return attempt;
         }
     }
 }

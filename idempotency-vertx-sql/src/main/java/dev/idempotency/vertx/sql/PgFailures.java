@@ -37,8 +37,6 @@ import java.util.function.Predicate;
  */
 final class PgFailures {
 
-    static final String LOCK_NOT_AVAILABLE = "55P03";
-
     /**
      * What the pool fails with when no connection came free within its {@code connectionTimeout}:
      * a plain {@link VertxException} (a shared instance inside the client), told apart by its message.
