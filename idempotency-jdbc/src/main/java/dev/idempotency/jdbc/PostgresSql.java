@@ -345,6 +345,23 @@ public final class PostgresSql {
         return BUSY_STATES.contains(state) ? Reason.BUSY : null;
     }
 
+    /**
+     * The message of the {@code StorageUnavailableException} for {@code reason}, the same for every
+     * client of the table.
+     *
+     * @param lacksCaller the table predates {@link #CALLER_MIGRATION} ({@link #lacksCaller})
+     * @param detail      what the driver said
+     */
+    public static String outageMessage(Reason reason, String tableName, boolean lacksCaller, String detail) {
+        return switch (reason) {
+            case NOT_PROVISIONED -> lacksCaller
+                    ? "Idempotency table " + tableName + " has no column caller: apply " + CALLER_MIGRATION
+                    : "Idempotency table " + tableName + " does not exist: " + detail;
+            case BUSY -> "Idempotency database busy: " + detail;
+            case UNREACHABLE -> "Idempotency database unreachable: " + detail;
+        };
+    }
+
     /** Whether a PostgreSQL error is a statement on a table that predates {@link #CALLER_MIGRATION}. */
     public static boolean lacksCaller(String sqlState, String message) {
         return "42703".equals(sqlState) && String.valueOf(message).contains("caller");

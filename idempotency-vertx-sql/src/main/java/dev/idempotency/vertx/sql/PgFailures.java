@@ -63,13 +63,9 @@ final class PgFailures {
         if (reason == null) {
             return cause;
         }
-        String message = switch (reason) {
-            case NOT_PROVISIONED -> inChain(cause, PgFailures::lacksCaller)
-                    ? "Idempotency table " + tableName + " has no column caller: apply " + PostgresSql.CALLER_MIGRATION
-                    : "Idempotency table " + tableName + " does not exist: " + cause.getMessage();
-            case BUSY -> "Idempotency database busy: " + cause.getMessage();
-            case UNREACHABLE -> "Idempotency database unreachable: " + cause;
-        };
+        String message = PostgresSql.outageMessage(reason, tableName,
+                reason == Reason.NOT_PROVISIONED && inChain(cause, PgFailures::lacksCaller),
+                reason == Reason.UNREACHABLE ? String.valueOf(cause) : cause.getMessage());
         return new StorageUnavailableException(reason, message, cause);
     }
 
