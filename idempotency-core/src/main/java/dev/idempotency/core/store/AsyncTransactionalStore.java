@@ -21,9 +21,10 @@ public interface AsyncTransactionalStore extends AsyncStore {
      * The atomic mode's reservation, as the engine makes it from {@link #attemptInTransaction}:
      * a holder in flight is answered with an in-flight record (its fingerprint the caller's, or
      * {@link AtomicAttempt#ANOTHER_BODY}); a holder gone or completing is asked once more with
-     * what is left of {@code wait}; nobody holding the key after that second wait fails with
-     * {@link StorageUnavailableException.Reason#BUSY}; a rollback by the database starts over; a
-     * few rounds at most. Not meant to be overridden.
+     * what is left of {@code wait}, after which nobody fails with
+     * {@link StorageUnavailableException.Reason#BUSY} and a completing holder is in flight; a
+     * rollback by the database starts over; a few rounds at most. A store implements {@link #attemptInTransaction} only; a decorator may
+     * forward this whole call to the store it wraps.
      */
     default CompletionStage<AsyncReserveResult> reserveInTransaction(RecordKey key, String fingerprint, Instant now,
                                                                      Duration lease, Duration ttl, Duration wait) {
