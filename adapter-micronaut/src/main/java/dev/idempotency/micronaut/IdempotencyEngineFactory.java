@@ -10,7 +10,7 @@ import dev.idempotency.core.store.Store;
 import dev.idempotency.framework.EngineAssembly;
 import dev.idempotency.framework.PurgeSettings;
 import dev.idempotency.framework.ScheduledPurge;
-import dev.idempotency.framework.StoreCustomizer;
+import dev.idempotency.framework.StoreCheck;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
@@ -23,7 +23,7 @@ import java.util.List;
  * The engine ({@link EngineAssembly}) from {@link IdempotencyProperties} and whichever of
  * {@link Store}, {@link TenantResolver}, {@link CallerResolver}, {@link BodyCanonicalizer} and
  * {@link ReplayPolicy} the application defines as beans, with every {@link IdempotencyListener} and
- * {@link StoreCustomizer} bean; and the purge of the application's store
+ * {@link StoreCheck} bean; and the purge of the application's store
  * ({@code idempotency.purge.*}). An application that defines an {@link IdempotencyEngine} bean
  * itself gets that one.
  */
@@ -43,7 +43,7 @@ class IdempotencyEngineFactory {
                                         @Nullable BodyCanonicalizer canonicalizer,
                                         @Nullable ReplayPolicy replayPolicy,
                                         List<IdempotencyListener> listeners,
-                                        List<StoreCustomizer> customizers) {
+                                        List<StoreCheck> checks) {
         EngineAssembly engine = EngineAssembly.of(properties)
                 .store(store)
                 .tenantResolver(tenantResolver)
@@ -51,7 +51,7 @@ class IdempotencyEngineFactory {
                 .canonicalizer(canonicalizer)
                 .replayPolicy(replayPolicy);
         listeners.forEach(engine::listener);
-        customizers.forEach(engine::customizer);
+        checks.forEach(engine::check);
         return engine.build();
     }
 

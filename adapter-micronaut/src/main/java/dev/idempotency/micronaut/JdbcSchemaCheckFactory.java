@@ -2,7 +2,7 @@ package dev.idempotency.micronaut;
 
 import dev.idempotency.framework.JdbcSchemaCheck;
 import dev.idempotency.framework.JdbcSettings;
-import dev.idempotency.framework.StoreCustomizer;
+import dev.idempotency.framework.StoreCheck;
 import dev.idempotency.jdbc.JdbcStore;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
@@ -20,7 +20,7 @@ import jakarta.inject.Singleton;
 class JdbcSchemaCheckFactory {
 
     @Singleton
-    StoreCustomizer idempotencyJdbcSchemaCheck() {
+    StoreCheck idempotencyJdbcSchemaCheck() {
         return new JdbcSchemaCheck();
     }
 }

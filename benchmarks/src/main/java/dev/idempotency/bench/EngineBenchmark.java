@@ -34,7 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>The store is emptied every {@value #FORGET_EVERY} new keys: otherwise every record of the
  * iteration stays reachable, and the collector's cost of copying an ever larger live set — not the
- * engine's — ends up in the score (it did: 40 to 300 µs per request, growing with the iteration).
+ * engine's — ends up in the score.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

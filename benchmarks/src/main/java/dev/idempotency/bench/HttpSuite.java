@@ -444,7 +444,7 @@ final class HttpSuite {
     }
 
     /**
-     * E.g. {@code off 633 µs (JIT 290)}: a service still compiling its hot paths spends much of
+     * E.g. {@code off 600 µs (JIT 300)}: a service still compiling its hot paths spends much of
      * a phase's CPU in the compiler's threads — more for a configuration that runs more code — and
      * that work is gone once it is warm.
      */

@@ -14,8 +14,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * The in-process level: {@link EngineBenchmark} and {@link CanonicalizerBenchmark} through JMH's
- * API, one fork each, short iterations (four warm-up seconds: on two busy cores the JIT needs
- * them before an engine request settles from ~40 µs to ~2), with the GC profiler (allocations per operation) and
+ * API, one fork each, short iterations (four warm-up seconds, which the JIT needs on a busy
+ * machine), with the GC profiler (allocations per operation) and
  * {@link CpuTimeProfiler} (CPU time per operation). JMH's own report goes to a log file.
  */
 final class JmhSuite {

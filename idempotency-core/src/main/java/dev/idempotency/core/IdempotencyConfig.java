@@ -43,7 +43,7 @@ import java.util.TreeSet;
  *   <tr><td>{@code shareRecordsAcrossCallers}</td><td>false</td><td>instead, file every caller's records of a tenant
  *       together, so ONE CALLER'S KEY REPLAYS ANOTHER CALLER'S RESPONSE</td></tr>
  *   <tr><td>{@code clock}</td><td>{@link Clock#systemUTC()}</td><td>the time for expiry and leases</td></tr>
- *   <tr><td>{@code listener}</td><td>none</td><td>told every request's outcome ({@code addListener} for several)</td></tr>
+ *   <tr><td>{@code listener}</td><td>none</td><td>told every request's outcome and store call ({@code addListener} for several)</td></tr>
  *   <tr><td>{@code problemTypeBase}</td><td>{@code urn:idempotency:problem:}</td><td>prefix of each problem's {@code type} URI</td></tr>
  * </table>
  */

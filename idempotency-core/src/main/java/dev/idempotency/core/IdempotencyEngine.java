@@ -65,13 +65,13 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
 
     private IdempotencyEngine(AsyncStore store, IdempotencyConfig config, boolean blockingStore) {
-        this.store = Objects.requireNonNull(store, "store");
         this.config = Objects.requireNonNull(config, "config");
+        this.store = ObservedStore.of(Objects.requireNonNull(store, "store"), config.listener());
         this.answers = new Answers(config);
         this.callers = new Callers(config);
         this.blockingStore = blockingStore;
-        this.flow = Flow.of(config, store, answers, scheduler, blockingStore ? Pause.SLEEP : Pause.on(scheduler),
-                new LostReservations(store, config.clock(), scheduler));
+        this.flow = Flow.of(config, this.store, answers, scheduler, blockingStore ? Pause.SLEEP : Pause.on(scheduler),
+                new LostReservations(this.store, config.clock(), scheduler));
     }
 
     public IdempotencyConfig config() {

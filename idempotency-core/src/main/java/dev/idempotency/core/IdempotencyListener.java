@@ -1,13 +1,18 @@
 package dev.idempotency.core;
 
 /**
- * Told what happened to every request the engine saw, for metrics and audit. Called on the
- * request's thread; keep it fast and never throw (exceptions are logged and ignored).
+ * Told what happened to every request the engine saw, and of every call it made to its store, for
+ * metrics and audit. Called on the thread that saw it happen; keep it fast and never throw
+ * (exceptions are logged and ignored).
  */
 @FunctionalInterface
 public interface IdempotencyListener {
 
     void onEvent(IdempotencyEvent event);
+
+    /** A call to the store ended; by default ignored. */
+    default void onStoreCall(StoreCall call) {
+    }
 
     /** A listener that does nothing. */
     static IdempotencyListener none() {

@@ -41,11 +41,27 @@ final class Listeners {
         }
     }
 
+    /** Tells one listener of a store call; what it throws is logged, never passed on. */
+    static void tell(IdempotencyListener listener, StoreCall call) {
+        try {
+            listener.onStoreCall(call);
+        } catch (RuntimeException e) {
+            log.warn("Idempotency listener failed on the store call {}", call.operation(), WithheldMessage.of(e));
+        }
+    }
+
     private record Several(List<IdempotencyListener> listeners) implements IdempotencyListener {
         @Override
         public void onEvent(IdempotencyEvent event) {
             for (IdempotencyListener listener : listeners) {
                 tell(listener, event);
+            }
+        }
+
+        @Override
+        public void onStoreCall(StoreCall call) {
+            for (IdempotencyListener listener : listeners) {
+                tell(listener, call);
             }
         }
     }

@@ -1,12 +1,10 @@
 package dev.idempotency.core;
 
 import dev.idempotency.core.store.AsyncReservation;
-import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -20,11 +18,10 @@ import org.slf4j.LoggerFactory;
  * period (it is logged when it is not), and is not started again while it still runs — so a store
  * that hangs on one key costs one thread and delays no other key's renewal.
  */
-final class RenewingReservation implements AsyncReservation {
+final class RenewingReservation extends ForwardingReservation {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
 
-    private final AsyncReservation reservation;
     private final Clock clock;
     private final Duration lease;
     private final LeaseRenewals renewals;
@@ -34,7 +31,7 @@ final class RenewingReservation implements AsyncReservation {
     long dueAtNanos;
 
     RenewingReservation(AsyncReservation reservation, LeaseRenewals renewals, IdempotencyConfig config) {
-        this.reservation = reservation;
+        super(reservation);
         this.clock = config.clock();
         this.lease = config.lease();
         this.renewals = renewals;
@@ -82,40 +79,20 @@ final class RenewingReservation implements AsyncReservation {
     }
 
     @Override
-    public RecordKey key() {
-        return reservation.key();
-    }
-
-    @Override
-    public String ownerToken() {
-        return reservation.ownerToken();
-    }
-
-    @Override
     public CompletionStage<Boolean> complete(StoredResponse response) {
         renewals.remove(this);
-        return reservation.complete(response);
+        return super.complete(response);
     }
 
     @Override
     public CompletionStage<Boolean> release() {
         renewals.remove(this);
-        return reservation.release();
+        return super.release();
     }
 
     @Override
     public CompletionStage<Void> abort() {
         renewals.remove(this);
-        return reservation.abort();
-    }
-
-    @Override
-    public CompletionStage<Boolean> renew(Instant now, Duration lease) {
-        return reservation.renew(now, lease);
-    }
-
-    @Override
-    public <T> Optional<T> unwrap(Class<T> type) {
-        return reservation.unwrap(type);
+        return super.abort();
     }
 }

@@ -59,6 +59,32 @@ class ListenersTimingsAndHealthTest {
     }
 
     @Test
+    void listenersHearEveryStoreCallAndEachWonReservationIsFinishedOnce() {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        IdempotencyListener storeCalls = new IdempotencyListener() {
+            @Override
+            public void onEvent(IdempotencyEvent event) {
+            }
+
+            @Override
+            public void onStoreCall(StoreCall call) {
+                assertThat(call.duration().isNegative()).isFalse();
+                calls.add(call.operation() + " " + call.result() + (call.finishesExecution() ? " finishes" : ""));
+            }
+        };
+        try (IdempotencyEngine engine = new IdempotencyEngine(new InMemoryStore(),
+                IdempotencyConfig.builder().addListener(storeCalls).build())) {
+            Execution execution = ((Decision.Proceed) engine.before(post("k1"))).execution();
+            execution.finish(created());
+            execution.finish(created()); // a repeated finish reaches no store
+            engine.before(post("k1"));
+            engine.checkStorage();
+        }
+        assertThat(calls).containsExactly("reserve WON", "complete SUCCESS finishes", "reserve SUCCESS",
+                "check SUCCESS");
+    }
+
+    @Test
     void eventsCarryTheDecisionAndTheExecutionTime() throws Exception {
         List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
         try (IdempotencyEngine engine = new IdempotencyEngine(new InMemoryStore(),

@@ -17,15 +17,14 @@ import org.slf4j.LoggerFactory;
 /**
  * Builds an integration's engine from its {@link IdempotencySettings} and whichever parts the
  * application defines as beans; the engine's defaults fill the rest. Without a store it warns and
- * uses an in-memory one. The store goes through every {@link StoreCustomizer}: all checks, then all
- * decorations, in the order given. Each part may be given as {@code null}: not defined.
+ * uses an in-memory one, and runs every {@link StoreCheck} on the store, in the order given. Each part may be given as {@code null}: not defined.
  */
 public final class EngineAssembly {
 
     private static final Logger log = LoggerFactory.getLogger(EngineAssembly.class);
 
     private final IdempotencyConfig.Builder config;
-    private final List<StoreCustomizer> customizers = new ArrayList<>();
+    private final List<StoreCheck> checks = new ArrayList<>();
     private Store store;
 
     private EngineAssembly(IdempotencySettings settings) {
@@ -75,8 +74,8 @@ public final class EngineAssembly {
         return this;
     }
 
-    public EngineAssembly customizer(StoreCustomizer customizer) {
-        customizers.add(customizer);
+    public EngineAssembly check(StoreCheck check) {
+        checks.add(check);
         return this;
     }
 
@@ -89,11 +88,8 @@ public final class EngineAssembly {
                     + "idempotency-jdbc) in production.");
             engineStore = new InMemoryStore();
         }
-        for (StoreCustomizer customizer : customizers) {
-            customizer.check(engineStore);
-        }
-        for (StoreCustomizer customizer : customizers) {
-            engineStore = customizer.decorate(engineStore);
+        for (StoreCheck check : checks) {
+            check.check(engineStore);
         }
         return new IdempotencyEngine(engineStore, config.build());
     }

@@ -1,5 +1,6 @@
 package dev.idempotency.framework;
 
+import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;
 
@@ -9,7 +10,7 @@ import dev.idempotency.jdbc.JdbcStore;
  * setting that creates it ({@code idempotency.jdbc.verify-schema}, on by default). Needs
  * idempotency-jdbc on the classpath.
  */
-public final class JdbcSchemaCheck implements StoreCustomizer {
+public final class JdbcSchemaCheck implements StoreCheck {
 
     @Override
     public void check(Store store) {
@@ -17,7 +18,8 @@ public final class JdbcSchemaCheck implements StoreCustomizer {
             try {
                 jdbc.verifySchema();
             } catch (IllegalStateException e) {
-                if (!String.valueOf(e.getMessage()).contains(" does not exist ")) {
+                if (!(e.getCause() instanceof StorageUnavailableException missing
+                        && missing.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED)) {
                     throw e;
                 }
                 throw new IllegalStateException(e.getMessage() + ", or set " + JdbcSettings.PREFIX

@@ -34,46 +34,20 @@ class EngineAssemblyTest {
     }
 
     @Test
-    void everyCheckRunsBeforeAnyDecorationInTheOrderGiven() {
+    void everyCheckRunsOnTheGivenStoreInTheOrderGiven() {
         List<String> steps = new ArrayList<>();
         Store given = new InMemoryStore();
-        Store decorated = new InMemoryStore();
         EngineAssembly assembly = EngineAssembly.of(new Settings()).store(given)
-                .customizer(new StoreCustomizer() {
-                    @Override
-                    public void check(Store store) {
-                        steps.add("check 1 " + (store == given));
-                    }
-
-                    @Override
-                    public Store decorate(Store store) {
-                        steps.add("decorate 1 " + (store == given));
-                        return decorated;
-                    }
-                })
-                .customizer(new StoreCustomizer() {
-                    @Override
-                    public void check(Store store) {
-                        steps.add("check 2 " + (store == given));
-                    }
-
-                    @Override
-                    public Store decorate(Store store) {
-                        steps.add("decorate 2 " + (store == decorated));
-                        return store;
-                    }
-                });
+                .check(store -> steps.add("check 1 " + (store == given)))
+                .check(store -> steps.add("check 2 " + (store == given)));
         assembly.build().close();
-        assertThat(steps).containsExactly("check 1 true", "check 2 true", "decorate 1 true", "decorate 2 true");
+        assertThat(steps).containsExactly("check 1 true", "check 2 true");
     }
 
     @Test
     void aFailedCheckFailsTheBuild() {
-        EngineAssembly assembly = EngineAssembly.of(new Settings()).customizer(new StoreCustomizer() {
-            @Override
-            public void check(Store store) {
-                throw new IllegalStateException("table idempotency_keys does not exist");
-            }
+        EngineAssembly assembly = EngineAssembly.of(new Settings()).check(store -> {
+            throw new IllegalStateException("table idempotency_keys does not exist");
         });
         assertThatThrownBy(assembly::build).hasMessage("table idempotency_keys does not exist");
     }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.framework.JdbcSettings.InitializeSchema;
 import dev.idempotency.jdbc.JdbcStore;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import org.h2.jdbcx.JdbcDataSource;
@@ -35,7 +37,7 @@ class JdbcSettingsTest {
     }
 
     @Test
-    void theStoreIsBuiltWithTheSettingsAndTheSchemaCheckNamesAMissingTable() {
+    void theStoreIsBuiltWithTheSettingsAndTheSchemaCheckNamesAMissingTable() throws Exception {
         JdbcDataSource database = new JdbcDataSource();
         database.setURL("jdbc:h2:mem:settings-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         JdbcSettings settings = new JdbcSettings();
@@ -46,6 +48,11 @@ class JdbcSettingsTest {
                 .hasMessageEndingWith("or set idempotency.jdbc.initialize-schema=always to create it at start");
         store.createTableIfMissing();
         new JdbcSchemaCheck().check(store);
+        try (Connection c = database.getConnection(); Statement statement = c.createStatement()) {
+            statement.execute("ALTER TABLE \"app_keys\" DROP COLUMN \"response_headers\"");
+        }
+        assertThatThrownBy(() -> new JdbcSchemaCheck().check(store)).as("creating the table would not help")
+                .hasMessageContaining("has no column response_headers").hasMessageNotContaining("initialize-schema");
         assertThat(settings.isVerifySchema()).isTrue();
         assertThat(settings.isEnabled()).isTrue();
     }

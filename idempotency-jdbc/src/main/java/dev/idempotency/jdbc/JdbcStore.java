@@ -187,7 +187,8 @@ public final class JdbcStore implements TransactionalStore {
      * {@code V4__idempotency_keys_caller.sql}, which the message names. {@link Builder#verifySchema(boolean)}
      * runs it at {@code build()}.
      *
-     * @throws IllegalStateException       naming the missing table, or the missing columns
+     * @throws IllegalStateException       naming the missing columns, or the missing table (its cause
+     *                                     then a {@link StorageUnavailableException} {@code NOT_PROVISIONED})
      * @throws StorageUnavailableException when the database cannot be reached
      */
     public void verifySchema() {
@@ -198,7 +199,7 @@ public final class JdbcStore implements TransactionalStore {
             RuntimeException translated = SqlFailures.translate(e, tableLabel);
             if (translated instanceof StorageUnavailableException unavailable
                     && unavailable.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED) {
-                throw SchemaCheck.missingTable(tableLabel, dialect, e);
+                throw SchemaCheck.missingTable(tableLabel, dialect, unavailable);
             }
             throw translated;
         }

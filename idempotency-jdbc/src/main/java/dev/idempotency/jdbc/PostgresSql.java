@@ -58,6 +58,7 @@ public final class PostgresSql {
     private final PostgresStatements statements;
     private final IdempotencyTable table;
     private final org.jooq.Name tableName;
+    private final Statement reserveFresh;
     private final Statement reserve;
     private final Statement atomicReserve;
     private final Statement find;
@@ -71,6 +72,7 @@ public final class PostgresSql {
         this.statements = s;
         this.table = table;
         this.tableName = tableName;
+        reserveFresh = positional(s.reserveFresh);
         reserve = positional(s.reserve);
         atomicReserve = positional(s.atomicReserve);
         find = positional(s.find);
@@ -101,7 +103,15 @@ public final class PostgresSql {
         return new PostgresSql(new PostgresStatements(table, SQLDialect.POSTGRES, false), table, name);
     }
 
-    /** The reservation: rows {@code won} and the record columns, or none (ask again). */
+    /**
+     * The fresh-key reservation: a row {@code won}, or the row in the way with the record columns
+     * (live or not), or none; anything but a win or a live record is settled by {@link #reserve()}.
+     */
+    public Statement reserveFresh() {
+        return reserveFresh;
+    }
+
+    /** The take-over reservation: rows {@code won} and the record columns, or none (ask again). */
     public Statement reserve() {
         return reserve;
     }

@@ -39,7 +39,12 @@ import org.jooq.impl.SQLDataType;
 /**
  * PostgreSQL: every primitive is one statement.
  *
- * <p>The reservation is one {@code WITH cur AS (primary-key read), ins AS (INSERT … SELECT …
+ * <p>A reservation first sends the fresh-key statement: {@code WITH ins AS (INSERT … ON CONFLICT
+ * DO NOTHING)}, and the row in the way as of its snapshot. It wins a new key, and answers a replay or
+ * an in-flight duplicate, without locking or writing a row that exists. Only when that row is not
+ * live (expired, or a lapsed lease) or was not yet visible does the take-over statement follow.
+ *
+ * <p>The take-over statement is one {@code WITH cur AS (primary-key read), ins AS (INSERT … SELECT …
  * WHERE NOT EXISTS (live row in cur) ON CONFLICT … DO UPDATE … WHERE <not live> RETURNING …)}
  * whose result is either the inserted (or taken-over) row, or the live row that is in the way.
  * When the key is held by a live record the INSERT is never attempted, so a replay takes no row
@@ -81,6 +86,8 @@ final class PostgresStatements extends Statements {
     private static final String INVALID_TEXT_REPRESENTATION = "22P02";
 
     // Package-private for SQL.md and the query-plan tests, which render and explain each of them.
+    final SqlStatement reserveFresh;
+    final SqlStatement reserveFreshAsynchronousCommit;
     final SqlStatement reserve;
     final SqlStatement reserveAsynchronousCommit;
     final SqlStatement atomicReserve;
@@ -110,6 +117,23 @@ final class PostgresStatements extends Statements {
                 .select(won).from(ins)
                 .unionAll(select(lost).from(cur).where(t.isLive(cur))));
 
+        // The fresh-key path: insert unless any row holds the key, else the row as this statement's
+        // snapshot shows it. No column of the inserted row comes back: the caller knows them.
+        CommonTableExpression<?> fresh = name("ins").as(ctx.insertInto(t.table).columns(t.columns)
+                .select(select(rowAsSelectList()))
+                .onConflict(t.primaryKeyColumns())
+                .doNothing()
+                .returningResult(inline(1)));
+        List<SelectField<?>> wonFresh = new ArrayList<>();
+        wonFresh.add(inline(true).as("won"));
+        t.recordColumns.forEach(c -> wonFresh.add(DSL.castNull(c.getDataType()).as(c.getUnqualifiedName())));
+        List<SelectField<?>> inTheWay = new ArrayList<>();
+        inTheWay.add(inline(false).as("won"));
+        inTheWay.addAll(t.recordColumns);
+        reserveFresh = compile(ctx.with(fresh)
+                .select(wonFresh).from(fresh)
+                .unionAll(select(inTheWay).from(t.table).where(t.primaryKey())));
+
         // The same, and when it writes the row (the won branch yields a row exactly then) it turns
         // synchronous_commit off for its own transaction: the implicit one of an autocommit
         // statement, or the tenant transaction with row-level security. A replay writes nothing
@@ -122,6 +146,13 @@ final class PostgresStatements extends Statements {
         reserveAsynchronousCommit = compile(ctx.with(cur).with(ins)
                 .select(wonAsync).from(ins)
                 .unionAll(select(lostAsync).from(cur).where(t.isLive(cur))));
+        List<SelectField<?>> wonFreshAsync = new ArrayList<>(wonFresh);
+        wonFreshAsync.add(wonAsync.get(wonAsync.size() - 1));
+        List<SelectField<?>> inTheWayAsync = new ArrayList<>(inTheWay);
+        inTheWayAsync.add(inline((String) null).as("commit_mode"));
+        reserveFreshAsynchronousCommit = compile(ctx.with(fresh)
+                .select(wonFreshAsync).from(fresh)
+                .unionAll(select(inTheWayAsync).from(t.table).where(t.primaryKey())));
 
         // The atomic mode's reservation: the same, and when it wins (the won branch yields a row
         // exactly then) it also takes the three shared advisory locks that tell a duplicate which
@@ -197,9 +228,15 @@ final class PostgresStatements extends Statements {
 
     @Override
     Attempt reserve(Connection c, NewRow row, Instant now, boolean asynchronousCommit) throws SQLException {
-        SqlStatement statement = asynchronousCommit ? reserveAsynchronousCommit : reserve;
-        try (PreparedStatement ps = prepare(c, statement, IdempotencyTable.rowValues(row, now));
-             ResultSet rs = ps.executeQuery()) {
+        Map<String, Object> values = IdempotencyTable.rowValues(row, now);
+        Attempt fresh = attempt(c, asynchronousCommit ? reserveFreshAsynchronousCommit : reserveFresh, values, row, now);
+        return fresh != RETRY ? fresh
+                : attempt(c, asynchronousCommit ? reserveAsynchronousCommit : reserve, values, row, now);
+    }
+
+    private Attempt attempt(Connection c, SqlStatement statement, Map<String, Object> values, NewRow row, Instant now)
+            throws SQLException {
+        try (PreparedStatement ps = prepare(c, statement, values); ResultSet rs = ps.executeQuery()) {
             return attempt(rs, row, now);
         }
     }

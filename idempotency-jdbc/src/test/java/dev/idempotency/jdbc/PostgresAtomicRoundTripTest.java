@@ -9,16 +9,12 @@ import dev.idempotency.core.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -181,71 +177,6 @@ class PostgresAtomicRoundTripTest {
             assertThat(connection.getAutoCommit()).isTrue();
         } finally {
             AbstractAtomicModeTest.query(connection, "SELECT set_config('lock_timeout', '0', false)");
-        }
-    }
-
-    /** A DataSource that lends the same connection every time; closing the loan does nothing. */
-    private static final class SingleConnection implements DataSource {
-        private final Connection connection;
-
-        SingleConnection(Connection connection) {
-            this.connection = connection;
-        }
-
-        @Override
-        public Connection getConnection() {
-            return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
-                    new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-                        if (method.getName().equals("close")) {
-                            return null;
-                        }
-                        if (method.getName().equals("isClosed")) {
-                            return false;
-                        }
-                        try {
-                            return method.invoke(connection, args);
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
-        }
-
-        @Override
-        public Connection getConnection(String username, String password) {
-            return getConnection();
-        }
-
-        @Override
-        public PrintWriter getLogWriter() {
-            return null;
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) {
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) {
-        }
-
-        @Override
-        public int getLoginTimeout() {
-            return 0;
-        }
-
-        @Override
-        public Logger getParentLogger() {
-            return Logger.getGlobal();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            throw new SQLException("not a wrapper");
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) {
-            return false;
         }
     }
 }

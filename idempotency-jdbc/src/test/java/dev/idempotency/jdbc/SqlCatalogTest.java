@@ -29,8 +29,11 @@ class SqlCatalogTest {
     void postgresSpendsOneStatementPerStep() {
         List<SqlSteps.Step> steps = steps(SQLDialect.POSTGRES);
         steps.forEach(step -> assertThat(step.statements()).as(step.name()).hasSize(1));
-        assertThat(sql(steps.get(0), 0)).contains("with", "insert into", "where not exists", "on conflict", "do update",
-                "returning", "union all");
+        assertThat(sql(steps.get(0), 0)).contains("with", "insert into", "on conflict", "do nothing", "returning",
+                "union all").doesNotContain("do update", "for update");
+        assertThat(((PostgresStatements) SqlSamples.statements(SQLDialect.POSTGRES, true)).reserve.namedSql)
+                .as("the take-over, only after the fresh-key statement found a row that is not live")
+                .contains("with", "insert into", "where not exists", "on conflict", "do update", "returning", "union all");
         assertThat(sql(steps.get(2), 0)).contains("update", "\"owner_token\" = :owner_token",
                 "\"state\" = 'IN_FLIGHT'");
         assertThat(sql(steps.get(6), 0)).contains("fetch next :limit rows only", "for update skip locked");
@@ -110,10 +113,15 @@ class SqlCatalogTest {
                 out.append("### atomic mode: a duplicate whose lock wait ran out — 1 statement\n\n")
                         .append("After its rollback: which body holds the key, from one snapshot of the lock table.\n\n")
                         .append("```sql\n").append(PostgresInFlightLocks.PROBE).append(";\n```\n\n");
+                out.append("### reserve: take-over — 1 more statement\n\n")
+                        .append("Sent after the reservation above only when the row in the way is not live (it expired, ")
+                        .append("or its lease lapsed) or was not yet visible: it takes the row over unless a live ")
+                        .append("record holds it by then.\n\n```sql\n")
+                        .append(postgres.reserve.namedSql).append(";\n```\n\n");
                 out.append("### reserve with `asynchronousReservationCommit(true)` (reserve mode) — 1 statement\n\n")
                         .append("The reservation above with one more column: when it writes the row it turns ")
-                        .append("`synchronous_commit` off for its own transaction.\n\n```sql\n")
-                        .append(postgres.reserveAsynchronousCommit.namedSql).append(";\n```\n\n");
+                        .append("`synchronous_commit` off for its own transaction (the take-over likewise).\n\n```sql\n")
+                        .append(postgres.reserveFreshAsynchronousCommit.namedSql).append(";\n```\n\n");
             } else {
                 out.append("### atomic mode: a duplicate whose lock wait ran out — ")
                         .append(dialect == SQLDialect.H2 ? "1 statement" : "2 statements").append("\n\n")

@@ -31,7 +31,7 @@ final class SqlSteps {
     /** The statements a reservation sends when it wins at once (a lost one may add a primary-key read). */
     static List<SqlStatement> reserveStatements(Statements sql) {
         if (sql instanceof PostgresStatements postgres) {
-            return List.of(postgres.reserve);
+            return List.of(postgres.reserveFresh);
         }
         if (sql instanceof MySqlStatements mysql) {
             return mysql.returning ? List.of(mysql.upsert) : List.of(mysql.upsert, mysql.readBack);

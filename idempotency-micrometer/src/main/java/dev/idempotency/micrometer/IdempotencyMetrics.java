@@ -1,21 +1,19 @@
 package dev.idempotency.micrometer;
 
 import dev.idempotency.core.IdempotencyListener;
-import dev.idempotency.core.store.AsyncStore;
-import dev.idempotency.core.store.Store;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import java.util.Objects;
 
 /**
- * Micrometer meters for one {@link dev.idempotency.core.IdempotencyEngine}: a {@link #listener()}
- * that counts and times what the engine did with each request, and a {@link #store(Store)}
- * decorator that times every store call and counts the executions in flight.
+ * Micrometer meters for one {@link dev.idempotency.core.IdempotencyEngine}: its {@link #listener()}
+ * counts and times what the engine did with each request, times every call it made to its store,
+ * and counts the executions in flight.
  *
  * <pre>{@code
  * IdempotencyMetrics metrics = IdempotencyMetrics.builder(registry).build();
- * IdempotencyEngine engine = new IdempotencyEngine(metrics.store(store),
+ * IdempotencyEngine engine = new IdempotencyEngine(store,
  *         IdempotencyConfig.builder().addListener(metrics.listener()).build());
  * }</pre>
  *
@@ -23,7 +21,7 @@ import java.util.Objects;
  * <ul>
  *   <li>{@code idempotency.requests} (counter; tags {@code outcome}, {@code problem})</li>
  *   <li>{@code idempotency.decision}, {@code idempotency.execution} (timers; tag {@code outcome})</li>
- *   <li>{@code idempotency.executions.active} (gauge; registered by the first {@code store(..)} call)</li>
+ *   <li>{@code idempotency.executions.active} (gauge; registered when the first reservation is won)</li>
  *   <li>{@code idempotency.store} (timer; tags {@code operation}, {@code result})</li>
  * </ul>
  * No tenant, path or key tags by default, so the number of time series stays fixed; the path is an
@@ -35,12 +33,11 @@ import java.util.Objects;
  */
 public final class IdempotencyMetrics {
 
-    private final RequestMeters requests;
-    private final StoreMeters stores;
+    private final IdempotencyListener listener;
 
     private IdempotencyMetrics(Builder builder) {
-        this.requests = new RequestMeters(builder.registry, builder.tags, builder.pathTag);
-        this.stores = new StoreMeters(builder.registry, builder.tags);
+        this.listener = IdempotencyListener.all(new RequestMeters(builder.registry, builder.tags, builder.pathTag),
+                new StoreMeters(builder.registry, builder.tags));
     }
 
     /** A builder over {@code registry}: no path tag, no common tags. */
@@ -49,32 +46,11 @@ public final class IdempotencyMetrics {
     }
 
     /**
-     * The listener that feeds {@code idempotency.requests}, {@code idempotency.decision} and
-     * {@code idempotency.execution}; add it with {@code IdempotencyConfig.Builder.addListener}.
+     * The listener that feeds every meter; add it with {@code IdempotencyConfig.Builder.addListener}.
      * The same instance on every call.
      */
     public IdempotencyListener listener() {
-        return requests;
-    }
-
-    /**
-     * {@code store}, timing each of its calls and those of its reservations in
-     * {@code idempotency.store}, and counting won reservations not yet finished in
-     * {@code idempotency.executions.active}. The result is a
-     * {@link dev.idempotency.core.store.TransactionalStore} when {@code store} is one, so the atomic
-     * mode works through it, and a reservation's {@code unwrap} still reaches the store's
-     * transaction.
-     */
-    public Store store(Store store) {
-        return MeteredStore.of(Objects.requireNonNull(store, "store"), stores.activated());
-    }
-
-    /**
-     * {@link #store(Store)} for the asynchronous face: an
-     * {@link dev.idempotency.core.store.AsyncTransactionalStore} when {@code store} is one.
-     */
-    public AsyncStore store(AsyncStore store) {
-        return MeteredAsyncStore.of(Objects.requireNonNull(store, "store"), stores.activated());
+        return listener;
     }
 
     /** Settings for {@link IdempotencyMetrics}; each has a default, so {@code build()} may come at once. */

@@ -23,7 +23,7 @@ class RequestMetersTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     private IdempotencyEngine engine(IdempotencyMetrics metrics, dev.idempotency.core.store.Store store) {
-        return new IdempotencyEngine(metrics.store(store),
+        return new IdempotencyEngine(store,
                 IdempotencyConfig.builder().addListener(metrics.listener()).build());
     }
 

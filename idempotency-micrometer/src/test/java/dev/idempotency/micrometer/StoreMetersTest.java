@@ -11,7 +11,6 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
 import dev.idempotency.core.store.AsyncStore;
-import dev.idempotency.core.store.AsyncTransactionalStore;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.RecordKey;
@@ -19,7 +18,6 @@ import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.core.store.TransactionalStore;
 import dev.idempotency.jdbc.JdbcStore;
 import dev.idempotency.testkit.OutageStore;
 import io.micrometer.core.instrument.Timer;
@@ -34,7 +32,7 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The store decorators on both faces: timers by operation and result, executions in flight. */
+/** The store meters over both faces of a store: timers by operation and result, executions in flight. */
 class StoreMetersTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -61,8 +59,10 @@ class StoreMetersTest {
 
     @Test
     void anExecutionIsInFlightFromItsReservationUntilItIsStored() {
-        try (IdempotencyEngine engine = new IdempotencyEngine(metrics.store(new InMemoryStore()), config(Mode.RESERVE))) {
-            assertThat(active()).isZero();
+        try (IdempotencyEngine engine = new IdempotencyEngine(new InMemoryStore(), config(Mode.RESERVE))) {
+            engine.before(Requests.get("/orders"));
+            assertThat(registry.find("idempotency.executions.active").gauge())
+                    .as("no gauge before a reservation is won").isNull();
             Execution first = ((Decision.Proceed) engine.before(post("k1", "{}"))).execution();
             Execution second = ((Decision.Proceed) engine.before(post("k2", "{}"))).execution();
             assertThat(active()).isEqualTo(2);
@@ -81,7 +81,7 @@ class StoreMetersTest {
 
     @Test
     void theAsynchronousFaceCountsAndTimesTheSame() {
-        AsyncStore store = metrics.store(AsyncStore.of(new InMemoryStore(), executor));
+        AsyncStore store = AsyncStore.of(new InMemoryStore(), executor);
         try (IdempotencyEngine engine = new IdempotencyEngine(store, config(Mode.RESERVE))) {
             Execution execution = ((Decision.Proceed) engine.beforeAsync(post("k1", "{}")).toCompletableFuture()
                     .join()).execution();
@@ -105,8 +105,8 @@ class StoreMetersTest {
     void anOutageIsTimedAsUnavailableOnBothFaces() {
         OutageStore outage = new OutageStore(new InMemoryStore());
         outage.outage(StorageUnavailableException.Reason.UNREACHABLE);
-        try (IdempotencyEngine blocking = new IdempotencyEngine(metrics.store(outage), config(Mode.RESERVE));
-             IdempotencyEngine async = new IdempotencyEngine(metrics.store(AsyncStore.of(outage, executor)),
+        try (IdempotencyEngine blocking = new IdempotencyEngine(outage, config(Mode.RESERVE));
+             IdempotencyEngine async = new IdempotencyEngine(AsyncStore.of(outage, executor),
                      config(Mode.OPTIMISTIC))) {
             assertThat(blocking.before(post("k1", "{}"))).isInstanceOf(Decision.Respond.class);
             assertThat(async.beforeAsync(post("k1", "{}")).toCompletableFuture().join())
@@ -116,35 +116,24 @@ class StoreMetersTest {
         assertThat(calls("reserve", "unavailable")).isEqualTo(1);
         assertThat(calls("find", "unavailable")).isEqualTo(1);
         assertThat(calls("check", "unavailable")).isEqualTo(1);
-        assertThat(active()).isZero();
+        assertThat(registry.find("idempotency.executions.active").gauge()).isNull();
     }
 
     @Test
     void anyOtherFailureIsTimedAsAnError() {
-        Store broken = new FailingPurge();
-        Store metered = metrics.store(broken);
-        assertThatThrownBy(() -> metered.purgeExpired(Instant.now(), 10)).hasMessage("disk full");
-        assertThat(metrics.store(AsyncStore.of(broken, executor)).purgeExpired(Instant.now(), 10)
-                .toCompletableFuture()).failsWithin(Duration.ofSeconds(5));
-        assertThat(calls("purgeExpired", "error")).isEqualTo(2);
+        try (IdempotencyEngine blocking = new IdempotencyEngine(new FailingFind(), config(Mode.OPTIMISTIC));
+             IdempotencyEngine async = new IdempotencyEngine(AsyncStore.of(new FailingFind(), executor),
+                     config(Mode.OPTIMISTIC))) {
+            assertThat(blocking.before(post("k1", "{}"))).isInstanceOf(Decision.Respond.class);
+            assertThat(async.beforeAsync(post("k1", "{}")).toCompletableFuture().join())
+                    .isInstanceOf(Decision.Respond.class);
+        }
+        assertThat(calls("find", "error")).isEqualTo(2);
+        assertThat(calls("find", "success")).isZero();
     }
 
-    @Test
-    void whetherTheStoreExpiresRecordsItselfShowsThroughBothFaces() {
-        Store selfExpiring = new FailingPurge() {
-            @Override
-            public boolean expiresRecordsItself() {
-                return true;
-            }
-        };
-        assertThat(metrics.store(selfExpiring).expiresRecordsItself()).isTrue();
-        assertThat(metrics.store(AsyncStore.of(selfExpiring, executor)).expiresRecordsItself()).isTrue();
-        assertThat(metrics.store(new InMemoryStore()).expiresRecordsItself()).isFalse();
-        assertThat(metrics.store(AsyncStore.of(new InMemoryStore(), executor)).expiresRecordsItself()).isFalse();
-    }
-
-    /** A store whose purge fails with something other than an outage. */
-    private static class FailingPurge implements Store {
+    /** A store whose look-up fails with something other than an outage. */
+    private static class FailingFind implements Store {
         private final Store delegate = new InMemoryStore();
 
         @Override
@@ -160,7 +149,7 @@ class StoreMetersTest {
 
         @Override
         public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
-            return delegate.find(key, now);
+            throw new IllegalStateException("disk full");
         }
 
         @Override
@@ -171,21 +160,17 @@ class StoreMetersTest {
 
         @Override
         public int purgeExpired(Instant now, int limit) {
-            throw new IllegalStateException("disk full");
+            return delegate.purgeExpired(now, limit);
         }
     }
 
     @Test
-    void aTransactionalStoreStaysTransactionalAndItsTransactionReachesTheHandler() {
+    void theAtomicModeIsMeteredAndItsTransactionStillReachesTheHandler() {
         JdbcDataSource dataSource = new JdbcDataSource();
         dataSource.setURL("jdbc:h2:mem:metrics-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
         JdbcStore jdbc = JdbcStore.create(dataSource);
         jdbc.createTableIfMissing();
-        Store store = metrics.store(jdbc);
-        assertThat(store).isInstanceOf(TransactionalStore.class);
-        assertThat(metrics.store(AsyncStore.of(jdbc, executor))).isInstanceOf(AsyncTransactionalStore.class);
-
-        try (IdempotencyEngine engine = new IdempotencyEngine(store, config(Mode.ATOMIC))) {
+        try (IdempotencyEngine engine = new IdempotencyEngine(jdbc, config(Mode.ATOMIC))) {
             Execution execution = ((Decision.Proceed) engine.before(post("k1", "{}"))).execution();
             assertThat(execution.unwrap(Connection.class)).isPresent();
             assertThat(active()).isEqualTo(1);

@@ -10,7 +10,7 @@ import dev.idempotency.core.store.Store;
 import dev.idempotency.framework.EngineAssembly;
 import dev.idempotency.framework.PurgeSettings;
 import dev.idempotency.framework.ScheduledPurge;
-import dev.idempotency.framework.StoreCustomizer;
+import dev.idempotency.framework.StoreCheck;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -74,7 +74,7 @@ public class IdempotencyAutoConfiguration {
                                         ObjectProvider<BodyCanonicalizer> canonicalizer,
                                         ObjectProvider<ReplayPolicy> replayPolicy,
                                         ObjectProvider<IdempotencyListener> listeners,
-                                        ObjectProvider<StoreCustomizer> customizers) {
+                                        ObjectProvider<StoreCheck> checks) {
         EngineAssembly engine = EngineAssembly.of(properties)
                 .store(store.getIfAvailable())
                 .tenantResolver(tenantResolver.getIfAvailable())
@@ -82,7 +82,7 @@ public class IdempotencyAutoConfiguration {
                 .canonicalizer(canonicalizer.getIfAvailable())
                 .replayPolicy(replayPolicy.getIfAvailable());
         listeners.orderedStream().forEach(engine::listener);
-        customizers.orderedStream().forEach(engine::customizer);
+        checks.orderedStream().forEach(engine::check);
         return engine.build();
     }
 

@@ -2,7 +2,7 @@ package dev.idempotency.spring;
 
 import dev.idempotency.core.store.Store;
 import dev.idempotency.framework.JdbcSchemaCheck;
-import dev.idempotency.framework.StoreCustomizer;
+import dev.idempotency.framework.StoreCheck;
 import dev.idempotency.jdbc.JdbcStore;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
@@ -85,7 +85,7 @@ class IdempotencyJdbcConfiguration {
 
     @Bean
     @ConditionalOnProperty(prefix = "idempotency.jdbc", name = "verify-schema", matchIfMissing = true)
-    StoreCustomizer idempotencyJdbcSchemaCheck() {
+    StoreCheck idempotencyJdbcSchemaCheck() {
         return new JdbcSchemaCheck();
     }
 }

@@ -1,8 +1,6 @@
 package dev.idempotency.spring;
 
 import dev.idempotency.core.IdempotencyListener;
-import dev.idempotency.core.store.Store;
-import dev.idempotency.framework.StoreCustomizer;
 import dev.idempotency.micrometer.IdempotencyMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -14,8 +12,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Binds the engine's meters ({@code idempotency-micrometer}) to the application's
- * {@link MeterRegistry} when there is one: the listener joins the engine's listeners and the store
- * timers wrap the engine's store. Off with {@code idempotency.metrics.enabled=false};
+ * {@link MeterRegistry} when there is one: its listener joins the engine's listeners. Off with {@code idempotency.metrics.enabled=false};
  * {@code idempotency.metrics.path-tag=true} adds the path tag. An application that defines an
  * {@link IdempotencyMetrics} bean itself gets that one used.
  */
@@ -34,15 +31,5 @@ class IdempotencyMetricsConfiguration {
     @Bean
     IdempotencyListener idempotencyMetricsListener(IdempotencyMetrics metrics) {
         return metrics.listener();
-    }
-
-    @Bean
-    StoreCustomizer idempotencyMetricsStore(IdempotencyMetrics metrics) {
-        return new StoreCustomizer() {
-            @Override
-            public Store decorate(Store store) {
-                return metrics.store(store);
-            }
-        };
     }
 }

@@ -19,10 +19,9 @@ import org.slf4j.LoggerFactory;
  * each with the blocked thread's stack at that moment. Vert.x logs through SLF4J when it finds
  * it, so the warnings are collected from the checker's logger.
  *
- * <p>On a small shared machine an event loop also stalls for reasons of its own: the first
- * requests of a fresh JVM (class loading, JIT), and a burst of 50 new connections while other
- * builds hold the CPUs, both seen at 20–150 ms inside Netty. So callers warm up first, and a
- * warning counts against the adapter when the blocked thread was inside the engine or a store
+ * <p>An event loop also stalls for reasons of its own (class loading and JIT in a fresh JVM, a
+ * burst of new connections on a busy machine). So callers warm up first, and a warning counts
+ * against the adapter only when the blocked thread was inside the engine or a store
  * ({@link Warning#inEngineOrStore()}) — which is what "the event loop never waits for storage"
  * rules out. The others are still logged by Vert.x.
  *

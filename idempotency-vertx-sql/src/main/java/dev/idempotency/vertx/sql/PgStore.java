@@ -195,12 +195,13 @@ public final class PgStore implements AsyncTransactionalStore {
         Instant at = Rows.micros(now);
         Map<String, Object> row = Rows.newRow(key, fingerprint, PostgresSql.IN_FLIGHT, token,
                 Rows.micros(now.plus(lease)), null, Rows.micros(now.plus(ttl)), at);
-        return stage(reserve(key, token, row, at, 1));
+        return stage(reserve(key, token, row, at, 0));
     }
 
+    /** Attempt 0 is the fresh-key statement; the take-over statement follows when it settles nothing. */
     private Future<AsyncReserveResult> reserve(RecordKey key, String token, Map<String, Object> row, Instant now,
                                                int attempt) {
-        return run(key.tenant(), c -> query(c, sql.reserve(), row)).compose(rows -> {
+        return run(key.tenant(), c -> query(c, attempt == 0 ? sql.reserveFresh() : sql.reserve(), row)).compose(rows -> {
             Attempt result = Attempt.of(key, rows, now);
             if (result.won()) {
                 return Future.succeededFuture(new AsyncReserveResult.Acquired(new PgReservation(this, key, token)));
@@ -212,8 +213,10 @@ public final class PgStore implements AsyncTransactionalStore {
                 return Future.failedFuture(new IllegalStateException("Could not settle the reservation of key_preview="
                         + key.keyPreview() + " after " + MAX_ATTEMPTS + " attempts: the row kept changing"));
             }
-            log.debug("Reservation of key_preview={} raced a concurrent change; asking again (attempt {})",
-                    key.keyPreview(), attempt);
+            if (attempt > 0) {
+                log.debug("Reservation of key_preview={} raced a concurrent change; asking again (attempt {})",
+                        key.keyPreview(), attempt);
+            }
             return reserve(key, token, row, now, attempt + 1);
         });
     }

@@ -1,0 +1,54 @@
+package dev.idempotency.core;
+
+import dev.idempotency.core.store.AsyncReservation;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StoredResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/** A reservation that passes every call to another; the engine's wrappers override what they add to. */
+abstract class ForwardingReservation implements AsyncReservation {
+
+    final AsyncReservation reservation;
+
+    ForwardingReservation(AsyncReservation reservation) {
+        this.reservation = reservation;
+    }
+
+    @Override
+    public RecordKey key() {
+        return reservation.key();
+    }
+
+    @Override
+    public String ownerToken() {
+        return reservation.ownerToken();
+    }
+
+    @Override
+    public CompletionStage<Boolean> complete(StoredResponse response) {
+        return reservation.complete(response);
+    }
+
+    @Override
+    public CompletionStage<Boolean> release() {
+        return reservation.release();
+    }
+
+    @Override
+    public CompletionStage<Void> abort() {
+        return reservation.abort();
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(Instant now, Duration lease) {
+        return reservation.renew(now, lease);
+    }
+
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        return reservation.unwrap(type);
+    }
+}
