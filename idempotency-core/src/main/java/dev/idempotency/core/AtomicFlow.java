@@ -8,7 +8,8 @@ import java.util.concurrent.CompletionStage;
  * Reserve inside the application's transaction; the handler writes in it and the completion
  * commits it. A duplicate waits in the database for the owning transaction (up to
  * {@code inFlightWait}), so there is nothing to poll and nothing to renew: the uncommitted
- * reservation is invisible to others.
+ * reservation is invisible to others. The store makes one attempt at a time; the rounds and what
+ * a wait that ran out is answered are {@link AsyncTransactionalStore#reserveInTransaction}'s.
  */
 final class AtomicFlow implements Flow {
 

@@ -4,6 +4,7 @@ import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.AsyncTransactionalStore;
+import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
@@ -163,6 +164,14 @@ class ObservedStore implements AsyncStore {
                                                                         Duration wait) {
             return reservation("reserveInTransaction",
                     () -> store.reserveInTransaction(key, fingerprint, now, lease, ttl, wait));
+        }
+
+        /** Unobserved: the engine calls {@link #reserveInTransaction}, which runs the attempts on {@code store}. */
+        @Override
+        public CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(
+                RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease, Duration ttl,
+                Duration wait) {
+            return store.attemptInTransaction(key, fingerprint, ownerToken, now, lease, ttl, wait);
         }
     }
 }

@@ -717,9 +717,13 @@ class IdempotencyEngineTest {
         private final InMemoryStore delegate = new InMemoryStore();
 
         @Override
-        public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
-                                                  Duration ttl, Duration wait) {
-            return reserve(key, fingerprint, now, lease, ttl);
+        public dev.idempotency.core.store.AtomicAttempt<dev.idempotency.core.store.Reservation> attemptInTransaction(
+                RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease, Duration ttl,
+                Duration wait) {
+            ReserveResult result = reserve(key, fingerprint, ownerToken, now, lease, ttl);
+            return result instanceof ReserveResult.Acquired acquired
+                    ? new dev.idempotency.core.store.AtomicAttempt.Won<>(acquired.reservation())
+                    : new dev.idempotency.core.store.AtomicAttempt.Lost<>(((ReserveResult.Existing) result).record());
         }
 
         @Override

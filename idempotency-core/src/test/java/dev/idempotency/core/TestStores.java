@@ -1,6 +1,7 @@
 package dev.idempotency.core;
 
 import dev.idempotency.core.store.AbstractReservation;
+import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.Reservation;
@@ -11,7 +12,6 @@ import dev.idempotency.core.store.TransactionalStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.UnaryOperator;
 
 /** Stores for the engine's tests: a forwarding one to override a call of, and a "transactional" one. */
@@ -66,7 +66,7 @@ final class TestStores {
     }
 
     /**
-     * A store as a transactional one: {@code reserveInTransaction} reserves, and its reservation
+     * A store as a transactional one: {@code attemptInTransaction} reserves, and its reservation
      * is what {@code wrap} makes of the plain one (a failing commit, a transaction to unwrap, …).
      */
     static final class Transactional extends Forwarding implements TransactionalStore {
@@ -78,9 +78,13 @@ final class TestStores {
         }
 
         @Override
-        public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
-                                                  Duration ttl, Duration wait) {
-            return reserve(key, fingerprint, UUID.randomUUID().toString(), now, lease, ttl, wrap);
+        public AtomicAttempt<Reservation> attemptInTransaction(RecordKey key, String fingerprint, String ownerToken,
+                                                               Instant now, Duration lease, Duration ttl,
+                                                               Duration wait) {
+            ReserveResult result = reserve(key, fingerprint, ownerToken, now, lease, ttl, wrap);
+            return result instanceof ReserveResult.Acquired acquired
+                    ? new AtomicAttempt.Won<>(acquired.reservation())
+                    : new AtomicAttempt.Lost<>(((ReserveResult.Existing) result).record());
         }
     }
 

@@ -1,30 +1,27 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.core.store.ReserveResult;
-import dev.idempotency.core.store.StorageUnavailableException.Reason;
+import dev.idempotency.core.store.Reservation;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.UUID;
 import javax.sql.DataSource;
 import org.jooq.SQLDialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link JdbcStore#reserveInTransaction}: the dialect's reservation statement, run inside a
+ * {@link JdbcStore#attemptInTransaction}: the dialect's reservation statement, run inside a
  * transaction that the won reservation keeps open for the handler.
  *
  * <p>A key whose row another transaction has written but not yet committed cannot be read; the
- * reservation statement instead waits for that transaction's row lock. When the other commits a
- * completed record, the next attempt sees it (a replay, or 422 for another body); when it rolls
- * back or releases, this one wins. The wait is bounded by the caller's {@code wait} (the lock
- * timeout of each dialect). When it runs out, the transaction is rolled back and the dialect tells,
- * without waiting, which body holds the key ({@link AtomicSession#holdersFingerprint}): the key is
- * answered as in flight with that fingerprint, so the engine answers 409 for the same body and 422
- * for a different one, as in the other modes.
+ * reservation statement instead waits for that transaction's row lock, at most the caller's
+ * {@code wait} (the lock timeout of each dialect). When the other commits a completed record, the
+ * attempt loses to it; when it rolls back or releases, this one wins. When the wait runs out, the
+ * transaction is rolled back and the dialect tells, without waiting, who holds the key
+ * ({@link AtomicSession#holder}); the engine decides from that.
  * <ul>
  *   <li>PostgreSQL: the won reservation statement also takes three shared advisory locks, 64 bits
  *       for the key and 32 for the key with its body ({@link PostgresInFlightLocks}); the duplicate
@@ -35,21 +32,15 @@ import org.slf4j.LoggerFactory;
  *       duplicate: two round trips.</li>
  *   <li>H2: the same dirty read, with the level set through JDBC (in-process).</li>
  * </ul>
- * When nobody holds the key any more by then (the first ended in between, or the wait was for
- * something else), the request makes one more reservation attempt in a new transaction, with
- * whatever is left of its wait, and gets the ordinary answer; if that times out too and again
- * nobody holds the key, the wait was not for the key's own row — a table lock such as a
- * migration's, {@code LOCK TABLE} or {@code VACUUM FULL} — and the store reports
- * {@link Reason#BUSY} (503 "Idempotency storage is busy", never 409: the key is not in flight). What a dirty read shows is used only for its fingerprint: an uncommitted
- * completion is never replayed — the same body asks again, and a second wait that ends on it is
- * answered in flight (409), since its holder is committing ({@link AtomicWaits.Holder#COMPLETING}).
+ * What a dirty read shows is used only for its fingerprint: an uncommitted completion is never
+ * replayed ({@link AtomicAttempt.Holder#COMPLETING}).
  */
 final class AtomicReservations {
 
     private static final Logger log = LoggerFactory.getLogger(AtomicReservations.class);
 
-    /** Attempts per transaction (lost races the statement cannot describe) and transactions per call. */
-    private static final int MAX_ATTEMPTS = AtomicWaits.MAX_ROUNDS;
+    /** Attempts in one transaction: lost races the statement cannot describe. */
+    private static final int MAX_ATTEMPTS = 8;
 
     private final DataSource dataSource;
     private final Statements sql;
@@ -66,60 +57,16 @@ final class AtomicReservations {
         this.tableLabel = tableLabel;
     }
 
-    ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl, Duration wait) {
+    /** One transaction on one pooled connection. */
+    AtomicAttempt<Reservation> attempt(RecordKey key, String fingerprint, String ownerToken, Instant now,
+                                       Duration lease, Duration ttl, Duration wait) {
         if (wait.isNegative()) {
             throw new IllegalArgumentException("wait must not be negative, was " + wait);
         }
         Instant at = IdempotencyTable.micros(now);
         long deadline = System.nanoTime() + wait.toNanos();
-        boolean askedBefore = false;
-        for (int round = 1; round <= MAX_ATTEMPTS; round++) {
-            String token = UUID.randomUUID().toString();
-            NewRow row = new NewRow(key, fingerprint, IdempotencyTable.IN_FLIGHT, token,
-                    IdempotencyTable.micros(now.plus(lease)), null, IdempotencyTable.micros(now.plus(ttl)), at);
-            Round result = inNewTransaction(row, at, lease, wait, deadline, askedBefore);
-            if (result instanceof Round.Answer answer) {
-                return answer.result();
-            }
-            if (result instanceof Round.HolderGone) {
-                askedBefore = true;
-                log.debug("The uncommitted holder of key_preview={} ended or was committing while this request "
-                        + "stopped waiting; asking once more (round {})", key.keyPreview(), round);
-            } else {
-                log.debug("Atomic reservation of key_preview={} was rolled back by the database (deadlock or "
-                        + "serialization failure); starting over (round {})", key.keyPreview(), round);
-            }
-        }
-        throw new IllegalStateException("Could not settle the atomic reservation of key_preview=" + key.keyPreview()
-                + " after " + MAX_ATTEMPTS + " transactions");
-    }
-
-    /** What one transaction came to: the answer, or a reason to start another. */
-    private sealed interface Round {
-        record Answer(ReserveResult result) implements Round {
-        }
-
-        /** The database rolled the transaction back (deadlock, serialization failure). */
-        record RolledBack() implements Round {
-        }
-
-        /** The lock wait ran out, and by the time this request asked, nobody held the key or its holder was committing. */
-        record HolderGone() implements Round {
-        }
-    }
-
-    private static final Round ROLLED_BACK = new Round.RolledBack();
-    private static final Round HOLDER_GONE = new Round.HolderGone();
-
-    /**
-     * One transaction on one pooled connection.
-     *
-     * @param askedBefore an earlier round ran out of wait and asked: this round answers (in flight,
-     *                    or busy when nobody holds the key) rather than ask again
-     */
-    private Round inNewTransaction(NewRow row, Instant now, Duration lease, Duration wait, long deadline,
-                                   boolean askedBefore) {
-        RecordKey key = row.key();
+        NewRow row = new NewRow(key, fingerprint, IdempotencyTable.IN_FLIGHT, ownerToken,
+                IdempotencyTable.micros(now.plus(lease)), null, IdempotencyTable.micros(now.plus(ttl)), at);
         Connection c = null;
         AtomicSession session = sql.atomicSession(tenantSetting);
         boolean handedOver = false;
@@ -130,49 +77,38 @@ final class AtomicReservations {
                 Statements.Attempt result;
                 try {
                     result = attempt == 1
-                            ? session.begin(c, row, now, remaining(deadline, wait), lease)
-                            : session.nextAttempt(c, row, now, remaining(deadline, wait));
+                            ? session.begin(c, row, at, remaining(deadline, wait), lease)
+                            : session.nextAttempt(c, row, at, remaining(deadline, wait));
                 } catch (SQLException e) {
                     if (session.isLockTimeout(e)) {
-                        AtomicSession.Held holder;
+                        AtomicAttempt.Holder holder;
                         try {
                             c.rollback();
                             session.end(c);
                             ended = true;
-                            holder = session.holdersFingerprint(c, row, now);
+                            holder = session.holder(c, row, at);
                         } catch (SQLException | RuntimeException unknown) {
                             // Not worth failing the request over: answer as if the dialect could not tell.
                             log.warn("Could not tell which request body holds key_preview={}; answering in flight: {}",
                                     key.keyPreview(), unknown.toString());
-                            holder = AtomicSession.Held.inFlight(row.fingerprint());
+                            holder = AtomicAttempt.Holder.SAME_BODY;
                         }
-                        switch (AtomicWaits.afterLockTimeout(holder.holder(), askedBefore)) {
-                            case ASK_AGAIN:
-                                return HOLDER_GONE;
-                            case BUSY:
-                                throw AtomicWaits.busy(key, tableLabel, e);
-                            default:
-                                log.debug("Key_preview={} is held by an uncommitted transaction ({}); answering in "
-                                        + "flight", key.keyPreview(),
-                                        holder.fingerprint().equals(row.fingerprint()) ? "the same body" : "another body");
-                                return new Round.Answer(new ReserveResult.Existing(AtomicWaits.heldUncommitted(
-                                        key, holder.fingerprint(), row.expiresAt(), now, lease)));
-                        }
+                        return new AtomicAttempt.TimedOut<>(holder, e);
                     }
                     if (session.mustStartOver(e)) {
-                        return ROLLED_BACK;
+                        return new AtomicAttempt.RolledBack<>();
                     }
                     throw e;
                 }
                 if (result instanceof Statements.Attempt.Won) {
                     AtomicTransaction transaction = new AtomicTransaction(c, dialect);
-                    TransactionalReservation reservation = new TransactionalReservation(key, row.ownerToken(), c, dataSource,
-                            session, transaction, sql, tableLabel);
+                    TransactionalReservation reservation = new TransactionalReservation(key, ownerToken, c,
+                            dataSource, session, transaction, sql, tableLabel);
                     handedOver = true;
-                    return new Round.Answer(new ReserveResult.Acquired(reservation));
+                    return new AtomicAttempt.Won<>(reservation);
                 }
                 if (result instanceof Statements.Attempt.Lost lost) {
-                    return new Round.Answer(new ReserveResult.Existing(lost.record()));
+                    return new AtomicAttempt.Lost<>(lost.record());
                 }
                 log.debug("Atomic reservation of key_preview={} raced a concurrent change; asking again (attempt {})",
                         key.keyPreview(), attempt);

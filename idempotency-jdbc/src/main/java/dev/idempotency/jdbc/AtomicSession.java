@@ -1,12 +1,12 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.core.store.AtomicAttempt.Holder;
 import dev.idempotency.core.store.IdempotencyRecord;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * What the atomic mode does to one pooled connection, per dialect: open a READ COMMITTED
@@ -20,9 +20,6 @@ import java.util.Set;
  * that it can put it back.
  */
 abstract class AtomicSession {
-
-    /** Serialization failures and deadlocks: the whole transaction is gone, start over. */
-    private static final Set<String> START_OVER_STATES = Set.of("40001", "40P01");
 
     private boolean autoCommit = true;
 
@@ -52,51 +49,32 @@ abstract class AtomicSession {
 
     /**
      * After {@link #isLockTimeout}, once the transaction is rolled back and {@link #end} has put the
-     * session back: the fingerprint of the uncommitted request that holds the key, as far as this
-     * dialect can tell without waiting — {@code row}'s own when the holder has the same body, another
-     * one when it has a different body; {@link Held#NOBODY} when nobody holds the key any more;
-     * {@link AtomicWaits.Holder#COMPLETING} for a completion with this body that may be uncommitted,
-     * which cannot be answered from: the caller asks again.
+     * session back: who holds the key, as far as this dialect can tell without waiting.
      *
      * <p>Never a replay: nothing read here may be uncommitted data the engine would send to a client.
      */
-    abstract Held holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException;
-
-    /** Who holds the key and, when in flight, with which fingerprint. */
-    record Held(AtomicWaits.Holder holder, String fingerprint) {
-        static final Held NOBODY = new Held(AtomicWaits.Holder.NOBODY, null);
-
-        static Held inFlight(String fingerprint) {
-            return new Held(AtomicWaits.Holder.IN_FLIGHT, fingerprint);
-        }
-    }
-
-    /**
-     * The fingerprint the in-flight record carries when PostgreSQL can tell that the holder's body
-     * differs but not what it is: not a SHA-256 in hex, so it equals no request's fingerprint.
-     */
-    static final String ANOTHER_BODY = AtomicWaits.ANOTHER_BODY;
+    abstract Holder holder(Connection c, NewRow row, Instant now) throws SQLException;
 
     /**
      * From the newest version of the key's row, committed or not (a dirty read): whose body holds
      * the key. A row that is not live holds nothing (a rolled-back take-over leaves the old one). A
      * completed row with this body may still roll back, so it is no replay: it is
-     * {@link AtomicWaits.Holder#COMPLETING}, and asking again answers from committed data.
+     * {@link Holder#COMPLETING}, and asking again answers from committed data.
      */
-    static Held holderOf(Optional<IdempotencyRecord> newest, NewRow row, Instant now) {
+    static Holder holderOf(Optional<IdempotencyRecord> newest, NewRow row, Instant now) {
         if (newest.isEmpty() || !Statements.isLive(newest.get(), now)) {
-            return Held.NOBODY;
+            return Holder.NOBODY;
         }
         IdempotencyRecord record = newest.get();
-        if (record.isCompleted() && record.fingerprint().equals(row.fingerprint())) {
-            return new Held(AtomicWaits.Holder.COMPLETING, record.fingerprint());
+        if (!record.fingerprint().equals(row.fingerprint())) {
+            return Holder.OTHER_BODY;
         }
-        return Held.inFlight(record.fingerprint());
+        return record.isCompleted() ? Holder.COMPLETING : Holder.SAME_BODY;
     }
 
     /** The database rolled the whole transaction back (deadlock, serialization failure): start over. */
     boolean mustStartOver(SQLException e) {
-        return START_OVER_STATES.contains(e.getSQLState());
+        return PostgresSql.mustStartOver(e.getSQLState());
     }
 
     /**

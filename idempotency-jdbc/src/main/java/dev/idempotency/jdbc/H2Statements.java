@@ -3,6 +3,7 @@ package dev.idempotency.jdbc;
 import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
 
+import dev.idempotency.core.store.AtomicAttempt.Holder;
 import dev.idempotency.core.store.IdempotencyRecord;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -173,7 +174,7 @@ final class H2Statements extends Statements {
          * trip).
          */
         @Override
-        Held holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
+        Holder holder(Connection c, NewRow row, Instant now) throws SQLException {
             int level = c.getTransactionIsolation();
             c.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED);
             Optional<IdempotencyRecord> newest;

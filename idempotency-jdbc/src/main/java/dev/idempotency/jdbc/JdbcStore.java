@@ -1,7 +1,9 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
@@ -58,7 +60,7 @@ import org.slf4j.LoggerFactory;
  *   <li>With {@linkplain Builder#rowLevelSecurity(boolean) row-level security} (PostgreSQL), each
  *       call runs in a transaction that first sets the tenant of its record key with
  *       {@code set_config(setting, tenant, true)}.</li>
- *   <li>The engine's atomic mode: {@link #reserveInTransaction} takes a pooled connection, opens a
+ *   <li>The engine's atomic mode: {@link #attemptInTransaction} takes a pooled connection, opens a
  *       READ COMMITTED transaction and reserves inside it; the handler writes in the same
  *       transaction ({@link AtomicTransaction}) and the stored response commits with it. A duplicate
  *       of a request still inside its transaction is answered 409 for the same body and 422 for a
@@ -249,13 +251,12 @@ public final class JdbcStore implements TransactionalStore {
     }
 
     /**
-     * The atomic mode's reservation: on a pooled connection, in a READ COMMITTED transaction that
-     * the acquired reservation keeps open for the handler (its {@code unwrap} gives an
+     * One attempt of the atomic mode's reservation: on a pooled connection, in a READ COMMITTED
+     * transaction that the won reservation keeps open for the handler (its {@code unwrap} gives an
      * {@link AtomicTransaction}, a {@link Connection} or a jOOQ {@link DSLContext}, and the
-     * {@link DataSource} the connection came from). A key held by
-     * another, still uncommitted transaction is waited for, at most {@code wait}, and then
-     * answered as in flight with the holder's fingerprint as far as the dialect can tell it without
-     * waiting — so the engine answers 409 for the same body and 422 for a different one:
+     * {@link DataSource} the connection came from). A key held by another, still uncommitted
+     * transaction is waited for, at most {@code wait}; then the attempt tells who holds it, as far as
+     * the dialect can tell without waiting:
      * <ul>
      *   <li>PostgreSQL: a won reservation also takes three shared transaction-scoped advisory locks
      *       (two-{@code int4} form, classids 1229212488 "IDKH" and 1229212492 "IDKL": 64 bits of the
@@ -269,11 +270,12 @@ public final class JdbcStore implements TransactionalStore {
      * The winner's path costs nothing more; nothing uncommitted is ever replayed.
      */
     @Override
-    public ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
-                                              Duration ttl, Duration wait) {
+    public AtomicAttempt<Reservation> attemptInTransaction(RecordKey key, String fingerprint, String ownerToken,
+                                                           Instant now, Duration lease, Duration ttl, Duration wait) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
-        return atomic.reserve(key, fingerprint, now, lease, ttl, Objects.requireNonNull(wait, "wait"));
+        Objects.requireNonNull(ownerToken, "ownerToken");
+        return atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, Objects.requireNonNull(wait, "wait"));
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.idempotency.jdbc;
 import static org.jooq.impl.DSL.excluded;
 import static org.jooq.impl.DSL.when;
 
+import dev.idempotency.core.store.AtomicAttempt.Holder;
 import dev.idempotency.core.store.IdempotencyRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -262,7 +263,7 @@ final class MySqlStatements extends Statements {
          * starts that transaction leaves the level pending; {@code ROLLBACK} drops it.
          */
         @Override
-        Held holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
+        Holder holder(Connection c, NewRow row, Instant now) throws SQLException {
             try (Statement s = c.createStatement()) {
                 s.execute("SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED");
             }

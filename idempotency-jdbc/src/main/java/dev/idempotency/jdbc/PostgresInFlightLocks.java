@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.RecordKey;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -79,16 +80,6 @@ final class PostgresInFlightLocks {
     private static final String PROBE_JDBC = PROBE.replace(":body_lock", "?").replace(":key_lock_low", "?")
             .replace(":key_lock_high", "?");
 
-    /** What the probe found. */
-    enum Holder {
-        /** A transaction holds the key with this request's body (or one whose 32 bits agree). */
-        SAME_BODY,
-        /** A transaction holds the key with another body. */
-        OTHER_BODY,
-        /** No atomic reservation holds the key now. */
-        NONE
-    }
-
     /** The three lock values of one row: bound into the atomic reservation, compared by the probe. */
     record Values(int keyHigh, int keyLow, int body) {
     }
@@ -109,7 +100,7 @@ final class PostgresInFlightLocks {
     }
 
     /** Runs {@link #PROBE} on {@code c} (in autocommit mode one statement; otherwise rolled back after). */
-    Holder probe(Connection c, RecordKey key, String fingerprint) throws SQLException {
+    AtomicAttempt.Holder probe(Connection c, RecordKey key, String fingerprint) throws SQLException {
         Values values = of(key, fingerprint);
         boolean same;
         boolean held;
@@ -127,7 +118,7 @@ final class PostgresInFlightLocks {
                 c.rollback();
             }
         }
-        return same ? Holder.SAME_BODY : held ? Holder.OTHER_BODY : Holder.NONE;
+        return PostgresSql.inFlightHolder(same, held);
     }
 
     /** SHA-256 so far over the table and the record key (length-prefixed parts: no two keys give the same input). */

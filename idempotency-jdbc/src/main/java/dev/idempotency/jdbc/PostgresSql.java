@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
 import java.time.Instant;
@@ -39,7 +40,9 @@ public final class PostgresSql {
     public static final String CALLER_MIGRATION = Ddl.callerScript(SQLDialect.POSTGRES);
     private static final Set<String> UNREACHABLE_STATES = Set.of("57P01", "57P02", "57P03");
     /** query_canceled (a statement timeout), lock_not_available (a lock timeout), too_many_connections. */
-    private static final Set<String> BUSY_STATES = Set.of("57014", "55P03", "53300");
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+    private static final Set<String> BUSY_STATES = Set.of("57014", LOCK_NOT_AVAILABLE, "53300");
+    private static final Set<String> START_OVER_STATES = Set.of("40001", "40P01");
 
     /** One statement: its SQL with {@code $n} placeholders and the parameter name of each {@code $n}. */
     public record Statement(String sql, List<String> parameters) {
@@ -352,8 +355,44 @@ public final class PostgresSql {
         return BUSY_STATES.contains(state) ? Reason.BUSY : null;
     }
 
+    /**
+     * The message of the {@code StorageUnavailableException} for {@code reason}, the same for every
+     * client of the table.
+     *
+     * @param lacksCaller the table predates {@link #CALLER_MIGRATION} ({@link #lacksCaller})
+     * @param detail      what the driver said
+     */
+    public static String outageMessage(Reason reason, String tableName, boolean lacksCaller, String detail) {
+        return switch (reason) {
+            case NOT_PROVISIONED -> lacksCaller
+                    ? "Idempotency table " + tableName + " has no column caller: apply " + CALLER_MIGRATION
+                    : "Idempotency table " + tableName + " does not exist: " + detail;
+            case BUSY -> "Idempotency database busy: " + detail;
+            case UNREACHABLE -> "Idempotency database unreachable: " + detail;
+        };
+    }
+
     /** Whether a PostgreSQL error is a statement on a table that predates {@link #CALLER_MIGRATION}. */
     public static boolean lacksCaller(String sqlState, String message) {
         return "42703".equals(sqlState) && String.valueOf(message).contains("caller");
+    }
+
+    /** 55P03: a statement's wait for a lock ran out ({@code lock_timeout}). */
+    public static boolean isLockTimeout(String sqlState) {
+        return LOCK_NOT_AVAILABLE.equals(sqlState);
+    }
+
+    /**
+     * 40001 (serialization failure), 40P01 (deadlock): the database rolled the transaction back and
+     * running it again may succeed. MariaDB/MySQL and H2 report the same standard states.
+     */
+    public static boolean mustStartOver(String sqlState) {
+        return sqlState != null && START_OVER_STATES.contains(sqlState);
+    }
+
+    /** Who holds the key, from {@link #inFlightProbe()}'s columns {@code same_body} and {@code key_held}. */
+    public static AtomicAttempt.Holder inFlightHolder(boolean sameBody, boolean keyHeld) {
+        return sameBody ? AtomicAttempt.Holder.SAME_BODY
+                : keyHeld ? AtomicAttempt.Holder.OTHER_BODY : AtomicAttempt.Holder.NOBODY;
     }
 }

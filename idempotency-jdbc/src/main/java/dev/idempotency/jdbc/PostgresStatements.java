@@ -10,6 +10,8 @@ import static org.jooq.impl.DSL.param;
 import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.selectOne;
 
+import dev.idempotency.core.store.AtomicAttempt;
+import dev.idempotency.core.store.AtomicAttempt.Holder;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
 import java.sql.Connection;
@@ -285,7 +287,7 @@ final class PostgresStatements extends Statements {
      * uncommitted holder of the key has this row's body ({@link PostgresInFlightLocks#probe}, one
      * round trip).
      */
-    PostgresInFlightLocks.Holder inFlightHolder(Connection c, NewRow row) throws SQLException {
+    AtomicAttempt.Holder inFlightHolder(Connection c, NewRow row) throws SQLException {
         return inFlightLocks.probe(c, row.key(), row.fingerprint());
     }
 
@@ -434,8 +436,6 @@ final class PostgresStatements extends Statements {
      * is kept server-side meanwhile, in a transaction-local custom setting.
      */
     static final class Session extends AtomicSession {
-        private static final String LOCK_NOT_AVAILABLE = "55P03";
-
         private final PostgresStatements sql;
         private final String tenantSetting;
 
@@ -463,7 +463,7 @@ final class PostgresStatements extends Statements {
 
         @Override
         boolean isLockTimeout(SQLException e) {
-            return LOCK_NOT_AVAILABLE.equals(e.getSQLState());
+            return PostgresSql.isLockTimeout(e.getSQLState());
         }
 
         /**
@@ -471,12 +471,8 @@ final class PostgresStatements extends Statements {
          * reservation took can ({@link PostgresInFlightLocks}): one round trip.
          */
         @Override
-        Held holdersFingerprint(Connection c, NewRow row, Instant now) throws SQLException {
-            return switch (sql.inFlightHolder(c, row)) {
-                case SAME_BODY -> Held.inFlight(row.fingerprint());
-                case OTHER_BODY -> Held.inFlight(ANOTHER_BODY);
-                case NONE -> Held.NOBODY;
-            };
+        Holder holder(Connection c, NewRow row, Instant now) throws SQLException {
+            return sql.inFlightHolder(c, row);
         }
 
         /**

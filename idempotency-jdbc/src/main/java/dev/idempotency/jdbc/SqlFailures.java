@@ -64,13 +64,8 @@ final class SqlFailures {
             }
             return new DataAccessException("Idempotency store statement failed: " + failure.getMessage(), failure);
         }
-        String message = switch (reason) {
-            case NOT_PROVISIONED -> lacksCaller(failure)
-                    ? "Idempotency table " + tableName + " has no column caller: apply " + PostgresSql.CALLER_MIGRATION
-                    : "Idempotency table " + tableName + " does not exist: " + rootMessage(failure);
-            case BUSY -> "Idempotency database busy: " + rootMessage(failure);
-            case UNREACHABLE -> "Idempotency database unreachable: " + rootMessage(failure);
-        };
+        String message = PostgresSql.outageMessage(reason, tableName,
+                reason == Reason.NOT_PROVISIONED && lacksCaller(failure), rootMessage(failure));
         return new StorageUnavailableException(reason, message, failure);
     }
 

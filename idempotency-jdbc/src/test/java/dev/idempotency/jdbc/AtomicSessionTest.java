@@ -2,6 +2,7 @@ package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.core.store.AtomicAttempt.Holder;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.RecordState;
@@ -35,41 +36,24 @@ class AtomicSessionTest {
     @Test
     void anInFlightRowTellsItsBody() {
         assertThat(AtomicSession.holderOf(inFlight(MINE, NOW.plusSeconds(30)), ROW, NOW))
-                .isEqualTo(AtomicSession.Held.inFlight(MINE));
+                .isEqualTo(Holder.SAME_BODY);
         assertThat(AtomicSession.holderOf(inFlight(OTHER, NOW.plusSeconds(30)), ROW, NOW))
-                .isEqualTo(AtomicSession.Held.inFlight(OTHER));
+                .isEqualTo(Holder.OTHER_BODY);
     }
 
     @Test
     void aCompletionThatMayNotBeCommittedIsNoReplayButAnotherBodyStillConflicts() {
-        assertThat(AtomicSession.holderOf(completed(MINE), ROW, NOW).holder()).as("ask again, from committed data")
-                .isEqualTo(AtomicWaits.Holder.COMPLETING);
-        assertThat(AtomicSession.holderOf(completed(OTHER), ROW, NOW)).isEqualTo(AtomicSession.Held.inFlight(OTHER));
+        assertThat(AtomicSession.holderOf(completed(MINE), ROW, NOW)).as("ask again, from committed data")
+                .isEqualTo(Holder.COMPLETING);
+        assertThat(AtomicSession.holderOf(completed(OTHER), ROW, NOW)).isEqualTo(Holder.OTHER_BODY);
     }
 
     @Test
     void noRowOrARowThatIsNotLiveHoldsNothing() {
-        assertThat(AtomicSession.holderOf(Optional.empty(), ROW, NOW)).isEqualTo(AtomicSession.Held.NOBODY);
+        assertThat(AtomicSession.holderOf(Optional.empty(), ROW, NOW)).isEqualTo(Holder.NOBODY);
         assertThat(AtomicSession.holderOf(inFlight(OTHER, NOW.minusSeconds(1)), ROW, NOW)).as("lease lapsed")
-                .isEqualTo(AtomicSession.Held.NOBODY);
+                .isEqualTo(Holder.NOBODY);
         assertThat(AtomicSession.holderOf(Optional.of(new IdempotencyRecord(KEY, OTHER, RecordState.IN_FLIGHT, null,
-                NOW.minusSeconds(1), NOW.plusSeconds(30))), ROW, NOW)).as("expired").isEqualTo(AtomicSession.Held.NOBODY);
-    }
-
-    @Test
-    void aHolderStillCommittingAfterTheSecondWaitIsInFlightButNobodyTwiceIsBusy() {
-        assertThat(AtomicWaits.afterLockTimeout(AtomicWaits.Holder.IN_FLIGHT, false)).isEqualTo(AtomicWaits.Verdict.IN_FLIGHT);
-        assertThat(AtomicWaits.afterLockTimeout(AtomicWaits.Holder.COMPLETING, false))
-                .isEqualTo(AtomicWaits.Verdict.ASK_AGAIN);
-        assertThat(AtomicWaits.afterLockTimeout(AtomicWaits.Holder.COMPLETING, true))
-                .as("the key's own row kept us waiting: in progress, not busy storage")
-                .isEqualTo(AtomicWaits.Verdict.IN_FLIGHT);
-        assertThat(AtomicWaits.afterLockTimeout(AtomicWaits.Holder.NOBODY, false)).isEqualTo(AtomicWaits.Verdict.ASK_AGAIN);
-        assertThat(AtomicWaits.afterLockTimeout(AtomicWaits.Holder.NOBODY, true)).isEqualTo(AtomicWaits.Verdict.BUSY);
-    }
-
-    @Test
-    void theFingerprintForAnotherUnreadableBodyEqualsNoRequestsFingerprint() {
-        assertThat(AtomicSession.ANOTHER_BODY).doesNotMatch("[0-9a-f]{64}");
+                NOW.minusSeconds(1), NOW.plusSeconds(30))), ROW, NOW)).as("expired").isEqualTo(Holder.NOBODY);
     }
 }

@@ -94,10 +94,23 @@ class ExecutorStore implements AsyncStore {
         }
 
         @Override
-        public CompletionStage<AsyncReserveResult> reserveInTransaction(RecordKey key, String fingerprint,
-                                                                        Instant now, Duration lease, Duration ttl,
-                                                                        Duration wait) {
-            return call(() -> adapt(store.reserveInTransaction(key, fingerprint, now, lease, ttl, wait)));
+        public CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(
+                RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease, Duration ttl,
+                Duration wait) {
+            return call(() -> adapt(store.attemptInTransaction(key, fingerprint, ownerToken, now, lease, ttl, wait)));
+        }
+
+        private AtomicAttempt<AsyncReservation> adapt(AtomicAttempt<Reservation> attempt) {
+            if (attempt instanceof AtomicAttempt.Won<Reservation> won) {
+                return new AtomicAttempt.Won<>(new OnExecutor(won.reservation()));
+            }
+            if (attempt instanceof AtomicAttempt.Lost<Reservation> lost) {
+                return new AtomicAttempt.Lost<>(lost.record());
+            }
+            if (attempt instanceof AtomicAttempt.TimedOut<Reservation> timedOut) {
+                return new AtomicAttempt.TimedOut<>(timedOut.holder(), timedOut.lockTimeout());
+            }
+            return new AtomicAttempt.RolledBack<>();
         }
     }
 

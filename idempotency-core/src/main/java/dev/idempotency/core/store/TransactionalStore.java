@@ -8,20 +8,21 @@ import java.time.Instant;
  * that the reservation, the handler's writes and the stored response commit together (the
  * engine's atomic mode).
  *
- * <p>The returned {@link Reservation} owns the transaction: {@link Reservation#unwrap} hands it
- * to the handler, {@link Reservation#complete} writes the response and commits,
+ * <p>The won {@link Reservation} owns the transaction: {@link Reservation#unwrap} hands it to the
+ * handler, {@link Reservation#complete} writes the response and commits,
  * {@link Reservation#release} drops the reservation but commits the handler's writes, and
- * {@link Reservation#abort} rolls everything back. A concurrent duplicate either waits for the
- * owning transaction (bounded by {@code wait}) and then sees its outcome, or is answered with
- * the in-flight record at once when {@code wait} is zero.
+ * {@link Reservation#abort} rolls everything back. A concurrent duplicate waits for the owning
+ * transaction's lock; the engine runs the attempts and answers from their outcomes
+ * ({@link AsyncTransactionalStore#reserveInTransaction}).
  */
 public interface TransactionalStore extends Store {
 
     /**
-     * Like {@link #reserve}, but opens a transaction that the acquired reservation keeps open.
+     * One attempt to reserve {@code key} in a new transaction, which a {@link AtomicAttempt.Won}
+     * reservation keeps open; every other outcome ends it.
      *
-     * @param wait how long to wait for a concurrent transaction holding the same key
+     * @param wait how long to wait for another transaction's lock on the key; zero: hardly at all
      */
-    ReserveResult reserveInTransaction(RecordKey key, String fingerprint, Instant now, Duration lease,
-                                       Duration ttl, Duration wait);
+    AtomicAttempt<Reservation> attemptInTransaction(RecordKey key, String fingerprint, String ownerToken,
+                                                    Instant now, Duration lease, Duration ttl, Duration wait);
 }

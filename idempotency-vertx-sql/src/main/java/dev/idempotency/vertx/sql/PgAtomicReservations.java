@@ -1,10 +1,9 @@
 package dev.idempotency.vertx.sql;
 
-import dev.idempotency.core.store.AsyncReserveResult;
+import dev.idempotency.core.store.AsyncReservation;
+import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
-import dev.idempotency.jdbc.AtomicWaits;
 import dev.idempotency.jdbc.PostgresSql;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
@@ -13,27 +12,21 @@ import io.vertx.sqlclient.SqlConnection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link PgStore#reserveInTransaction}: idempotency-jdbc's atomic reservation on PostgreSQL, on one
- * {@link SqlConnection}. One attempt sends {@code BEGIN}, the transaction's settings (the session's
- * lock wait saved, the caller's {@code wait} as {@code lock_timeout}, a lease as
- * {@code idle_in_transaction_session_timeout}, the tenant), the reservation (which, when it wins,
- * takes the three shared advisory locks) and the restored lock wait, pipelined: one round trip.
+ * {@link PgStore#attemptInTransaction}: idempotency-jdbc's atomic reservation attempt on
+ * PostgreSQL, on one {@link SqlConnection}. The transaction is opened with {@code BEGIN}, the
+ * transaction's settings (the session's lock wait saved, the caller's {@code wait} as
+ * {@code lock_timeout}, a lease as {@code idle_in_transaction_session_timeout}, the tenant), the
+ * reservation (which, when it wins, takes the three shared advisory locks) and the restored lock
+ * wait, pipelined: one round trip.
  *
  * <p>A key whose row another transaction holds uncommitted makes the reservation wait for its row
  * lock, at most {@code wait}. When the wait runs out (55P03), the transaction is rolled back and
- * one read of {@code pg_locks} tells whether that transaction has the same body (the key is then
- * answered in flight with this fingerprint: 409) or another (in flight with another: 422); when
- * nobody holds it any more, one more round runs, with what is left of the wait. When that one's
- * wait runs out too and again nobody holds the key, the wait was not for the key's own row — a
- * table lock such as a migration's, {@code LOCK TABLE} or {@code VACUUM FULL} — and the
- * reservation fails with {@link StorageUnavailableException} {@link Reason#BUSY} (503
- * "Idempotency storage is busy", never 409: the key is not in flight), as idempotency-jdbc's.
+ * one read of {@code pg_locks} tells whether that transaction has the same body, another, or is
+ * gone; the engine decides from that.
  *
  * <p>With a {@linkplain PgStore.Builder#statementTimeout statement timeout} the {@code BEGIN}
  * message also keeps the session's {@code statement_timeout} and sets the store's
@@ -45,12 +38,8 @@ final class PgAtomicReservations {
 
     private static final Logger log = LoggerFactory.getLogger(PgAtomicReservations.class);
 
-    /** Serialization failure, deadlock: the database rolled the transaction back; start over. */
-    private static final Set<String> START_OVER = Set.of("40001", "40P01");
     /** "No wait" still waits this long: {@code 0} would mean forever (as idempotency-jdbc). */
     private static final long NO_WAIT_MILLIS = 50;
-
-    private enum Holder { SAME_BODY, OTHER_BODY, NONE }
 
     private final PgStore store;
     private final PostgresSql sql;
@@ -60,15 +49,8 @@ final class PgAtomicReservations {
         this.sql = store.sql;
     }
 
-    Future<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl,
-                                       Duration wait) {
-        Instant at = Rows.micros(now);
-        long deadline = System.nanoTime() + wait.toNanos();
-        return round(new Request(key, fingerprint, at, lease, ttl, wait, deadline), 1, false);
-    }
-
-    private record Request(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl,
-                           Duration lockWait, long deadline) {
+    private record Request(RecordKey key, String fingerprint, Instant now, Duration lease, Duration lockWait,
+                           long deadline) {
         String lockTimeout() {
             long left = lockWait.isZero() ? 0 : Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
             return Math.max(NO_WAIT_MILLIS, left) + "ms";
@@ -76,15 +58,13 @@ final class PgAtomicReservations {
     }
 
     /** One transaction on one pooled connection. */
-    private Future<AsyncReserveResult> round(Request r, int round, boolean holderWentAway) {
-        if (round > PgStore.MAX_ATTEMPTS) {
-            return Future.failedFuture(new IllegalStateException("Could not settle the atomic reservation of key_preview="
-                    + r.key().keyPreview() + " after " + PgStore.MAX_ATTEMPTS + " transactions"));
-        }
-        String token = UUID.randomUUID().toString();
-        Map<String, Object> row = Rows.newRow(r.key(), r.fingerprint(), PostgresSql.IN_FLIGHT, token,
-                Rows.micros(r.now().plus(r.lease())), null, Rows.micros(r.now().plus(r.ttl())), r.now());
-        PostgresSql.InFlightLocks locks = sql.inFlightLocks(r.key(), r.fingerprint());
+    Future<AtomicAttempt<AsyncReservation>> attempt(RecordKey key, String fingerprint, String ownerToken,
+                                                    Instant now, Duration lease, Duration ttl, Duration wait) {
+        Instant at = Rows.micros(now);
+        Request r = new Request(key, fingerprint, at, lease, wait, System.nanoTime() + wait.toNanos());
+        Map<String, Object> row = Rows.newRow(key, fingerprint, PostgresSql.IN_FLIGHT, ownerToken,
+                Rows.micros(at.plus(lease)), null, Rows.micros(at.plus(ttl)), at);
+        PostgresSql.InFlightLocks locks = sql.inFlightLocks(key, fingerprint);
         row.put("key_lock_high", locks.keyHigh());
         row.put("key_lock_low", locks.keyLow());
         row.put("body_lock", locks.body());
@@ -92,39 +72,27 @@ final class PgAtomicReservations {
             if (ar.succeeded()) {
                 PgStore.Attempt attempt = ar.result();
                 if (attempt.won()) {
-                    return Future.succeededFuture(new AsyncReserveResult.Acquired(
-                            new PgAtomicReservation(store, c, r.key(), token)));
+                    return Future.succeededFuture(new AtomicAttempt.Won<>(
+                            new PgAtomicReservation(store, c, key, ownerToken)));
                 }
-                return rollbackAndClose(c).map(v -> new AsyncReserveResult.Existing(attempt.lost()));
+                return rollbackAndClose(c).map(v -> new AtomicAttempt.Lost<>(attempt.lost()));
             }
             Throwable failure = ar.cause();
             String state = PgFailures.sqlState(failure);
-            if (PgFailures.LOCK_NOT_AVAILABLE.equals(state)) {
+            if (PostgresSql.isLockTimeout(state)) {
                 return c.query("ROLLBACK").execute()
                         .compose(v -> probe(c, r))
                         .recover(unknown -> {
                             log.warn("Could not tell which request body holds key_preview={}; answering in flight: {}",
-                                    r.key().keyPreview(), unknown.toString());
-                            return Future.succeededFuture(Holder.SAME_BODY);
+                                    key.keyPreview(), unknown.toString());
+                            return Future.succeededFuture(AtomicAttempt.Holder.SAME_BODY);
                         })
                         .andThen(h -> c.close())
-                        .compose(holder -> switch (AtomicWaits.afterLockTimeout(
-                                holder == Holder.NONE ? AtomicWaits.Holder.NOBODY : AtomicWaits.Holder.IN_FLIGHT, holderWentAway)) {
-                            case ASK_AGAIN -> {
-                                log.debug("The uncommitted holder of key_preview={} ended while this request stopped "
-                                        + "waiting; asking once more", r.key().keyPreview());
-                                yield round(r, round + 1, true);
-                            }
-                            case BUSY -> Future.failedFuture(AtomicWaits.busy(r.key(), store.tableLabel, failure));
-                            case IN_FLIGHT -> Future.succeededFuture(new AsyncReserveResult.Existing(
-                                    AtomicWaits.heldUncommitted(r.key(),
-                                            holder == Holder.OTHER_BODY ? AtomicWaits.ANOTHER_BODY : r.fingerprint(),
-                                            (Instant) row.get("expires_at"), r.now(), r.lease())));
-                        });
+                        .map(holder -> new AtomicAttempt.TimedOut<>(holder, failure));
             }
             Future<Void> ended = rollbackAndClose(c);
-            if (START_OVER.contains(state)) {
-                return ended.compose(v -> round(r, round + 1, holderWentAway));
+            if (PostgresSql.mustStartOver(state)) {
+                return ended.map(v -> new AtomicAttempt.RolledBack<>());
             }
             return ended.transform(v -> Future.failedFuture(failure));
         }));
@@ -173,14 +141,13 @@ final class PgAtomicReservations {
     }
 
     /** One read of {@code pg_locks}, in autocommit mode, after the rollback. */
-    private Future<Holder> probe(SqlConnection c, Request r) {
+    private Future<AtomicAttempt.Holder> probe(SqlConnection c, Request r) {
         PostgresSql.InFlightLocks locks = sql.inFlightLocks(r.key(), r.fingerprint());
         PostgresSql.Statement probe = sql.inFlightProbe();
         return PgStore.query(c, probe, Map.of("body_lock", locks.body(), "key_lock_low", locks.keyLow(),
                 "key_lock_high", locks.keyHigh())).map(rows -> {
                     Row found = rows.iterator().next();
-                    return found.getBoolean("same_body") ? Holder.SAME_BODY
-                            : found.getBoolean("key_held") ? Holder.OTHER_BODY : Holder.NONE;
+                    return PostgresSql.inFlightHolder(found.getBoolean("same_body"), found.getBoolean("key_held"));
                 });
     }
 

@@ -37,8 +37,6 @@ import java.util.function.Predicate;
  */
 final class PgFailures {
 
-    static final String LOCK_NOT_AVAILABLE = "55P03";
-
     /**
      * What the pool fails with when no connection came free within its {@code connectionTimeout}:
      * a plain {@link VertxException} (a shared instance inside the client), told apart by its message.
@@ -65,13 +63,9 @@ final class PgFailures {
         if (reason == null) {
             return cause;
         }
-        String message = switch (reason) {
-            case NOT_PROVISIONED -> inChain(cause, PgFailures::lacksCaller)
-                    ? "Idempotency table " + tableName + " has no column caller: apply " + PostgresSql.CALLER_MIGRATION
-                    : "Idempotency table " + tableName + " does not exist: " + cause.getMessage();
-            case BUSY -> "Idempotency database busy: " + cause.getMessage();
-            case UNREACHABLE -> "Idempotency database unreachable: " + cause;
-        };
+        String message = PostgresSql.outageMessage(reason, tableName,
+                reason == Reason.NOT_PROVISIONED && inChain(cause, PgFailures::lacksCaller),
+                reason == Reason.UNREACHABLE ? String.valueOf(cause) : cause.getMessage());
         return new StorageUnavailableException(reason, message, cause);
     }
 

@@ -1,7 +1,9 @@
 package dev.idempotency.vertx.sql;
 
+import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.AsyncTransactionalStore;
+import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
@@ -59,7 +61,7 @@ import org.slf4j.LoggerFactory;
  *       never 409, as idempotency-jdbc's {@code JdbcStore}).</li>
  *   <li>With {@linkplain Builder#rowLevelSecurity row-level security} each call runs in a
  *       transaction that first sets the tenant with {@code set_config(setting, tenant, true)}.</li>
- *   <li>The atomic mode: {@link #reserveInTransaction} holds the reservation in a READ COMMITTED
+ *   <li>The atomic mode: {@link #attemptInTransaction} holds the reservation in a READ COMMITTED
  *       transaction on one {@link io.vertx.sqlclient.SqlConnection}, which the handler reaches as
  *       {@link PgAtomicReservation#connection()} (through the engine's
  *       {@code Execution.unwrap(SqlConnection.class)}).</li>
@@ -226,22 +228,24 @@ public final class PgStore implements AsyncTransactionalStore {
     }
 
     /**
-     * The atomic mode's reservation, on one pooled connection in a READ COMMITTED transaction that
-     * the acquired {@link PgAtomicReservation} keeps open for the handler; as idempotency-jdbc's
-     * {@code JdbcStore#reserveInTransaction} on PostgreSQL (the wait is the transaction's
-     * {@code lock_timeout}; a duplicate that gave up waiting learns the holder's body from the
-     * advisory locks the winner took).
+     * One attempt of the atomic mode's reservation, on one pooled connection in a READ COMMITTED
+     * transaction that the won {@link PgAtomicReservation} keeps open for the handler; as
+     * idempotency-jdbc's {@code JdbcStore#attemptInTransaction} on PostgreSQL (the wait is the
+     * transaction's {@code lock_timeout}; a duplicate that gave up waiting learns the holder's body
+     * from the advisory locks the winner took).
      */
     @Override
-    public CompletionStage<AsyncReserveResult> reserveInTransaction(RecordKey key, String fingerprint, Instant now,
-                                                                    Duration lease, Duration ttl, Duration wait) {
+    public CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(
+            RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease, Duration ttl,
+            Duration wait) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(ownerToken, "ownerToken");
         Objects.requireNonNull(wait, "wait");
         if (wait.isNegative()) {
             throw new IllegalArgumentException("wait must not be negative, was " + wait);
         }
-        return stage(atomic.reserve(key, fingerprint, now, lease, ttl, wait));
+        return stage(atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait));
     }
 
     @Override

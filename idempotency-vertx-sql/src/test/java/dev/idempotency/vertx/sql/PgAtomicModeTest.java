@@ -151,7 +151,7 @@ class PgAtomicModeTest {
         assertThat(same.state()).isEqualTo(RecordState.IN_FLIGHT);
         assertThat(same.fingerprint()).isEqualTo(FP);
         assertThat(different.state()).isEqualTo(RecordState.IN_FLIGHT);
-        assertThat(different.fingerprint()).isEqualTo(dev.idempotency.jdbc.AtomicWaits.ANOTHER_BODY);
+        assertThat(different.fingerprint()).isEqualTo(dev.idempotency.core.store.AtomicAttempt.ANOTHER_BODY);
         await(reservation.abort());
     }
 
@@ -168,7 +168,7 @@ class PgAtomicModeTest {
         IdempotencyRecord alicesDuplicate = existing(other.reserveInTransaction(alice, OTHER_FP, NOW, LEASE, TTL,
                 Duration.ZERO));
         assertThat(alicesDuplicate.key()).isEqualTo(alice);
-        assertThat(alicesDuplicate.fingerprint()).isEqualTo(dev.idempotency.jdbc.AtomicWaits.ANOTHER_BODY);
+        assertThat(alicesDuplicate.fingerprint()).isEqualTo(dev.idempotency.core.store.AtomicAttempt.ANOTHER_BODY);
         IdempotencyRecord bobsDuplicate = existing(other.reserveInTransaction(bob, OTHER_FP, NOW, LEASE, TTL,
                 Duration.ZERO));
         assertThat(bobsDuplicate.fingerprint()).isEqualTo(OTHER_FP);
