@@ -1,7 +1,6 @@
 package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.idempotency.core.CapturedResponse;
 import dev.idempotency.core.Decision;
@@ -10,13 +9,10 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jooq.SQLDialect;
 import org.junit.jupiter.api.AfterAll;
@@ -42,31 +38,24 @@ class PostgresAtomicRoundTripTest {
     private static final String ORDER = "{\"sku\":1}";
 
     private TestDatabase db;
-    private RoundTripCountingProxy proxy;
+    private ProxiedPostgres proxied;
     private Connection connection;
     private DataSource single;
 
     @BeforeAll
     void open() throws Exception {
         db = TestDatabase.postgres();
-        Matcher url = Pattern.compile("^jdbc:postgresql://(127\\.0\\.0\\.1|localhost)(?::(\\d+))?/(.*)$")
-                .matcher(db.url());
-        assumeTrue(url.matches(), "needs a PostgreSQL on this machine to put a proxy in front of");
+        proxied = new ProxiedPostgres(db);
         JdbcStore.create(db.pool("round-trips-setup", 1)).createTableIfMissing();
         db.execute("CREATE TABLE business_orders (order_key TEXT PRIMARY KEY, item TEXT NOT NULL)");
-        proxy = new RoundTripCountingProxy(url.group(2) == null ? 5432 : Integer.parseInt(url.group(2)));
-        connection = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + url.group(3)
-                + "&sslmode=disable&gssEncMode=disable", db.server.user(), db.server.password());
-        single = new SingleConnection(connection);
+        connection = proxied.connection();
+        single = proxied.dataSource();
     }
 
     @AfterAll
     void close() throws Exception {
-        if (connection != null) {
-            connection.close();
-        }
-        if (proxy != null) {
-            proxy.close();
+        if (proxied != null) {
+            proxied.close();
         }
         db.close();
     }
@@ -78,11 +67,11 @@ class PostgresAtomicRoundTripTest {
 
     /** One executed request: reserve, one INSERT of the handler, finish with a stored response. */
     private long executedRequest(IdempotencyEngine engine, String key) throws SQLException {
-        long before = proxy.roundTrips();
+        long before = proxied.roundTrips();
         Execution execution = ((Decision.Proceed) engine.before(Requests.post("/orders", key, ORDER))).execution();
         AbstractAtomicModeTest.writeOrder(execution, key);
         execution.finish(Requests.created("{\"order\":1}"));
-        return proxy.roundTrips() - before;
+        return proxied.roundTrips() - before;
     }
 
     @Test
@@ -98,19 +87,19 @@ class PostgresAtomicRoundTripTest {
                         .as("set-up + reservation + restore, the handler's INSERT, the completing UPDATE + COMMIT")
                         .isEqualTo(3);
 
-                long before = proxy.roundTrips();
+                long before = proxied.roundTrips();
                 Decision replay = engine.before(Requests.post("/orders", key, ORDER));
                 assertThat(replay).isInstanceOf(Decision.Respond.class);
                 assertThat(((Decision.Respond) replay).isReplay()).isTrue();
-                assertThat(proxy.roundTrips() - before).as("set-up + reservation reading the record, ROLLBACK")
+                assertThat(proxied.roundTrips() - before).as("set-up + reservation reading the record, ROLLBACK")
                         .isEqualTo(2);
             }
 
-            long before = proxy.roundTrips();
+            long before = proxied.roundTrips();
             String key = "rt-" + UUID.randomUUID();
             Execution released = ((Decision.Proceed) engine.before(Requests.post("/orders", key, ORDER))).execution();
             released.finish(CapturedResponse.of(500, Map.of(), new byte[0]));
-            assertThat(proxy.roundTrips() - before).as("set-up + reservation, the releasing DELETE + COMMIT")
+            assertThat(proxied.roundTrips() - before).as("set-up + reservation, the releasing DELETE + COMMIT")
                     .isEqualTo(2);
         }
     }
@@ -127,24 +116,24 @@ class PostgresAtomicRoundTripTest {
             Execution first = ((Decision.Proceed) holderEngine.before(Requests.post("/orders", key, ORDER))).execution();
             try {
                 for (int i = 0; i < 6; i++) { // past prepareThreshold for the probe too
-                    long before = proxy.roundTrips();
+                    long before = proxied.roundTrips();
                     Decision.Respond otherBody = (Decision.Respond) engine.before(
                             Requests.post("/orders", key, AbstractAtomicModeTest.OTHER_ORDER));
                     assertThat(AbstractAtomicModeTest.answer(otherBody)).isEqualTo(AbstractAtomicModeTest.CONFLICT);
-                    assertThat(proxy.roundTrips() - before)
+                    assertThat(proxied.roundTrips() - before)
                             .as("set-up + reservation (lock timeout), ROLLBACK, the pg_locks probe").isEqualTo(3);
 
-                    before = proxy.roundTrips();
+                    before = proxied.roundTrips();
                     Decision.Respond sameBody = (Decision.Respond) engine.before(Requests.post("/orders", key, ORDER));
                     assertThat(AbstractAtomicModeTest.answer(sameBody)).isEqualTo(AbstractAtomicModeTest.IN_PROGRESS);
-                    assertThat(proxy.roundTrips() - before).isEqualTo(3);
+                    assertThat(proxied.roundTrips() - before).isEqualTo(3);
                 }
             } finally {
                 first.finish(Requests.created("{\"order\":1}"));
             }
-            long before = proxy.roundTrips();
+            long before = proxied.roundTrips();
             assertThat(((Decision.Respond) engine.before(Requests.post("/orders", key, ORDER))).isReplay()).isTrue();
-            assertThat(proxy.roundTrips() - before).as("once committed: a replay as usual").isEqualTo(2);
+            assertThat(proxied.roundTrips() - before).as("once committed: a replay as usual").isEqualTo(2);
         }
     }
 

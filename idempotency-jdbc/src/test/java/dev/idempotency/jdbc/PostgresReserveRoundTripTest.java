@@ -1,21 +1,16 @@
 package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StoredResponse;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jooq.SQLDialect;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,30 +31,21 @@ class PostgresReserveRoundTripTest {
     private static final Duration TTL = Duration.ofHours(1);
 
     private TestDatabase db;
-    private RoundTripCountingProxy proxy;
-    private Connection connection;
+    private ProxiedPostgres proxied;
     private JdbcStore store;
 
     @BeforeAll
     void open() throws Exception {
         db = TestDatabase.postgres();
-        Matcher url = Pattern.compile("^jdbc:postgresql://(127\\.0\\.0\\.1|localhost)(?::(\\d+))?/(.*)$")
-                .matcher(db.url());
-        assumeTrue(url.matches(), "needs a PostgreSQL on this machine to put a proxy in front of");
+        proxied = new ProxiedPostgres(db);
         JdbcStore.create(db.pool("reserve-round-trips-setup", 1)).createTableIfMissing();
-        proxy = new RoundTripCountingProxy(url.group(2) == null ? 5432 : Integer.parseInt(url.group(2)));
-        connection = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + url.group(3)
-                + "&sslmode=disable&gssEncMode=disable", db.server.user(), db.server.password());
-        store = JdbcStore.builder(new SingleConnection(connection)).dialect(SQLDialect.POSTGRES).build();
+        store = JdbcStore.builder(proxied.dataSource()).dialect(SQLDialect.POSTGRES).build();
     }
 
     @AfterAll
     void close() throws Exception {
-        if (connection != null) {
-            connection.close();
-        }
-        if (proxy != null) {
-            proxy.close();
+        if (proxied != null) {
+            proxied.close();
         }
         db.close();
     }
@@ -69,9 +55,9 @@ class PostgresReserveRoundTripTest {
     }
 
     private long roundTrips(Supplier<?> call) {
-        long before = proxy.roundTrips();
+        long before = proxied.roundTrips();
         call.get();
-        return proxy.roundTrips() - before;
+        return proxied.roundTrips() - before;
     }
 
     @Test
