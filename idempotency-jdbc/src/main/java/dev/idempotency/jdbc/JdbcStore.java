@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Behaviour</h2>
  * <ul>
  *   <li>Each primitive is one conditional statement (on MySQL, a reservation adds a primary-key
- *       read; on H2 a lost one does); the DDL and every statement are in the module's README.</li>
+ *       read; on H2 a lost one does; on PostgreSQL, a take-over of a row no longer live adds the
+ *       take-over statement); every statement is in the module's {@code SQL.md}.</li>
  *   <li>Time is the {@code now} the engine passes, bound into the statement and compared there;
  *       the database's clock plays no part. Instants are stored at microsecond precision.</li>
  *   <li>A missing table and an unreachable database (refused connection, pool timeout, broken
@@ -472,16 +473,10 @@ public final class JdbcStore implements TransactionalStore {
          * The completion, release, renewal, the optimistic mode's insert and the whole atomic mode
          * stay synchronous. Saves one WAL flush wait per executed request.
          *
-         * <p>What it weakens: a synchronous commit flushes all WAL before it, so the reservation is
-         * durable once the WAL writer has flushed it (within three {@code wal_writer_delay}s, 600 ms
-         * by default) or once any later synchronous commit on the same server has — the handler's
-         * own commit in that database, or the completion. A database crash (PostgreSQL or the
-         * machine, not a lost connection) inside that window forgets the reservation: when the
-         * handler's side effects live outside this database, a retry after recovery finds no record
-         * and runs the handler again, even while the first still runs, and the first one's
-         * completion then fails. With synchronous replication ({@code synchronous_standby_names})
-         * the reservation does not wait for the standby either, so a failover inside that window
-         * loses it the same way. See the module README, "Asynchronous reservation commit".
+         * <p>What it weakens: a database crash (or a failover) before that WAL is flushed — by the
+         * WAL writer within three {@code wal_writer_delay}s, or by any later synchronous commit —
+         * forgets the reservation, so a retry may run a handler whose effects live outside this
+         * database a second time. See the module README, "Asynchronous reservation commit".
          *
          * @throws IllegalArgumentException from {@link #build()} when the dialect is not PostgreSQL
          */

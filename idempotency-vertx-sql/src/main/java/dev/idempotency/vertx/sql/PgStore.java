@@ -111,8 +111,7 @@ public final class PgStore implements AsyncTransactionalStore {
      * store's statements fit in (what the options cached before, and every statement shorter than
      * {@value #STATEMENT_CACHE_SQL_LIMIT} characters); give the pool these options. Without the cache the client parses and plans every
      * statement again on each call — a {@code Parse}/{@code Describe} round trip before each
-     * {@code Bind}/{@code Execute}, the reservation's whole text each time (benchmarks/README.md,
-     * "Stores side by side", has the cost). The cache is per
+     * {@code Bind}/{@code Execute}, the reservation's whole text each time. The cache is per
      * connection and belongs to the pool: the store cannot turn it on itself.
      */
     public static PgConnectOptions cachingStatements(PgConnectOptions options) {
@@ -404,23 +403,10 @@ public final class PgStore implements AsyncTransactionalStore {
          * {@code PgConnectOptions.addProperty("statement_timeout", "5000")}, and each statement
          * runs as it is, in autocommit. Default 5 seconds ({@link #DEFAULT_STATEMENT_TIMEOUT}).
          *
-         * <p>How it is applied, and why: PostgreSQL's own {@code statement_timeout}, set
-         * transaction-local ({@code set_config(…, true)}, as {@code SET LOCAL}) in front of the
-         * store's statements in the same pipelined write, so it costs no round trip and reaches
-         * none of the application's statements. When the session's own {@code statement_timeout}
-         * is shorter, that one stays: the shorter applies. A statement the reserve and optimistic
-         * modes run alone goes out as {@code BEGIN; SELECT set_config('statement_timeout', …)}
-         * (one message), the statement and {@code COMMIT}: three messages in one write, one round
-         * trip, three more (trivial) statements for the server; {@link Duration#ZERO} saves those. The atomic mode's reservation already runs in a transaction with its settings
-         * pipelined: the session's {@code statement_timeout} is kept and set back, with its
-         * {@code lock_timeout}, before the handler gets the connection, so the handler's
-         * statements run under the session's limit. The atomic completion, release and rollback
-         * are not bounded: they touch the row the transaction holds, under the table lock it
-         * holds already, and wait for nobody. Not chosen: a timer on the client that sends a
-         * cancel request ({@code PgConnection.cancelRequest()}, as pgJDBC's query timeout does).
-         * Vert.x's cancel does not wait for the server to act on it, so a cancel sent just as the
-         * statement finished can land on the next statement on that pooled connection — perhaps
-         * the application's; and a statement timeout set on the pool belongs to the application.
+         * <p>Applied as PostgreSQL's own {@code statement_timeout}, transaction-local and
+         * pipelined in front of the store's statements (no extra round trip; the shorter of it and
+         * the session's applies). The handler's statements in the atomic mode run under the
+         * session's limits; the atomic completion, release and rollback are not bounded.
          *
          * @throws IllegalArgumentException when negative
          */
