@@ -9,6 +9,13 @@ import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.core.store.TransactionalStore;
+import dev.idempotency.jdbc.internal.Ddl;
+import dev.idempotency.jdbc.internal.Dialects;
+import dev.idempotency.jdbc.internal.IdempotencyTable;
+import dev.idempotency.jdbc.internal.NewRow;
+import dev.idempotency.jdbc.internal.SchemaCheck;
+import dev.idempotency.jdbc.internal.SqlFailures;
+import dev.idempotency.jdbc.internal.Statements;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -21,7 +28,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.Name;
@@ -88,8 +94,6 @@ public final class JdbcStore implements TransactionalStore {
 
     /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
     private static final int MAX_ATTEMPTS = 8;
-    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
-    private static final Pattern SETTING = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*");
 
     private final DataSource dataSource;
     private final DSLContext dsl;
@@ -325,30 +329,6 @@ public final class JdbcStore implements TransactionalStore {
         return call(key.tenant(), c -> sql.renew(c, key, ownerToken, lockedUntil));
     }
 
-    /** {@code table} or {@code schema.table}, each a plain SQL identifier. */
-    /** {@code tenantSetting} when it is a custom setting ({@code prefix.name}); for every PostgreSQL store. */
-    static String checkedTenantSetting(String tenantSetting) {
-        Objects.requireNonNull(tenantSetting, "tenantSetting");
-        if (!SETTING.matcher(tenantSetting).matches()) {
-            throw new IllegalArgumentException("A custom setting looks like 'prefix.name', was '" + tenantSetting + "'");
-        }
-        return tenantSetting;
-    }
-
-    static Name parseTableName(String tableName) {
-        Objects.requireNonNull(tableName, "tableName");
-        String[] parts = tableName.split("\\.", -1);
-        if (parts.length > 2) {
-            throw new IllegalArgumentException("tableName must be 'table' or 'schema.table', was '" + tableName + "'");
-        }
-        for (String part : parts) {
-            if (!IDENTIFIER.matcher(part).matches()) {
-                throw new IllegalArgumentException("Not a plain SQL identifier: '" + part + "' in '" + tableName + "'");
-            }
-        }
-        return DSL.name(parts);
-    }
-
     /** Work on one connection. */
     @FunctionalInterface
     private interface Work<T> {
@@ -444,7 +424,7 @@ public final class JdbcStore implements TransactionalStore {
 
         /** The table, optionally qualified by a schema (PostgreSQL, H2) or database (MariaDB/MySQL). */
         public Builder tableName(String tableName) {
-            this.tableName = parseTableName(tableName);
+            this.tableName = Ddl.parseTableName(tableName);
             return this;
         }
 
@@ -462,7 +442,7 @@ public final class JdbcStore implements TransactionalStore {
 
         /** The custom setting ({@code prefix.name}) the policy reads the tenant from. */
         public Builder tenantSetting(String tenantSetting) {
-            this.tenantSetting = checkedTenantSetting(tenantSetting);
+            this.tenantSetting = Ddl.checkedTenantSetting(tenantSetting);
             return this;
         }
 

@@ -1,6 +1,7 @@
 package dev.idempotency.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.jdbc.internal.MySqlStatements;
 import org.jooq.SQLDialect;
 
 /**

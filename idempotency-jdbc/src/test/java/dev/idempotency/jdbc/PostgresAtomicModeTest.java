@@ -10,6 +10,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.Mode;
 import dev.idempotency.core.RequestView;
+import dev.idempotency.jdbc.internal.PostgresInFlightLocks;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -3,6 +3,7 @@ package dev.idempotency.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.jdbc.internal.PostgresSql;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.ReserveResult;
+import dev.idempotency.jdbc.internal.Ddl;
 import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;

@@ -30,14 +30,14 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  * reachable; else the local service (PostgreSQL at 127.0.0.1:5432 database {@code test} user
  * {@code postgres}; MariaDB at 127.0.0.1:3306 user {@code root}).
  */
-final class TestDatabase implements AutoCloseable {
+public final class TestDatabase implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(TestDatabase.class);
 
     enum Kind { POSTGRES, MARIADB, H2 }
 
     /** Where a server is and who to log in as; {@code url} names a database the tests may use. */
-    record Server(String url, String user, String password, String source) {
+    public record Server(String url, String user, String password, String source) {
     }
 
     private static Server postgresServer;
@@ -45,7 +45,7 @@ final class TestDatabase implements AutoCloseable {
     private static Boolean docker;
 
     final Kind kind;
-    final Server server;
+    public final Server server;
     /** The schema (PostgreSQL) or database (MariaDB, H2, {@link #postgresDatabase()}) of this test class. */
     final String name;
     /** PostgreSQL: a database of its own rather than a schema in the server's. */
@@ -74,19 +74,19 @@ final class TestDatabase implements AutoCloseable {
         return db;
     }
 
-    static TestDatabase postgres() {
+    public static TestDatabase postgres() {
         TestDatabase db = new TestDatabase(Kind.POSTGRES, postgresServer(), uniqueName());
         db.adminExecute("CREATE SCHEMA " + db.name);
         return db;
     }
 
-    static TestDatabase mariadb() {
+    public static TestDatabase mariadb() {
         TestDatabase db = new TestDatabase(Kind.MARIADB, mariadbServer(), uniqueName());
         db.adminExecute("CREATE DATABASE " + db.name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
         return db;
     }
 
-    static TestDatabase h2() {
+    public static TestDatabase h2() {
         String name = uniqueName();
         return new TestDatabase(Kind.H2, new Server("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "", "H2 in memory"),
                 name);
@@ -97,7 +97,7 @@ final class TestDatabase implements AutoCloseable {
     }
 
     /** The JDBC URL of this class's own schema or database. */
-    String url() {
+    public String url() {
         return switch (kind) {
             case POSTGRES -> ownDatabase ? withPostgresDatabase(server.url(), name)
                     : withParameter(server.url(), "currentSchema=" + name);
@@ -130,7 +130,7 @@ final class TestDatabase implements AutoCloseable {
     }
 
     /** A pool on this class's schema or database; closed with it. */
-    HikariDataSource pool(String poolName, int size) {
+    public HikariDataSource pool(String poolName, int size) {
         return pool(poolName, size, url(), server.user(), server.password());
     }
 
@@ -176,7 +176,7 @@ final class TestDatabase implements AutoCloseable {
     }
 
     /** Runs SQL inside this class's schema or database. */
-    void execute(String sql) {
+    public void execute(String sql) {
         try (Connection c = DriverManager.getConnection(url(), server.user(), server.password());
              Statement s = c.createStatement()) {
             s.execute(sql);

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The module descriptors, as an application on the module path meets them: a consumer module
  * compiles against the exported API of the core, the jOOQ store and the test kit, and one that
- * imports their internals does not. Compiled with javac, the module path made of the jars on this
+ * imports their internals does not (nor the jOOQ store's, exported to the Vert.x SQL store only). Compiled with javac, the module path made of the jars on this
  * test's class path.
  */
 class ModulePathTest {
@@ -78,6 +78,7 @@ class ModulePathTest {
         List<Diagnostic<? extends JavaFileObject>> errors = compile(Map.of(
                 "module-info.java", """
                         module intruder {
+                            requires dev.idempotency.jdbc;
                             requires dev.idempotency.testkit;
                         }
                         """,
@@ -86,6 +87,7 @@ class ModulePathTest {
 
                         import dev.idempotency.core.canonical.JsonCanonicalizer;
                         import dev.idempotency.core.internal.WithheldMessage;
+                        import dev.idempotency.jdbc.internal.PostgresSql;
                         import dev.idempotency.testkit.internal.TcpProxy;
 
                         public class Reaches {
@@ -93,13 +95,16 @@ class ModulePathTest {
                         """));
 
         List<String> messages = errors.stream().map(d -> d.getMessage(Locale.ROOT)).toList();
-        assertThat(messages).as("one error per internal package").hasSize(3);
+        assertThat(messages).as("one error per internal package").hasSize(4);
         assertThat(messages).anySatisfy(m -> assertThat(m).contains("package dev.idempotency.core.canonical is not visible")
                 .contains("does not export it"));
         assertThat(messages).anySatisfy(m -> assertThat(m).contains("package dev.idempotency.core.internal is not visible")
                 .contains("does not export it"));
         assertThat(messages).anySatisfy(m -> assertThat(m).contains("package dev.idempotency.testkit.internal is not visible")
                 .contains("does not export it"));
+        assertThat(messages).as("exported to idempotency-vertx-sql only")
+                .anySatisfy(m -> assertThat(m).contains("package dev.idempotency.jdbc.internal is not visible")
+                        .contains("does not export it"));
     }
 
     /** Compiles the sources as one module; returns its errors. */

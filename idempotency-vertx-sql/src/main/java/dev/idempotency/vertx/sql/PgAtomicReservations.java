@@ -4,7 +4,7 @@ import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
-import dev.idempotency.jdbc.PostgresSql;
+import dev.idempotency.jdbc.internal.PostgresSql;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;

@@ -2,7 +2,7 @@ package dev.idempotency.vertx.sql;
 
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
 import dev.idempotency.core.store.StorageUnavailableException;
-import dev.idempotency.jdbc.PostgresSql;
+import dev.idempotency.jdbc.internal.PostgresSql;
 import io.vertx.core.VertxException;
 import io.vertx.core.http.ConnectionPoolTooBusyException;
 import io.vertx.sqlclient.ClosedConnectionException;

@@ -9,7 +9,7 @@ import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.jdbc.JdbcStore;
-import dev.idempotency.jdbc.PostgresSql;
+import dev.idempotency.jdbc.internal.PostgresSql;
 import io.vertx.core.Future;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;

@@ -5,7 +5,7 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.RecordState;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.PostgresSql;
+import dev.idempotency.jdbc.internal.PostgresSql;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;

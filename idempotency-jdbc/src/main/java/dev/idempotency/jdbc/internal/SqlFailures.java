@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
 import dev.idempotency.core.store.StorageUnavailableException;
@@ -35,8 +35,9 @@ import org.jooq.exception.DataAccessException;
  *       PostgreSQL's 57014, 55P03 and 53300, 70100 (MariaDB/MySQL interrupted); MariaDB/MySQL errors 1205 (lock wait
  *       timeout), 1969 and 3024 (statement time exceeded), H2 error 50200 (lock timeout)</td></tr>
  * </table>
+ * <p>Internal, not API: may change without notice.
  */
-final class SqlFailures {
+public final class SqlFailures {
 
     private static final Set<String> MISSING_TABLE_STATES = Set.of("42S02", "42102");
     private static final Set<Integer> MISSING_TABLE_CODES = Set.of(1146, 42102, 42103, 42104);
@@ -53,7 +54,7 @@ final class SqlFailures {
      * The {@link StorageUnavailableException} {@code failure} amounts to; otherwise {@code failure}
      * itself, a checked one wrapped in jOOQ's unchecked {@link DataAccessException}.
      */
-    static RuntimeException translate(Exception failure, String tableName) {
+    public static RuntimeException translate(Exception failure, String tableName) {
         if (failure instanceof StorageUnavailableException already) {
             return already;
         }

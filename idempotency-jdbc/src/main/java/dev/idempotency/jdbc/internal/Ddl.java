@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jooq.DSLContext;
@@ -20,20 +21,48 @@ import org.jooq.impl.DSL;
  * The shipped DDL scripts ({@code db/idempotency/<dialect>/V1__idempotency_keys.sql} and the
  * migrations after it), adapted to a configured table name and tenant setting, and run for
  * development set-ups.
+ * <p>Internal, not API: may change without notice.
  */
-final class Ddl {
+public final class Ddl {
 
-    static final String DEFAULT_TABLE = "idempotency_keys";
-    static final String DEFAULT_TENANT_SETTING = "idempotency.tenant_id";
+    public static final String DEFAULT_TABLE = "idempotency_keys";
+    public static final String DEFAULT_TENANT_SETTING = "idempotency.tenant_id";
 
     /** The table name, optionally quoted, and any suffix that makes it a constraint/index/policy name. */
     private static final Pattern TABLE_NAME = Pattern.compile("(?<![\\w.])[\"`]?" + DEFAULT_TABLE + "(\\w*)[\"`]?");
 
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+    private static final Pattern SETTING = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*");
+
     private Ddl() {
     }
 
+    /** {@code tenantSetting} when it is a custom setting ({@code prefix.name}); for every PostgreSQL store. */
+    public static String checkedTenantSetting(String tenantSetting) {
+        Objects.requireNonNull(tenantSetting, "tenantSetting");
+        if (!SETTING.matcher(tenantSetting).matches()) {
+            throw new IllegalArgumentException("A custom setting looks like 'prefix.name', was '" + tenantSetting + "'");
+        }
+        return tenantSetting;
+    }
+
+    /** {@code table} or {@code schema.table}, each a plain SQL identifier. */
+    public static Name parseTableName(String tableName) {
+        Objects.requireNonNull(tableName, "tableName");
+        String[] parts = tableName.split("\\.", -1);
+        if (parts.length > 2) {
+            throw new IllegalArgumentException("tableName must be 'table' or 'schema.table', was '" + tableName + "'");
+        }
+        for (String part : parts) {
+            if (!IDENTIFIER.matcher(part).matches()) {
+                throw new IllegalArgumentException("Not a plain SQL identifier: '" + part + "' in '" + tableName + "'");
+            }
+        }
+        return DSL.name(parts);
+    }
+
     /** The classpath resource holding the table's DDL for {@code dialect}. */
-    static String tableScript(SQLDialect dialect) {
+    public static String tableScript(SQLDialect dialect) {
         return "db/idempotency/" + Dialects.ddlFolder(dialect) + "/V1__idempotency_keys.sql";
     }
 
@@ -43,17 +72,17 @@ final class Ddl {
     }
 
     /** The classpath resource setting the PostgreSQL table's fillfactor (a separate migration). */
-    static String fillfactorScript() {
+    public static String fillfactorScript() {
         return "db/idempotency/postgresql/V3__idempotency_keys_fillfactor.sql";
     }
 
     /** The classpath resource holding the optional PostgreSQL row-level-security policy. */
-    static String rowLevelSecurityScript() {
+    public static String rowLevelSecurityScript() {
         return "db/idempotency/postgresql-rls/V2__idempotency_keys_rls.sql";
     }
 
     /** The statements of {@code resource} for {@code table} and {@code tenantSetting}. */
-    static List<String> statements(DSLContext dsl, String resource, Name table, String tenantSetting) {
+    public static List<String> statements(DSLContext dsl, String resource, Name table, String tenantSetting) {
         String script = read(resource).replace(DEFAULT_TENANT_SETTING, tenantSetting);
         String renderedTable = dsl.render(DSL.table(table));
         String baseName = table.last();
@@ -69,7 +98,7 @@ final class Ddl {
 
     /** What to run, decided on the connection once it holds the lock. */
     @FunctionalInterface
-    interface Plan {
+    public interface Plan {
         List<String> statements(Connection connection) throws SQLException;
     }
 
@@ -79,7 +108,7 @@ final class Ddl {
      * so instances starting together do not race, and the plan sees what the one before did;
      * {@code unlock} ({@link Statements#ddlUnlock}), when there is one, runs last.
      */
-    static void run(Connection connection, String lock, String unlock, Plan plan) throws SQLException {
+    public static void run(Connection connection, String lock, String unlock, Plan plan) throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false);
         try (Statement s = connection.createStatement()) {

@@ -1,7 +1,8 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.jdbc.JdbcStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;

@@ -1,5 +1,6 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
+import dev.idempotency.jdbc.internal.H2Statements;
 import java.util.ArrayList;
 import java.util.List;
 

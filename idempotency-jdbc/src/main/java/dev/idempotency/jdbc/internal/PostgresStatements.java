@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import static org.jooq.impl.DSL.excluded;
 import static org.jooq.impl.DSL.field;
@@ -51,6 +51,7 @@ import org.jooq.impl.SQLDataType;
  * lock and writes nothing. When a concurrent transaction inserted the key after this statement's
  * snapshot, {@code ON CONFLICT} waits for it and re-checks the condition on the newest version;
  * the statement then returns no row and the caller asks again (its next snapshot sees the winner).
+ * <p>Internal, not API: may change without notice.
  */
 final class PostgresStatements extends Statements {
 
@@ -223,12 +224,12 @@ final class PostgresStatements extends Statements {
     }
 
     @Override
-    Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException {
+    public Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException {
         return reserve(c, row, now, false);
     }
 
     @Override
-    Attempt reserve(Connection c, NewRow row, Instant now, boolean asynchronousCommit) throws SQLException {
+    public Attempt reserve(Connection c, NewRow row, Instant now, boolean asynchronousCommit) throws SQLException {
         Map<String, Object> values = IdempotencyTable.rowValues(row, now);
         Attempt fresh = attempt(c, asynchronousCommit ? reserveFreshAsynchronousCommit : reserveFresh, values, row, now);
         return fresh != RETRY ? fresh
@@ -327,7 +328,7 @@ final class PostgresStatements extends Statements {
      * answer is {@code false}, as with separate statements.
      */
     @Override
-    boolean completeAndCommit(Connection c, RecordKey key, String ownerToken, StoredResponse response)
+    public boolean completeAndCommit(Connection c, RecordKey key, String ownerToken, StoredResponse response)
             throws SQLException {
         try (PreparedStatement ps = prepare(c, completeAndCommit, completeValues(key, ownerToken, response))) {
             ps.execute(); // pgJDBC reads every result before it returns: a failed COMMIT throws here
@@ -343,7 +344,7 @@ final class PostgresStatements extends Statements {
 
     /** The release's DELETE and the COMMIT in one round trip; whether the DELETE found the row. */
     @Override
-    boolean releaseAndCommit(Connection c, RecordKey key, String ownerToken) throws SQLException {
+    public boolean releaseAndCommit(Connection c, RecordKey key, String ownerToken) throws SQLException {
         try (PreparedStatement ps = prepare(c, releaseAndCommit, releaseValues(key, ownerToken))) {
             ps.execute();
             return ps.getUpdateCount() == 1;
@@ -357,7 +358,7 @@ final class PostgresStatements extends Statements {
     }
 
     @Override
-    boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
+    public boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
         return update(c, insertCompleted, IdempotencyTable.rowValues(row, now)) == 1;
     }
 
@@ -383,12 +384,12 @@ final class PostgresStatements extends Statements {
     }
 
     @Override
-    boolean supportsRowLevelSecurity() {
+    public boolean supportsRowLevelSecurity() {
         return true;
     }
 
     @Override
-    boolean supportsAsynchronousReservationCommit() {
+    public boolean supportsAsynchronousReservationCommit() {
         return true;
     }
 
@@ -419,12 +420,12 @@ final class PostgresStatements extends Statements {
 
     /** Instances that start together create the table one after the other. */
     @Override
-    String ddlLock() {
+    public String ddlLock() {
         return "SELECT pg_advisory_xact_lock(" + Ddl.DEFAULT_TABLE.hashCode() + ")";
     }
 
     @Override
-    AtomicSession atomicSession(String tenantSetting) {
+    public AtomicSession atomicSession(String tenantSetting) {
         return new Session(this, tenantSetting);
     }
 
@@ -457,12 +458,12 @@ final class PostgresStatements extends Statements {
         }
 
         @Override
-        Statements.Attempt nextAttempt(Connection c, NewRow row, Instant now, Duration wait) throws SQLException {
+        public Statements.Attempt nextAttempt(Connection c, NewRow row, Instant now, Duration wait) throws SQLException {
             return sql.reserveAgainInTransaction(c, row, now, lockTimeout(wait));
         }
 
         @Override
-        boolean isLockTimeout(SQLException e) {
+        public boolean isLockTimeout(SQLException e) {
             return PostgresSql.isLockTimeout(e.getSQLState());
         }
 
@@ -471,7 +472,7 @@ final class PostgresStatements extends Statements {
          * reservation took can ({@link PostgresInFlightLocks}): one round trip.
          */
         @Override
-        Holder holder(Connection c, NewRow row, Instant now) throws SQLException {
+        public Holder holder(Connection c, NewRow row, Instant now) throws SQLException {
             return sql.inFlightHolder(c, row);
         }
 

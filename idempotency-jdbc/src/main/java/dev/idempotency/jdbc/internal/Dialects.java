@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import org.jooq.SQLDialect;
 
@@ -11,18 +11,19 @@ import org.jooq.SQLDialect;
  * and the extras of its DDL ({@link Statements#tableScripts}, {@link Statements#ddlLock}) — and in
  * its DDL folder under {@code db/idempotency/}. Adding a database means its class, its DDL, and
  * its lines here.
+ * <p>Internal, not API: may change without notice.
  */
-final class Dialects {
+public final class Dialects {
 
     private Dialects() {
     }
 
-    static boolean isSupported(SQLDialect dialect) {
+    public static boolean isSupported(SQLDialect dialect) {
         return ddlFolderOrNull(dialect) != null;
     }
 
     /** The database class for {@code dialect}, its statements built for {@code table}. */
-    static Statements statements(SQLDialect dialect, IdempotencyTable table) {
+    public static Statements statements(SQLDialect dialect, IdempotencyTable table) {
         return statements(dialect, table, false);
     }
 

@@ -1,10 +1,11 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import static org.jooq.impl.DSL.excluded;
 import static org.jooq.impl.DSL.when;
 
 import dev.idempotency.core.store.AtomicAttempt.Holder;
 import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.jdbc.JdbcStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * <p>MariaDB (10.5+) returns that row from the same statement with {@code RETURNING}. MySQL
  * reads it back by primary key afterwards: a second statement, but only an observation — the
  * decision was made atomically by the upsert, and the token tells who made it.
+ * <p>Internal, not API: may change without notice.
  */
-final class MySqlStatements extends Statements {
+public final class MySqlStatements extends Statements {
 
     private static final String DDL_LOCK = "dev.idempotency.ddl";
 
@@ -46,7 +48,7 @@ final class MySqlStatements extends Statements {
      * The name of a table's purge lock, from the session's database and the table's name as
      * given (bound to the one parameter); hashed, since MySQL allows lock names of 64 characters.
      */
-    static final String PURGE_LOCK = "CONCAT('idempotency-purge:', SHA1(CONCAT(IFNULL(DATABASE(), ''), '.', ?)))";
+    public static final String PURGE_LOCK = "CONCAT('idempotency-purge:', SHA1(CONCAT(IFNULL(DATABASE(), ''), '.', ?)))";
     private static final String TAKE_PURGE_LOCK = "GET_LOCK(" + PURGE_LOCK + ", 0)";
     private static final String RELEASE_PURGE_LOCK = "RELEASE_LOCK(" + PURGE_LOCK + ")";
     /** What a server without named locks (MariaDB Galera) answers GET_LOCK with. */
@@ -61,7 +63,7 @@ final class MySqlStatements extends Statements {
     final SqlStatement upsert;
     private final SqlStatement purge;
 
-    MySqlStatements(IdempotencyTable t, SQLDialect dialect, boolean formatted, boolean returning) {
+    public MySqlStatements(IdempotencyTable t, SQLDialect dialect, boolean formatted, boolean returning) {
         super(t, dialect, formatted);
         this.returning = returning;
         InsertOnDuplicateSetMoreStep<Record> upsertQuery = ctx.insertInto(t.table).columns(t.columns)
@@ -73,12 +75,12 @@ final class MySqlStatements extends Statements {
     }
 
     @Override
-    Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException {
+    public Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException {
         return upsert(c, row, now);
     }
 
     @Override
-    boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
+    public boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
         return upsert(c, row, now) == WON;
     }
 
@@ -95,7 +97,7 @@ final class MySqlStatements extends Statements {
      * never wait on each other's row locks.
      */
     @Override
-    int purge(Connection c, Instant now, int limit) throws SQLException {
+    public int purge(Connection c, Instant now, int limit) throws SQLException {
         if (!namedLocks) {
             return super.purge(c, now, limit);
         }
@@ -190,18 +192,18 @@ final class MySqlStatements extends Statements {
      * {@link #ddlUnlock()}.
      */
     @Override
-    String ddlLock() {
+    public String ddlLock() {
         return "SELECT GET_LOCK('" + DDL_LOCK + "', 60)";
     }
 
     @Override
-    String ddlUnlock() {
+    public String ddlUnlock() {
         return "SELECT RELEASE_LOCK('" + DDL_LOCK + "')";
     }
 
     /** MariaDB accepts a lock wait of 0 s (no wait); MySQL's minimum is 1 s. */
     @Override
-    AtomicSession atomicSession(String tenantSetting) {
+    public AtomicSession atomicSession(String tenantSetting) {
         return new Session(this, ctx.dialect().family() == SQLDialect.MARIADB);
     }
 
@@ -251,7 +253,7 @@ final class MySqlStatements extends Statements {
         }
 
         @Override
-        boolean isLockTimeout(SQLException e) {
+        public boolean isLockTimeout(SQLException e) {
             return e.getErrorCode() == LOCK_WAIT_TIMEOUT;
         }
 
@@ -263,7 +265,7 @@ final class MySqlStatements extends Statements {
          * starts that transaction leaves the level pending; {@code ROLLBACK} drops it.
          */
         @Override
-        Holder holder(Connection c, NewRow row, Instant now) throws SQLException {
+        public Holder holder(Connection c, NewRow row, Instant now) throws SQLException {
             try (Statement s = c.createStatement()) {
                 s.execute("SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED");
             }

@@ -1,8 +1,9 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
+import dev.idempotency.jdbc.JdbcStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,6 +28,7 @@ import org.jooq.SQLDialect;
  * {@code body_lock} ({@link #inFlightLocks}). Instants are microsecond-truncated {@code timestamptz}, shorts
  * {@code int2}, bodies {@code bytea}, and so is {@code caller}: the bytes of
  * {@link RecordKey#caller()}'s hex digits ({@link #callerBytes}), none for an anonymous caller.
+ * <p>Internal, not API: may change without notice.
  */
 public final class PostgresSql {
 
@@ -90,7 +92,7 @@ public final class PostgresSql {
      * @throws IllegalArgumentException otherwise
      */
     public static String checkedTenantSetting(String tenantSetting) {
-        return JdbcStore.checkedTenantSetting(tenantSetting);
+        return Ddl.checkedTenantSetting(tenantSetting);
     }
 
     /**
@@ -98,7 +100,7 @@ public final class PostgresSql {
      * {@link JdbcStore.Builder#tableName} takes it.
      */
     public static PostgresSql forTable(String tableName) {
-        org.jooq.Name name = JdbcStore.parseTableName(tableName);
+        org.jooq.Name name = Ddl.parseTableName(tableName);
         IdempotencyTable table = new IdempotencyTable(name, SQLDialect.POSTGRES);
         return new PostgresSql(new PostgresStatements(table, SQLDialect.POSTGRES, false), table, name);
     }

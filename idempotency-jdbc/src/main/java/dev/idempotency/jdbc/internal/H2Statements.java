@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
@@ -26,6 +26,7 @@ import org.jooq.Table;
  * inserts of a new key end with one primary-key violation, which is a lost race to ask about
  * again. A lost reservation reads the winner by primary key (in-process, so the extra statement
  * costs no network round trip).
+ * <p>Internal, not API: may change without notice.
  */
 final class H2Statements extends Statements {
 
@@ -61,12 +62,12 @@ final class H2Statements extends Statements {
     }
 
     @Override
-    boolean supportsStatementTimeout() {
+    public boolean supportsStatementTimeout() {
         return false;
     }
 
     @Override
-    Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException {
+    public Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException {
         Boolean inserted = merge(c, row, now);
         if (inserted == null) {
             return RETRY;
@@ -80,7 +81,7 @@ final class H2Statements extends Statements {
     }
 
     @Override
-    boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
+    public boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException {
         for (int attempt = 0; ; attempt++) {
             Boolean inserted = merge(c, row, now);
             if (inserted != null || attempt == 3) {
@@ -107,7 +108,7 @@ final class H2Statements extends Statements {
     }
 
     @Override
-    AtomicSession atomicSession(String tenantSetting) {
+    public AtomicSession atomicSession(String tenantSetting) {
         return new Session(this);
     }
 
@@ -155,7 +156,7 @@ final class H2Statements extends Statements {
         }
 
         @Override
-        void end(Connection c) throws SQLException {
+        public void end(Connection c) throws SQLException {
             super.end(c);
             if (isolation != null) {
                 c.setTransactionIsolation(isolation);
@@ -164,7 +165,7 @@ final class H2Statements extends Statements {
         }
 
         @Override
-        boolean isLockTimeout(SQLException e) {
+        public boolean isLockTimeout(SQLException e) {
             return e.getErrorCode() == LOCK_TIMEOUT;
         }
 
@@ -174,7 +175,7 @@ final class H2Statements extends Statements {
          * trip).
          */
         @Override
-        Holder holder(Connection c, NewRow row, Instant now) throws SQLException {
+        public Holder holder(Connection c, NewRow row, Instant now) throws SQLException {
             int level = c.getTransactionIsolation();
             c.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED);
             Optional<IdempotencyRecord> newest;

@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.inline;
@@ -8,6 +8,7 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.jdbc.JdbcStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,11 +38,12 @@ import org.jooq.impl.DSL;
  *
  * <p>Every method runs exactly the statements its Javadoc names, on the connection it is given,
  * so the caller decides whether they share a transaction (row-level security does).
+ * <p>Internal, not API: may change without notice.
  */
-abstract class Statements {
+public abstract class Statements {
 
     /** The result of one reservation attempt. */
-    sealed interface Attempt {
+    public sealed interface Attempt {
         /** This caller's row is in place. */
         record Won() implements Attempt {
         }
@@ -99,7 +101,7 @@ abstract class Statements {
     }
 
     /** Bounds every later statement of this store to {@code seconds} (0: no limit); set once, before use. */
-    final void statementTimeout(int seconds) {
+    public final void statementTimeout(int seconds) {
         this.timeoutSeconds = seconds;
     }
 
@@ -108,7 +110,7 @@ abstract class Statements {
      * query timeout is a setting of the whole session (it would reach the application's own
      * statements on a pooled connection) and waits are bounded by H2's {@code LOCK_TIMEOUT} anyway.
      */
-    boolean supportsStatementTimeout() {
+    public boolean supportsStatementTimeout() {
         return true;
     }
 
@@ -134,7 +136,7 @@ abstract class Statements {
      * Whether a row-level-security policy can be fed the tenant: a setting set per transaction
      * ({@link JdbcStore.Builder#rowLevelSecurity}). PostgreSQL only.
      */
-    boolean supportsRowLevelSecurity() {
+    public boolean supportsRowLevelSecurity() {
         return false;
     }
 
@@ -143,7 +145,7 @@ abstract class Statements {
      * ({@link JdbcStore.Builder#asynchronousReservationCommit}). PostgreSQL only: MariaDB/MySQL can
      * relax the flush only server-wide, H2 runs in-process.
      */
-    boolean supportsAsynchronousReservationCommit() {
+    public boolean supportsAsynchronousReservationCommit() {
         return false;
     }
 
@@ -154,7 +156,7 @@ abstract class Statements {
      * without the caller column (one it creates, or one from before that migration). So the
      * primary key is rebuilt once, not at every start.
      */
-    final List<String> tableScripts(Connection c) throws SQLException {
+    public final List<String> tableScripts(Connection c) throws SQLException {
         Set<String> present = columnsIfTableExists(c);
         List<String> scripts = new ArrayList<>();
         scripts.add(Ddl.tableScript(ctx.dialect()));
@@ -178,7 +180,7 @@ abstract class Statements {
      *
      * @throws SQLException when there is no such table, among other failures
      */
-    final Set<String> columns(Connection c) throws SQLException {
+    public final Set<String> columns(Connection c) throws SQLException {
         Set<String> present = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
         try (java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery(columnsProbe())) {
             ResultSetMetaData metaData = rs.getMetaData();
@@ -210,24 +212,24 @@ abstract class Statements {
     }
 
     /** A statement run first in {@code createTableIfMissing}'s transaction to serialize instances; or {@code null}. */
-    String ddlLock() {
+    public String ddlLock() {
         return null;
     }
 
     /** A statement that releases {@link #ddlLock()} when the transaction's end does not; or {@code null}. */
-    String ddlUnlock() {
+    public String ddlUnlock() {
         return null;
     }
 
     /** Writes {@code row} unless a live record holds its key; says who holds it otherwise. */
-    abstract Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException;
+    public abstract Attempt reserve(Connection c, NewRow row, Instant now) throws SQLException;
 
     /**
      * {@link #reserve(Connection, NewRow, Instant)} for the reserve mode, whose transaction commits
      * right after it; with {@code asynchronousCommit} that commit does not wait for its WAL flush
      * when the row was written (PostgreSQL only).
      */
-    Attempt reserve(Connection c, NewRow row, Instant now, boolean asynchronousCommit) throws SQLException {
+    public Attempt reserve(Connection c, NewRow row, Instant now, boolean asynchronousCommit) throws SQLException {
         if (asynchronousCommit) {
             throw new UnsupportedOperationException("An asynchronous commit of the reservation needs PostgreSQL");
         }
@@ -240,21 +242,21 @@ abstract class Statements {
      *
      * @param tenantSetting the setting that carries the tenant for row-level security, or {@code null}
      */
-    abstract AtomicSession atomicSession(String tenantSetting);
+    public abstract AtomicSession atomicSession(String tenantSetting);
 
     /** Writes the completed {@code row} unless a live record holds its key. */
-    abstract boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException;
+    public abstract boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException;
 
     /** The one DELETE of a purge batch: at most {@code :limit} rows with {@code expires_at <= :now}. */
     abstract SqlStatement purgeStatement();
 
     /** Deletes at most {@code limit} rows with {@code expires_at <= now}. */
-    int purge(Connection c, Instant now, int limit) throws SQLException {
+    public int purge(Connection c, Instant now, int limit) throws SQLException {
         return update(c, purgeStatement(), Map.of("now", now, "limit", limit));
     }
 
     /** One primary-key read: the record unless it has expired. */
-    final Optional<IdempotencyRecord> find(Connection c, RecordKey key, Instant now) throws SQLException {
+    public final Optional<IdempotencyRecord> find(Connection c, RecordKey key, Instant now) throws SQLException {
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("now", now);
         return queryRecord(c, find, values, key);
@@ -264,7 +266,7 @@ abstract class Statements {
      * One UPDATE, applied only while {@code ownerToken} still holds the in-flight row; the row
      * keeps the {@code expires_at} its reservation wrote.
      */
-    final boolean complete(Connection c, RecordKey key, String ownerToken, StoredResponse response)
+    public final boolean complete(Connection c, RecordKey key, String ownerToken, StoredResponse response)
             throws SQLException {
         return update(c, complete, completeValues(key, ownerToken, response)) == 1;
     }
@@ -288,7 +290,7 @@ abstract class Statements {
      * can see it, so the handler removed or changed it) nothing is committed: the transaction is
      * rolled back and the answer is {@code false}. Here two round trips; a dialect may do it in one.
      */
-    boolean completeAndCommit(Connection c, RecordKey key, String ownerToken, StoredResponse response)
+    public boolean completeAndCommit(Connection c, RecordKey key, String ownerToken, StoredResponse response)
             throws SQLException {
         if (!complete(c, key, ownerToken, response)) {
             c.rollback();
@@ -303,14 +305,14 @@ abstract class Statements {
      * handler's writes stay, only the reservation goes. Whether the DELETE found the row. Here two
      * round trips; a dialect may do it in one.
      */
-    boolean releaseAndCommit(Connection c, RecordKey key, String ownerToken) throws SQLException {
+    public boolean releaseAndCommit(Connection c, RecordKey key, String ownerToken) throws SQLException {
         boolean deleted = release(c, key, ownerToken);
         c.commit();
         return deleted;
     }
 
     /** One DELETE of the in-flight row, only while {@code ownerToken} still holds it. */
-    final boolean release(Connection c, RecordKey key, String ownerToken) throws SQLException {
+    public final boolean release(Connection c, RecordKey key, String ownerToken) throws SQLException {
         return update(c, release, releaseValues(key, ownerToken)) == 1;
     }
 
@@ -322,7 +324,7 @@ abstract class Statements {
     }
 
     /** One UPDATE of the lease, only while {@code ownerToken} still holds the in-flight row. */
-    final boolean renew(Connection c, RecordKey key, String ownerToken, Instant lockedUntil) throws SQLException {
+    public final boolean renew(Connection c, RecordKey key, String ownerToken, Instant lockedUntil) throws SQLException {
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("owner_token", ownerToken);
         values.put("locked_until", lockedUntil);

@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,6 +27,7 @@ import org.jooq.Query;
  * and a union), and rendering it took about half a millisecond of CPU per call, more than the
  * database spent executing it. Rendering once keeps jOOQ's dialect knowledge and drops that cost;
  * the JDBC driver then reuses its server-side prepared statement.
+ * <p>Internal, not API: may change without notice.
  */
 final class SqlStatement {
 

@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
@@ -9,7 +9,8 @@ import java.time.Instant;
  * microsecond precision.
  *
  * @param response {@code null} for an in-flight reservation
+ * <p>Internal, not API: may change without notice.
  */
-record NewRow(RecordKey key, String fingerprint, String state, String ownerToken, Instant lockedUntil,
+public record NewRow(RecordKey key, String fingerprint, String state, String ownerToken, Instant lockedUntil,
               StoredResponse response, Instant expiresAt, Instant createdAt) {
 }

@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.inline;
@@ -41,11 +41,12 @@ import org.jooq.impl.SQLDataType;
  * <p>Times are bound as values computed from the engine's clock, truncated to
  * microseconds (the precision of every supported column type), so the database's own clock never
  * takes part.
+ * <p>Internal, not API: may change without notice.
  */
-final class IdempotencyTable {
+public final class IdempotencyTable {
 
-    static final String IN_FLIGHT = "IN_FLIGHT";
-    static final String COMPLETED = "COMPLETED";
+    public static final String IN_FLIGHT = "IN_FLIGHT";
+    public static final String COMPLETED = "COMPLETED";
 
     /** The caller's hex digits as the column's bytes: {@code ""} ↔ no bytes. */
     static final Converter<byte[], String> CALLER_BYTES = Converter.ofNullable(byte[].class, String.class,
@@ -88,7 +89,7 @@ final class IdempotencyTable {
     /** A batch size. */
     final Param<Integer> limit = param("limit", SQLDataType.INTEGER);
 
-    IdempotencyTable(Name tableName, SQLDialect dialect) {
+    public IdempotencyTable(Name tableName, SQLDialect dialect) {
         this.tableName = tableName;
         this.table = table(tableName);
         this.localTime = Dialects.bindsLocalTime(dialect);
@@ -117,7 +118,7 @@ final class IdempotencyTable {
     }
 
     /** The time a statement compares against or stores: the engine's, at microsecond precision. */
-    static Instant micros(Instant instant) {
+    public static Instant micros(Instant instant) {
         return instant.truncatedTo(ChronoUnit.MICROS);
     }
 

@@ -1,5 +1,6 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
+import dev.idempotency.jdbc.JdbcStore;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -10,14 +11,15 @@ import org.jooq.SQLDialect;
  * The schema check's verdicts, in the words {@link JdbcStore#verifySchema()} and the reactive
  * store ({@link PostgresSql#requireColumns}) share: a missing table, or the columns a table lacks
  * (naming the caller migration when that is all it lacks).
+ * <p>Internal, not API: may change without notice.
  */
-final class SchemaCheck {
+public final class SchemaCheck {
 
     private SchemaCheck() {
     }
 
     /** The failure for a table that does not exist; {@code cause} is the probe's own failure. */
-    static IllegalStateException missingTable(String tableLabel, SQLDialect dialect, Throwable cause) {
+    public static IllegalStateException missingTable(String tableLabel, SQLDialect dialect, Throwable cause) {
         return new IllegalStateException("Idempotency schema check failed: table " + tableLabel
                 + " does not exist (" + dialect + "); apply the migrations in db/idempotency/ (see the"
                 + " idempotency-jdbc README, Schema) or call createTableIfMissing()", cause);
@@ -28,7 +30,7 @@ final class SchemaCheck {
      *
      * @throws IllegalStateException naming the missing columns and the migration that adds them
      */
-    static void requireColumns(IdempotencyTable table, String tableLabel, SQLDialect dialect,
+    public static void requireColumns(IdempotencyTable table, String tableLabel, SQLDialect dialect,
                                Collection<String> present) {
         Set<String> names = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
         names.addAll(present);

@@ -1,7 +1,9 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.jdbc.JdbcStore;
+import dev.idempotency.jdbc.TestDatabase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.RecordKey;
@@ -49,15 +49,16 @@ import java.sql.SQLException;
  * A false "different body" would need 64 bits of another in-flight key to agree. Stores on tables
  * that have the same configured name in different schemas of one database share the locks, as do
  * an application's two-{@code int4} advisory locks that happen to use these classids.
+ * <p>Internal, not API: may change without notice.
  */
-final class PostgresInFlightLocks {
+public final class PostgresInFlightLocks {
 
     /** The {@code classid} of the key lock's first 32 bits: {@code 0x49444B48}, "IDKH" in ASCII. */
-    static final int KEY_HIGH_CLASS = 1229212488;
+    public static final int KEY_HIGH_CLASS = 1229212488;
     /** The {@code classid} of the key lock's next 32 bits: {@code 0x49444B4C}, "IDKL" in ASCII. */
-    static final int KEY_LOW_CLASS = 1229212492;
+    public static final int KEY_LOW_CLASS = 1229212492;
     /** The {@code classid} of the key-and-body lock: {@code 0x49444244}, "IDBD" in ASCII. */
-    static final int BODY_CLASS = 1229210180;
+    public static final int BODY_CLASS = 1229210180;
 
     /**
      * One snapshot of the lock table ({@code MATERIALIZED}: {@code pg_locks} is read once for both

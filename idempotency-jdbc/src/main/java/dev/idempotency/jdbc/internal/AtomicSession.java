@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc;
+package dev.idempotency.jdbc.internal;
 
 import dev.idempotency.core.store.AtomicAttempt.Holder;
 import dev.idempotency.core.store.IdempotencyRecord;
@@ -18,8 +18,9 @@ import java.util.Optional;
  * <p>One instance per reservation attempt, from {@link Statements#atomicSession}: each database's
  * statements class has its own, next to the statements it sends. It remembers what it changed so
  * that it can put it back.
+ * <p>Internal, not API: may change without notice.
  */
-abstract class AtomicSession {
+public abstract class AtomicSession {
 
     private boolean autoCommit = true;
 
@@ -29,7 +30,7 @@ abstract class AtomicSession {
      * and makes the first reservation attempt in it. When it is won, the handler's statements get
      * the connection's usual lock wait back.
      */
-    final Statements.Attempt begin(Connection c, NewRow row, Instant now, Duration wait, Duration lease)
+    public final Statements.Attempt begin(Connection c, NewRow row, Instant now, Duration wait, Duration lease)
             throws SQLException {
         autoCommit = c.getAutoCommit();
         return firstAttempt(c, row, now, wait, lease);
@@ -42,10 +43,10 @@ abstract class AtomicSession {
      * Another attempt in the same transaction after a race the statement could not describe, its
      * lock wait bounded again by what is left of the caller's {@code wait}.
      */
-    abstract Statements.Attempt nextAttempt(Connection c, NewRow row, Instant now, Duration wait) throws SQLException;
+    public abstract Statements.Attempt nextAttempt(Connection c, NewRow row, Instant now, Duration wait) throws SQLException;
 
     /** The reservation statement gave up waiting for another transaction's lock on the key. */
-    abstract boolean isLockTimeout(SQLException e);
+    public abstract boolean isLockTimeout(SQLException e);
 
     /**
      * After {@link #isLockTimeout}, once the transaction is rolled back and {@link #end} has put the
@@ -53,7 +54,7 @@ abstract class AtomicSession {
      *
      * <p>Never a replay: nothing read here may be uncommitted data the engine would send to a client.
      */
-    abstract Holder holder(Connection c, NewRow row, Instant now) throws SQLException;
+    public abstract Holder holder(Connection c, NewRow row, Instant now) throws SQLException;
 
     /**
      * From the newest version of the key's row, committed or not (a dirty read): whose body holds
@@ -73,7 +74,7 @@ abstract class AtomicSession {
     }
 
     /** The database rolled the whole transaction back (deadlock, serialization failure): start over. */
-    boolean mustStartOver(SQLException e) {
+    public boolean mustStartOver(SQLException e) {
         return PostgresSql.mustStartOver(e.getSQLState());
     }
 
@@ -81,7 +82,7 @@ abstract class AtomicSession {
      * After the commit or rollback: puts back what {@link #begin} changed on the session, so the
      * pool gets the connection as it lent it.
      */
-    void end(Connection c) throws SQLException {
+    public void end(Connection c) throws SQLException {
         if (c.getAutoCommit() != autoCommit) {
             c.setAutoCommit(autoCommit);
         }
@@ -111,7 +112,7 @@ abstract class AtomicSession {
         }
 
         @Override
-        final Statements.Attempt nextAttempt(Connection c, NewRow row, Instant now, Duration wait)
+        public final Statements.Attempt nextAttempt(Connection c, NewRow row, Instant now, Duration wait)
                 throws SQLException {
             lockWait(c, wait);
             return reserveAndRestore(c, row, now);
@@ -135,7 +136,7 @@ abstract class AtomicSession {
         abstract void restoreLockWait(Connection c) throws SQLException;
 
         @Override
-        void end(Connection c) throws SQLException {
+        public void end(Connection c) throws SQLException {
             restoreLockWait(c);
             super.end(c);
         }

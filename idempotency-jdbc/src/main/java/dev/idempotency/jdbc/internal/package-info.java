@@ -1,0 +1,5 @@
+/**
+ * The SQL shared by the stores on the idempotency table: statements, DDL, failure classification.
+ * Internal, not API: exported only to {@code dev.idempotency.vertx.sql}, may change without notice.
+ */
+package dev.idempotency.jdbc.internal;
