@@ -9,6 +9,7 @@ import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -94,9 +95,14 @@ class RedisFailoverTest {
         }
     }
 
-    /** A client as an application should configure it for failovers: its topology follows the cluster's. */
+    /**
+     * A client as an application should configure it for failovers: its topology follows the
+     * cluster's, and the seeds' timeout (which the topology refresh's own requests use) is short.
+     */
     private RedisClusterClient client() {
-        RedisClusterClient client = RedisClusterClient.create(cluster.seeds());
+        List<RedisURI> seeds = cluster.seeds();
+        seeds.forEach(seed -> seed.setTimeout(COMMAND_TIMEOUT));
+        RedisClusterClient client = RedisClusterClient.create(seeds);
         client.setOptions(ClusterClientOptions.builder()
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enableAllAdaptiveRefreshTriggers()
