@@ -76,7 +76,7 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
                 .flatMap(principal -> keyed && !path.trailingSlash()
                         ? keyed(exchange, chain, path, principal.orElse(null))
                         : unkeyed(exchange, chain, new ExchangeRequestView(exchange, path, principal.orElse(null), null),
-                                keyed));
+                                keyed && path.trailingSlash()));
     }
 
     /**

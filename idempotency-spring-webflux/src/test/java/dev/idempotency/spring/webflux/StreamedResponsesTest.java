@@ -11,7 +11,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -148,10 +147,13 @@ class StreamedResponsesTest {
     @RestController
     static class Streams {
 
+        record Item(int n, int run) {
+        }
+
         @PostMapping(path = "/items", produces = MediaType.APPLICATION_JSON_VALUE)
-        Flux<Map<String, Integer>> items() {
+        Flux<Item> items() {
             int run = RUNS.incrementAndGet();
-            return Flux.range(1, 3).delayElements(Duration.ofMillis(20)).map(n -> Map.of("n", n, "run", run));
+            return Flux.range(1, 3).delayElements(Duration.ofMillis(20)).map(n -> new Item(n, run));
         }
 
         @PostMapping(path = "/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
