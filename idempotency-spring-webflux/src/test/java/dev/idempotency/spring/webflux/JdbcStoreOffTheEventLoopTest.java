@@ -3,6 +3,7 @@ package dev.idempotency.spring.webflux;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.StoreCall;
 import dev.idempotency.jdbc.JdbcStore;
@@ -136,7 +137,7 @@ class JdbcStoreOffTheEventLoopTest {
         IdempotencyListener storeThreads() {
             return new IdempotencyListener() {
                 @Override
-                public void onEvent(dev.idempotency.core.IdempotencyEvent event) {
+                public void onEvent(IdempotencyEvent event) {
                 }
 
                 @Override

@@ -22,6 +22,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -180,7 +181,7 @@ class StreamedResponsesTest {
         @PostMapping("/empty")
         Mono<Void> empty(ServerHttpResponse response) {
             RUNS.incrementAndGet();
-            response.setStatusCode(org.springframework.http.HttpStatus.ACCEPTED);
+            response.setStatusCode(HttpStatus.ACCEPTED);
             return response.setComplete();
         }
     }

@@ -17,6 +17,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
 import org.springframework.web.server.ServerWebExchange;
@@ -112,7 +113,7 @@ class WebFluxConformanceTest extends HttpConformanceTest {
     @Import(ConformanceHandler.class)
     static class ConformanceService {
 
-        @org.springframework.context.annotation.Bean
+        @Bean
         WebFilter currentIdempotencyFilter() {
             return CURRENT;
         }
