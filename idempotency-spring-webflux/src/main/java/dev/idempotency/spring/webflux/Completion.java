@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
- * The end of one {@link Execution}: the first of {@link #finish} and {@link #fail} decides, later
- * calls do nothing. Both run through {@link EngineSteps}, so a blocking store is called off the
+ * The end of one {@link Execution}: the first of {@link #finish}, {@link #fail} and {@link #abandon}
+ * decides, later calls do nothing. Both run through {@link EngineSteps}, so a blocking store is called off the
  * event loop.
  */
 final class Completion {
@@ -50,7 +50,7 @@ final class Completion {
         });
     }
 
-    /** The handler failed, or the exchange broke off: nothing is stored and the key is released. */
+    /** The handler failed: nothing is stored and the key is released. */
     Mono<Void> fail(Throwable cause) {
         if (!decided.compareAndSet(false, true)) {
             return Mono.empty();
@@ -59,5 +59,18 @@ final class Completion {
             log.warn("Could not release key_preview={}: {}", execution.key().keyPreview(), e.getClass().getName());
             return Mono.empty();
         });
+    }
+
+    /**
+     * The exchange was cancelled (the client went away) while work the handler started may still
+     * run: nothing is stored, and the key stays in flight until its lease ends.
+     */
+    void abandon() {
+        if (decided.compareAndSet(false, true)) {
+            log.debug("Exchange for key_preview={} cancelled; its key stays in flight until its lease ends",
+                    execution.key().keyPreview());
+            steps.complete(() -> execution.abandonAsync()).subscribe(null, e -> log.warn(
+                    "Could not abandon key_preview={}: {}", execution.key().keyPreview(), e.getClass().getName()));
+        }
     }
 }

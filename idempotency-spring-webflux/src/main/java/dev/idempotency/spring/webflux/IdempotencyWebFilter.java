@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,9 +27,10 @@ import reactor.core.publisher.Mono;
  * once the principal is known and a keyed request's body is read (at most the engine's
  * {@code maxRequestBodyBytes} and one byte); for a request that goes ahead, the rest of the chain
  * with the body served again ({@link BufferedRequest}) and the response held ({@link CapturingResponse}),
- * so its exact bytes are stored before any of them reaches the client. A handler that fails, and an
- * exchange cancelled before its response was finished, fail the execution: nothing is stored, the
- * key is released.
+ * so its exact bytes are stored before any of them reaches the client. A handler that fails fails
+ * the execution: nothing is stored, the key is released. An exchange cancelled before its response
+ * was stored (the client went away) abandons it: nothing is stored, and as work the handler started
+ * may still run, the key stays in flight until its lease ends.
  *
  * <p>No event loop waits for storage: over a blocking store the engine's calls run on bounded
  * elastic schedulers ({@link EngineSteps}), and the chain goes on on the thread that decided.
@@ -37,6 +38,9 @@ import reactor.core.publisher.Mono;
 final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyWebFilter.class);
+    private static final int PENDING = 0;
+    private static final int HANDED_ON = 1;
+    private static final int CANCELLED = 2;
 
     private final IdempotencyEngine engine;
     private final CoveredPaths paths;
@@ -115,22 +119,27 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
                 });
     }
 
-    /** The engine's decision; should the exchange be cancelled meanwhile, a reservation it took is released. */
+    /**
+     * The engine's decision. Should the exchange be cancelled before the decision is handed on, a
+     * reservation it took is released (the handler never ran); once handed on, the execution's
+     * {@link Completion} answers for it.
+     */
     private Mono<Decision> decide(ExchangeRequestView view) {
-        AtomicBoolean cancelled = new AtomicBoolean();
+        AtomicInteger state = new AtomicInteger(PENDING);
         AtomicReference<CompletionStage<Decision>> started = new AtomicReference<>();
         return steps.decide(() -> {
             CompletionStage<Decision> decision = engine.beforeAsync(view);
             started.set(decision);
-            if (cancelled.get()) {
+            if (state.get() == CANCELLED) {
                 releaseWhenReserved(decision);
             }
             return decision;
-        }).doOnCancel(() -> {
-            cancelled.set(true);
-            CompletionStage<Decision> decision = started.get();
-            if (decision != null) {
-                releaseWhenReserved(decision);
+        }).doOnNext(decision -> state.compareAndSet(PENDING, HANDED_ON)).doOnCancel(() -> {
+            if (state.compareAndSet(PENDING, CANCELLED)) {
+                CompletionStage<Decision> decision = started.get();
+                if (decision != null) {
+                    releaseWhenReserved(decision);
+                }
             }
         });
     }
@@ -162,6 +171,6 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
                 .onErrorResume(e -> completion.fail(e).then(Mono.error(e)))
                 // A handler that completed without writing or completing the response: finished as it is.
                 .then(Mono.defer(() -> completion.decided() ? Mono.<Void>empty() : response.setComplete()))
-                .doOnCancel(() -> completion.fail(new CancellationException("the exchange was cancelled")).subscribe());
+                .doOnCancel(completion::abandon);
     }
 }

@@ -1,17 +1,24 @@
 package dev.idempotency.spring.webflux;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.spring.IdempotencyProperties;
 import dev.idempotency.testkit.ConformanceApp;
 import dev.idempotency.testkit.HttpConformanceTest;
 import dev.idempotency.testkit.PathSpelling;
+import java.net.Socket;
 import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -83,6 +90,35 @@ class WebFluxConformanceTest extends HttpConformanceTest {
                 filter.close();
             }
         };
+    }
+
+    /**
+     * The client goes away while the handler runs: WebFlux cancels the exchange, nothing is stored,
+     * and the key stays in flight (409) until its lease ends — then a retry runs the handler again.
+     */
+    @Test
+    void aCancelledExchangeKeepsItsKeyInFlightUntilItsLeaseEnds() throws Exception {
+        URI uri = start(c -> c.lease(Duration.ofSeconds(1)));
+        String key = newKey();
+        byte[] order = "{\"item\":\"book\",\"quantity\":2}".getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
+            socket.getOutputStream().write(("POST /orders?delayMs=1500 HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Content-Type: application/json\r\nIdempotency-Key: " + key + "\r\nContent-Length: "
+                    + order.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().write(order);
+            socket.getOutputStream().flush();
+            awaitExecutions("orders", 1);
+        }
+        Thread.sleep(200);
+
+        HttpResponse<byte[]> meanwhile = post("/orders", key, new String(order, StandardCharsets.UTF_8));
+        Thread.sleep(1500);
+        HttpResponse<byte[]> later = post("/orders", key, new String(order, StandardCharsets.UTF_8));
+
+        assertThat(meanwhile.statusCode()).as("in flight, not released").isEqualTo(409);
+        assertThat(later.statusCode()).isEqualTo(201);
+        assertThat(later.headers().firstValue("Idempotent-Replayed")).as("nothing was stored").isEmpty();
+        assertThat(app.executions("orders")).isEqualTo(2);
     }
 
     static URI baseUri(ConfigurableApplicationContext context) {
