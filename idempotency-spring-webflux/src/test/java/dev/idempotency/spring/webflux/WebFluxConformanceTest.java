@@ -2,19 +2,28 @@ package dev.idempotency.spring.webflux;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.IdempotencyEvent;
+import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.StoreCall;
+import dev.idempotency.core.store.AsyncStore;
+import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.spring.IdempotencyProperties;
 import dev.idempotency.testkit.ConformanceApp;
 import dev.idempotency.testkit.HttpConformanceTest;
 import dev.idempotency.testkit.PathSpelling;
 import java.net.Socket;
 import java.net.URI;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -119,6 +128,41 @@ class WebFluxConformanceTest extends HttpConformanceTest {
         assertThat(later.statusCode()).isEqualTo(201);
         assertThat(later.headers().firstValue("Idempotent-Replayed")).as("nothing was stored").isEmpty();
         assertThat(app.executions("orders")).isEqualTo(2);
+    }
+
+    /**
+     * Over an asynchronous store the engine is called where the filter is — here on the event loop
+     * that serves the exchange (a handler that does not hop threads) — and no scheduler is created.
+     */
+    @Test
+    void overAnAsynchronousStoreTheEngineStaysOnTheEventLoop() throws Exception {
+        Map<String, String> threads = new ConcurrentHashMap<>();
+        IdempotencyEngine asyncEngine = new IdempotencyEngine(AsyncStore.of(new InMemoryStore(), Runnable::run),
+                IdempotencyConfig.builder().listener(new IdempotencyListener() {
+                    @Override
+                    public void onEvent(IdempotencyEvent event) {
+                    }
+
+                    @Override
+                    public void onStoreCall(StoreCall call) {
+                        threads.put(Thread.currentThread().getName(), call.operation());
+                    }
+                }).build());
+        try (RunningServer running = startServer(asyncEngine, app)) {
+            String key = newKey();
+            HttpRequest payment = HttpRequest.newBuilder(running.baseUri().resolve("/payments"))
+                    .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":5}")).build();
+            HttpResponse<byte[]> first = send(payment);
+            HttpResponse<byte[]> retry = send(payment);
+
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        } finally {
+            asyncEngine.close();
+        }
+        assertThat(threads).isNotEmpty();
+        assertThat(threads.keySet()).allSatisfy(thread -> assertThat(thread).startsWith("reactor-http-"));
     }
 
     static URI baseUri(ConfigurableApplicationContext context) {
