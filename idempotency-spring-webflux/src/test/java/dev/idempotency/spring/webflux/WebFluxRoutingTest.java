@@ -120,6 +120,22 @@ class WebFluxRoutingTest {
         assertThat(app.executions("orders")).isEqualTo(before + 1);
     }
 
+    /** Reactor Netty hands {@code /orders/a%2Fb} to {@code /orders/{id}} with id {@code a/b}: a record of its own. */
+    @Test
+    void anEncodedSlashInASegmentIsARecordOfItsOwn() throws Exception {
+        String key = UUID.randomUUID().toString();
+        int before = app.executions("order-item");
+        RawResponse first = post("/orders/a%2Fb", key);
+        RawResponse again = post("/orders/a%2Fb", key);
+        RawResponse other = post("/orders/a", key);
+
+        assertThat(JSON.readTree(first.body()).path("orderId").asText()).isEqualTo("a/b");
+        assertThat(again.replayed()).isTrue();
+        assertThat(again.bodyText()).isEqualTo(first.bodyText());
+        assertThat(other.replayed()).isFalse();
+        assertThat(app.executions("order-item")).isEqualTo(before + 2);
+    }
+
     @ParameterizedTest(name = "POST {0} under a key -> 400 idempotency_path_invalid")
     @CsvSource({"/orders/", "/orders#x", "/orders#/../payments", "/orders/.", "//orders"})
     void spellingsThatNameNoRecordAreRefusedUnderAKey(String target) throws Exception {
