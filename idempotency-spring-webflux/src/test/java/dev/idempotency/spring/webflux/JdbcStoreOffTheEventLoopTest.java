@@ -33,7 +33,8 @@ import org.springframework.context.annotation.Import;
  * The auto-configured filter over the auto-configured, blocking {@code JdbcStore} on PostgreSQL (a
  * schema of its own): every store call runs on the filter's {@code idempotency} schedulers, none on
  * a Netty event loop — where BlockHound, installed for the whole run, would fail the JDBC driver's
- * socket reads — and duplicates sent at once run the handler exactly once.
+ * socket reads — duplicates sent at once run the handler exactly once, and the store is actuator's
+ * {@code idempotency} health component.
  */
 class JdbcStoreOffTheEventLoopTest {
 
@@ -59,7 +60,8 @@ class JdbcStoreOffTheEventLoopTest {
                 "--spring.datasource.password=" + PostgresTestSchema.PASSWORD,
                 "--idempotency.enabled=true",
                 "--idempotency.paths=/orders,/stream",
-                "--idempotency.jdbc.initialize-schema=always");
+                "--idempotency.jdbc.initialize-schema=always",
+                "--management.endpoint.health.show-details=always");
         base = WebFluxConformanceTest.baseUri(context);
     }
 
@@ -118,6 +120,16 @@ class JdbcStoreOffTheEventLoopTest {
         assertThat(first.body()).startsWith("chunk 1 of stream ").endsWith("chunk 3\n");
         assertThat(retry.statusCode()).isEqualTo(410);
         assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+    }
+
+    /** idempotency-spring's health component, whose store check blocks: actuator runs it off the event loop. */
+    @Test
+    void theStoreIsTheIdempotencyHealthComponent() throws Exception {
+        HttpResponse<String> health = HTTP.send(HttpRequest.newBuilder(base.resolve("/actuator/health"))
+                .GET().build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
+        assertThat(health.body()).contains("\"idempotency\":{\"status\":\"UP\"");
     }
 
     private static HttpResponse<String> post(String path, String key) throws Exception {
