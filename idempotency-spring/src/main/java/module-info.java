@@ -5,7 +5,7 @@
 module dev.idempotency.spring {
     requires transitive dev.idempotency.core;
     requires dev.idempotency.framework;
-    requires jakarta.servlet;
+    requires static jakarta.servlet;
     requires java.sql;
     requires org.slf4j;
     requires spring.beans;
@@ -25,5 +25,6 @@ module dev.idempotency.spring {
     requires static spring.tx;
 
     exports dev.idempotency.spring;
+    exports dev.idempotency.spring.internal to dev.idempotency.spring.webflux;
     opens dev.idempotency.spring;
 }

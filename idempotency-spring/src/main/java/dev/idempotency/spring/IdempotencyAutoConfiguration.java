@@ -33,7 +33,8 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  * whichever of {@link Store}, {@link TenantResolver}, {@link CallerResolver}, {@link BodyCanonicalizer}
  * and {@link ReplayPolicy} the application defines as beans, with every {@link IdempotencyListener} bean
  * added (the application's and the metrics'); and, in a servlet web application, the
- * {@link IdempotencyFilter} in front of Spring MVC on {@code idempotency.paths}.
+ * {@link IdempotencyFilter} in front of Spring MVC on {@code idempotency.paths} (in a reactive one,
+ * idempotency-spring-webflux's auto-configuration adds its {@code WebFilter} over this engine).
  *
  * <p>An application that defines an {@link IdempotencyEngine} bean itself gets that one, and only
  * {@code enabled}, {@code paths}, {@code order} and {@code purge.*} are read (its {@code Store} bean

@@ -5,8 +5,9 @@ import dev.idempotency.core.Execution;
 import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
-import dev.idempotency.core.RequestPaths;
 import dev.idempotency.framework.servlet.BufferedBodyRequest;
+import dev.idempotency.spring.internal.CoveredPaths;
+import dev.idempotency.spring.internal.DispatchedPath;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -17,8 +18,8 @@ import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.util.AntPathMatcher;
 import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
  * The engine in front of Spring MVC: {@link IdempotencyEngine#before} when the request arrives;
@@ -35,16 +36,15 @@ import org.springframework.web.filter.OncePerRequestFilter;
 final class IdempotencyFilter extends OncePerRequestFilter {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
-    private static final AntPathMatcher ANT = new AntPathMatcher();
     private static final String UNREADABLE_BODY = IdempotencyFilter.class.getName() + ".unreadableBody";
 
     private final IdempotencyEngine engine;
-    private final List<String> paths;
+    private final CoveredPaths paths;
     private final TransactionJoin transactions;
 
     IdempotencyFilter(IdempotencyEngine engine, List<String> paths, TransactionJoin transactions) {
         this.engine = engine;
-        this.paths = List.copyOf(paths);
+        this.paths = new CoveredPaths(paths);
         this.transactions = transactions;
     }
 
@@ -89,8 +89,8 @@ final class IdempotencyFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
-        DispatchedPath path = DispatchedPath.of(request);
-        if (!covered(path)) {
+        DispatchedPath path = dispatchedPath(request);
+        if (!paths.covers(path)) {
             chain.doFilter(request, response);
             return;
         }
@@ -99,8 +99,7 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         Decision decision;
         try {
             decision = path.trailingSlash() && view.header(engine.config().headerName()) != null
-                    ? engine.reject(view, ProblemCode.IDEMPOTENCY_PATH_INVALID,
-                            "Spring MVC does not route a path with a trailing slash to the path without it")
+                    ? engine.reject(view, ProblemCode.IDEMPOTENCY_PATH_INVALID, DispatchedPath.TRAILING_SLASH)
                     : engine.before(view);
         } catch (SpringRequestView.UnreadableBody e) {
             unreadable(request, response, e);
@@ -209,18 +208,13 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         Replies.write(reply, response);
     }
 
-    /**
-     * The patterns are matched against the path the record is filed under, so coverage and the
-     * record come from the same string; a path that names no record is matched as it is, and, when
-     * covered, handed to the engine, which refuses it under a key.
-     */
-    private boolean covered(DispatchedPath path) {
-        String matched = RequestPaths.normalize(path.path()).orElse(path.path());
-        for (String pattern : paths) {
-            if (ANT.match(pattern, matched)) {
-                return true;
-            }
+    /** What Spring MVC's handler mapping matches ({@link DispatchedPath}). */
+    private static DispatchedPath dispatchedPath(HttpServletRequest request) {
+        try {
+            return DispatchedPath.of(ServletRequestPathUtils.parse(request).pathWithinApplication());
+        } catch (IllegalArgumentException malformed) {
+            // A segment that does not decode; Spring MVC fails on it too. Core refuses the raw path.
+            return DispatchedPath.raw(request.getRequestURI());
         }
-        return false;
     }
 }

@@ -2,6 +2,7 @@ package dev.idempotency.spring;
 
 import dev.idempotency.core.RequestView;
 import dev.idempotency.framework.servlet.BufferedBodyRequest;
+import dev.idempotency.spring.internal.DispatchedPath;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;

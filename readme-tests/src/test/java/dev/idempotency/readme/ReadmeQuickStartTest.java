@@ -42,7 +42,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ReadmeQuickStartTest {
 
     /** The applications the READMEs must describe completely. */
-    private static final List<String> APPS = List.of("javalin", "micronaut", "readme", "spring", "vertx", "vertx-pg");
+    private static final List<String> APPS = List.of("javalin", "micronaut", "readme", "spring", "spring-webflux", "vertx",
+            "vertx-pg");
     /** Applications started on PostgreSQL only: the quick start with Liquibase instead of Flyway. */
     private static final List<String> LIQUIBASE_APPS = List.of("micronaut-liquibase", "spring-liquibase");
     /** The Micronaut quick start with micronaut-security and the README's tenant resolver. */

@@ -1,16 +1,14 @@
-package dev.idempotency.spring;
+package dev.idempotency.spring.internal;
 
-import jakarta.servlet.http.HttpServletRequest;
 import java.nio.charset.StandardCharsets;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
-import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
- * The path Spring MVC dispatches a request on, spelled so that every spelling it sends to one
- * handler is one string.
+ * The path Spring MVC and Spring WebFlux dispatch a request on, spelled so that every spelling they
+ * send to one handler is one string. Shared by this project's Spring adapters; not an API.
  *
- * <p>Spring MVC's {@code PathPattern} matching walks {@link RequestPath#pathWithinApplication()}
+ * <p>Spring's {@code PathPattern} matching (MVC and WebFlux alike) walks {@link RequestPath#pathWithinApplication()}
  * (the raw request URI without the context path) element by element, and compares each segment by
  * its {@link PathContainer.PathSegment#valueToMatch() valueToMatch}: percent-decoded, with its
  * {@code ;matrix} parameters removed. So {@code /orders;x}, {@code /orders;x=1} and
@@ -26,20 +24,12 @@ import org.springframework.web.util.ServletRequestPathUtils;
  *                      Spring MVC 7 does not route {@code /orders/} to {@code /orders}, while core
  *                      files both under {@code /orders}, so such a request is refused under a key
  */
-record DispatchedPath(String path, boolean trailingSlash) {
+public record DispatchedPath(String path, boolean trailingSlash) {
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
-    static DispatchedPath of(HttpServletRequest request) {
-        RequestPath parsed;
-        try {
-            parsed = ServletRequestPathUtils.parse(request);
-        } catch (IllegalArgumentException malformed) {
-            // A segment that does not decode; Spring MVC fails on it too. Core refuses the raw path.
-            String raw = request.getRequestURI();
-            return new DispatchedPath(raw, false);
-        }
-        PathContainer within = parsed.pathWithinApplication();
+    /** The path of {@code within}, a request's {@link RequestPath#pathWithinApplication()}. */
+    public static DispatchedPath of(PathContainer within) {
         StringBuilder out = new StringBuilder(within.value().length() + 8);
         for (PathContainer.Element element : within.elements()) {
             if (element instanceof PathContainer.PathSegment segment) {
@@ -51,6 +41,14 @@ record DispatchedPath(String path, boolean trailingSlash) {
         String path = out.length() == 0 ? "/" : out.toString();
         return new DispatchedPath(path, path.length() > 1 && path.endsWith("/"));
     }
+
+    /** A path as it came, for a request whose path Spring could not parse. */
+    public static DispatchedPath raw(String path) {
+        return new DispatchedPath(path, false);
+    }
+
+    /** The detail of the refusal of a keyed request whose path ends in {@code /}. */
+    public static final String TRAILING_SLASH = "Spring does not route a path with a trailing slash to the path without it";
 
     private static void encodeSegment(String value, StringBuilder out) {
         for (byte b : value.getBytes(StandardCharsets.UTF_8)) {

@@ -1,0 +1,42 @@
+package dev.idempotency.spring.webflux;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferFactory;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** A request whose body the filter has read: the handler reads the same bytes again. */
+final class BufferedRequest extends ServerHttpRequestDecorator {
+
+    private final byte[] body;
+    private final DataBufferFactory buffers;
+
+    BufferedRequest(ServerHttpRequest request, byte[] body, DataBufferFactory buffers) {
+        super(request);
+        this.body = body;
+        this.buffers = buffers;
+    }
+
+    @Override
+    public Flux<DataBuffer> getBody() {
+        return body.length == 0 ? Flux.empty() : Flux.defer(() -> Flux.just(buffers.wrap(body)));
+    }
+
+    /**
+     * At most {@code limit + 1} bytes of the request's body (so a longer one is seen as too long,
+     * and the engine answers it 413); fails when the body cannot be read to its end.
+     */
+    static Mono<byte[]> read(ServerHttpRequest request, int limit) {
+        return DataBufferUtils.join(DataBufferUtils.takeUntilByteCount(request.getBody(), limit + 1L))
+                .map(joined -> {
+                    byte[] bytes = new byte[joined.readableByteCount()];
+                    joined.read(bytes);
+                    DataBufferUtils.release(joined);
+                    return bytes;
+                })
+                .defaultIfEmpty(new byte[0]);
+    }
+}

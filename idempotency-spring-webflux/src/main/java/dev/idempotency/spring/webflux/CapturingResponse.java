@@ -1,0 +1,101 @@
+package dev.idempotency.spring.webflux;
+
+import dev.idempotency.core.CapturedResponse;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.reactivestreams.Publisher;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
+import reactor.core.publisher.Mono;
+
+/**
+ * The response the handler writes to, under a key. A body written with {@link #writeWith} (what
+ * WebFlux's encoders use for a whole body, a {@code Mono} or a {@code Flux}) is joined and held: the
+ * execution is finished with its exact bytes before any of them goes out, then they are sent — or
+ * the engine's reply instead. A response completed without a body is finished the same way. A body
+ * written with {@link #writeAndFlushWith} (SSE, NDJSON and the other streaming media types) streams:
+ * it passes through as it is written, and once it has ended the execution is finished without its
+ * body; a stream that fails is failed. A body that fails before anything was written fails the
+ * execution.
+ */
+final class CapturingResponse extends ServerHttpResponseDecorator {
+
+    private final Completion completion;
+
+    CapturingResponse(ServerHttpResponse response, Completion completion) {
+        super(response);
+        this.completion = completion;
+    }
+
+    @Override
+    public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
+        if (completion.decided()) {
+            return super.writeWith(body);
+        }
+        return DataBufferUtils.join(body)
+                .map(joined -> {
+                    byte[] bytes = new byte[joined.readableByteCount()];
+                    joined.read(bytes);
+                    DataBufferUtils.release(joined);
+                    return bytes;
+                })
+                .defaultIfEmpty(new byte[0])
+                .onErrorResume(e -> completion.fail(e).then(Mono.error(e)))
+                .flatMap(this::finishAndSend);
+    }
+
+    @Override
+    public Mono<Void> setComplete() {
+        if (completion.decided()) {
+            return super.setComplete();
+        }
+        return finishAndSend(null);
+    }
+
+    @Override
+    public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
+        if (completion.decided()) {
+            return super.writeAndFlushWith(body);
+        }
+        CapturedResponse head = CapturedResponse.uncaptured(status(), headers());
+        return super.writeAndFlushWith(body)
+                .onErrorResume(e -> completion.fail(e).then(Mono.error(e)))
+                .then(Mono.defer(() -> completion.finish(head).then()));
+    }
+
+    /** Finishes with the held body ({@code null}: none), then sends it, or the engine's reply instead. */
+    private Mono<Void> finishAndSend(byte[] bytes) {
+        CapturedResponse captured = CapturedResponse.of(status(), headers(), bytes == null ? new byte[0] : bytes);
+        return completion.finish(captured).flatMap(instead -> {
+            if (instead.isPresent() && !isCommitted()) {
+                return Replies.write(instead.get(), getDelegate());
+            }
+            if (bytes == null) {
+                return super.setComplete();
+            }
+            HttpHeaders headers = getHeaders();
+            if (headers.getContentLength() < 0 && !headers.containsHeader(HttpHeaders.TRANSFER_ENCODING)) {
+                headers.setContentLength(bytes.length);
+            }
+            return super.writeWith(Mono.fromSupplier(() -> bufferFactory().wrap(bytes)));
+        });
+    }
+
+    private int status() {
+        HttpStatusCode status = getStatusCode();
+        return status == null ? 200 : status.value();
+    }
+
+    /** The headers as set now, in order. */
+    private Map<String, List<String>> headers() {
+        Map<String, List<String>> copy = new LinkedHashMap<>();
+        getHeaders().forEach((name, values) -> copy.put(name, new ArrayList<>(values)));
+        return copy;
+    }
+}

@@ -1,0 +1,76 @@
+package dev.idempotency.spring.webflux;
+
+import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.Execution;
+import dev.idempotency.core.HttpReply;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * The end of one {@link Execution}: the first of {@link #finish}, {@link #fail} and {@link #abandon}
+ * decides, later calls do nothing. Both run through {@link EngineSteps}, so a blocking store is called off the
+ * event loop.
+ */
+final class Completion {
+
+    private static final Logger log = LoggerFactory.getLogger(Completion.class);
+
+    private final Execution execution;
+    private final EngineSteps steps;
+    private final AtomicBoolean decided = new AtomicBoolean();
+
+    Completion(Execution execution, EngineSteps steps) {
+        this.execution = execution;
+        this.steps = steps;
+    }
+
+    /** Whether the execution has been finished or failed (or is being). */
+    boolean decided() {
+        return decided.get();
+    }
+
+    /**
+     * Finishes the execution with {@code response}: the engine's reply to send instead, or empty
+     * (send the response as it is; also when the execution was already decided).
+     */
+    Mono<Optional<HttpReply>> finish(CapturedResponse response) {
+        if (!decided.compareAndSet(false, true)) {
+            return Mono.just(Optional.empty());
+        }
+        if (!response.isCaptured()) {
+            log.debug("Response for key_preview={} streamed; kept without its body", execution.key().keyPreview());
+        }
+        return steps.complete(() -> execution.finishAsync(response)).onErrorResume(e -> {
+            // The engine never fails for storage: a bug, or a scheduler that was shut down.
+            log.warn("Could not finish key_preview={}: {}", execution.key().keyPreview(), e.getClass().getName());
+            return Mono.just(Optional.empty());
+        });
+    }
+
+    /** The handler failed: nothing is stored and the key is released. */
+    Mono<Void> fail(Throwable cause) {
+        if (!decided.compareAndSet(false, true)) {
+            return Mono.empty();
+        }
+        return steps.complete(() -> execution.failAsync(cause)).onErrorResume(e -> {
+            log.warn("Could not release key_preview={}: {}", execution.key().keyPreview(), e.getClass().getName());
+            return Mono.empty();
+        });
+    }
+
+    /**
+     * The exchange was cancelled (the client went away) while work the handler started may still
+     * run: nothing is stored, and the key stays in flight until its lease ends.
+     */
+    void abandon() {
+        if (decided.compareAndSet(false, true)) {
+            log.debug("Exchange for key_preview={} cancelled; its key stays in flight until its lease ends",
+                    execution.key().keyPreview());
+            steps.complete(() -> execution.abandonAsync()).subscribe(null, e -> log.warn(
+                    "Could not abandon key_preview={}: {}", execution.key().keyPreview(), e.getClass().getName()));
+        }
+    }
+}

@@ -1,0 +1,176 @@
+package dev.idempotency.spring.webflux;
+
+import dev.idempotency.core.Decision;
+import dev.idempotency.core.Execution;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.ProblemCode;
+import dev.idempotency.spring.internal.CoveredPaths;
+import dev.idempotency.spring.internal.DispatchedPath;
+import java.security.Principal;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.Ordered;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+
+/**
+ * The engine in front of Spring WebFlux, over its asynchronous face: {@link IdempotencyEngine#beforeAsync}
+ * once the principal is known and a keyed request's body is read (at most the engine's
+ * {@code maxRequestBodyBytes} and one byte); for a request that goes ahead, the rest of the chain
+ * with the body served again ({@link BufferedRequest}) and the response held ({@link CapturingResponse}),
+ * so its exact bytes are stored before any of them reaches the client. A handler that fails fails
+ * the execution: nothing is stored, the key is released. An exchange cancelled before its response
+ * was stored (the client went away) abandons it: nothing is stored, and as work the handler started
+ * may still run, the key stays in flight until its lease ends.
+ *
+ * <p>No event loop waits for storage: over a blocking store the engine's calls run on bounded
+ * elastic schedulers ({@link EngineSteps}), and the chain goes on on the thread that decided.
+ */
+final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyWebFilter.class);
+    private static final int PENDING = 0;
+    private static final int HANDED_ON = 1;
+    private static final int CANCELLED = 2;
+
+    private final IdempotencyEngine engine;
+    private final CoveredPaths paths;
+    private final int order;
+    private final EngineSteps steps;
+
+    IdempotencyWebFilter(IdempotencyEngine engine, List<String> paths, int order) {
+        this.engine = engine;
+        this.paths = new CoveredPaths(paths);
+        this.order = order;
+        this.steps = new EngineSteps(engine);
+    }
+
+    /** Stops the schedulers of a blocking store's calls (the engine is its owner's to close). */
+    @Override
+    public void close() {
+        steps.close();
+    }
+
+    @Override
+    public int getOrder() {
+        return order;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        ServerHttpRequest request = exchange.getRequest();
+        if (!engine.config().covers(request.getMethod().name())) {
+            return chain.filter(exchange);
+        }
+        DispatchedPath path = DispatchedPath.of(request.getPath().pathWithinApplication());
+        if (!paths.covers(path)) {
+            return chain.filter(exchange);
+        }
+        boolean keyed = request.getHeaders().containsHeader(engine.config().headerName());
+        return exchange.getPrincipal().map(Optional::of).defaultIfEmpty(Optional.empty())
+                .flatMap(principal -> keyed && !path.trailingSlash()
+                        ? keyed(exchange, chain, path, principal.orElse(null))
+                        : unkeyed(exchange, chain, new ExchangeRequestView(exchange, path, principal.orElse(null), null),
+                                keyed && path.trailingSlash()));
+    }
+
+    /**
+     * Without a key the engine passes the request through, or refuses it when keys are required,
+     * without storage; with a key on a path ending in {@code /} it is refused (WebFlux does not route
+     * it to the path without the slash, under which core would file it). Decided where it is.
+     */
+    private Mono<Void> unkeyed(ServerWebExchange exchange, WebFilterChain chain, ExchangeRequestView view,
+                               boolean trailingSlash) {
+        Mono<Decision> decision = trailingSlash
+                ? Mono.just(engine.reject(view, ProblemCode.IDEMPOTENCY_PATH_INVALID, DispatchedPath.TRAILING_SLASH))
+                : Mono.fromCompletionStage(() -> engine.beforeAsync(view)); // no key: no storage
+        return decision.flatMap(decided -> decided instanceof Decision.Respond respond
+                ? Replies.write(respond.reply(), exchange.getResponse())
+                : chain.filter(exchange));
+    }
+
+    private Mono<Void> keyed(ServerWebExchange exchange, WebFilterChain chain, DispatchedPath path, Principal principal) {
+        return BufferedRequest.read(exchange.getRequest(), engine.config().maxRequestBodyBytes())
+                .map(Optional::of)
+                .onErrorResume(error -> {
+                    log.debug("Request body could not be read; answered 400: {}", error.getClass().getName());
+                    return Mono.just(Optional.empty());
+                })
+                .flatMap(read -> {
+                    if (read.isEmpty()) {
+                        return Replies.write(engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_BODY_UNREADABLE, null)
+                                .toReply(), exchange.getResponse());
+                    }
+                    byte[] body = read.get();
+                    ExchangeRequestView view = new ExchangeRequestView(exchange, path, principal, body);
+                    ServerWebExchange buffered = exchange.mutate()
+                            .request(new BufferedRequest(exchange.getRequest(), body, exchange.getResponse().bufferFactory()))
+                            .build();
+                    return decide(view).flatMap(decision -> apply(decision, buffered, chain));
+                });
+    }
+
+    /**
+     * The engine's decision. Should the exchange be cancelled before the decision is handed on, a
+     * reservation it took is released (the handler never ran); once handed on, the execution's
+     * {@link Completion} answers for it.
+     */
+    private Mono<Decision> decide(ExchangeRequestView view) {
+        AtomicInteger state = new AtomicInteger(PENDING);
+        AtomicReference<CompletionStage<Decision>> started = new AtomicReference<>();
+        return steps.decide(() -> {
+            CompletionStage<Decision> decision = engine.beforeAsync(view);
+            started.set(decision);
+            if (state.get() == CANCELLED) {
+                releaseWhenReserved(decision);
+            }
+            return decision;
+        }).doOnNext(decision -> state.compareAndSet(PENDING, HANDED_ON)).doOnCancel(() -> {
+            if (state.compareAndSet(PENDING, CANCELLED)) {
+                CompletionStage<Decision> decision = started.get();
+                if (decision != null) {
+                    releaseWhenReserved(decision);
+                }
+            }
+        });
+    }
+
+    /** Releases the reservation of a decision nobody waits for any more (at most once: executions decide once). */
+    private void releaseWhenReserved(CompletionStage<Decision> decision) {
+        decision.thenAccept(decided -> {
+            if (decided instanceof Decision.Proceed proceed) {
+                CancellationException cancelled = new CancellationException("cancelled while the decision was pending");
+                steps.complete(() -> proceed.execution().failAsync(cancelled)).subscribe(null,
+                        e -> log.warn("Could not release key_preview={}", proceed.execution().key().keyPreview()));
+            }
+        });
+    }
+
+    private Mono<Void> apply(Decision decision, ServerWebExchange exchange, WebFilterChain chain) {
+        if (decision instanceof Decision.Respond respond) {
+            return Replies.write(respond.reply(), exchange.getResponse());
+        }
+        if (!(decision instanceof Decision.Proceed proceed)) {
+            return chain.filter(exchange);
+        }
+        Execution execution = proceed.execution();
+        Completion completion = new Completion(execution, steps);
+        CapturingResponse response = new CapturingResponse(exchange.getResponse(), completion);
+        ServerWebExchange guarded = exchange.mutate().response(response).build();
+        guarded.getAttributes().put(IdempotentExchanges.EXECUTION, execution);
+        return chain.filter(guarded)
+                .onErrorResume(e -> completion.fail(e).then(Mono.error(e)))
+                // A handler that completed without writing or completing the response: finished as it is.
+                .then(Mono.defer(() -> completion.decided() ? Mono.<Void>empty() : response.setComplete()))
+                .doOnCancel(completion::abandon);
+    }
+}

@@ -1,0 +1,145 @@
+package dev.idempotency.spring.webflux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.core.store.InMemoryStore;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.testkit.CallerChecks;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.security.Principal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.web.server.ServerHttpSecurity;
+import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
+
+/**
+ * Each authenticated caller's records are its own, with Spring Security's reactive HTTP Basic on
+ * Reactor Netty, the filter at its default order (after {@code WebFilterChainProxy}) and no caller
+ * setting: {@link CallerChecks}, where the records are filed, and what
+ * {@code idempotency.share-records-across-callers} gives up.
+ */
+class ReactiveCallerSeparationTest {
+
+    private static final String ALICE = "alice:secret";
+    private static final String BOB = "bob:secret";
+    private static final String BODY = "{\"item\":\"book\",\"quantity\":1}";
+
+    private ConfigurableApplicationContext context;
+    private InMemoryStore store;
+    private URI base;
+    private Orders orders;
+
+    /** The application below, with Spring Boot's security auto-configuration (the tests' properties leave it out). */
+    private void start(String... settings) {
+        store = new InMemoryStore();
+        List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1",
+                "--spring.autoconfigure.exclude=", "--idempotency.enabled=true", "--idempotency.paths=/orders"));
+        args.addAll(List.of(settings));
+        SpringApplication application = new SpringApplication(CallerService.class);
+        application.addInitializers(c -> c.getBeanFactory().registerSingleton("idempotencyStore", store));
+        context = application.run(args.toArray(String[]::new));
+        base = WebFluxConformanceTest.baseUri(context);
+        orders = context.getBean(Orders.class);
+    }
+
+    @AfterEach
+    void stop() {
+        if (context != null) {
+            context.close();
+        }
+    }
+
+    /** One application for the checks that need no setting: each check uses keys of its own. */
+    @Test
+    void callersNeverSeeEachOthersAnswers() throws Exception {
+        start();
+        CallerChecks.twoCallersOneKeyEachGetTheirOwn(this::post, () -> orders.runs.get(), ALICE, BOB);
+        CallerChecks.concurrentCallersOneKeyRunOncePerCaller(this::post, () -> orders.runs.get(), ALICE, BOB);
+        CallerChecks.anotherCallersKeyTellsNothing(this::post, () -> orders.runs.get(), ALICE, BOB);
+        CallerChecks.anonymousNeverReplaysAuthenticated(this::post, () -> orders.runs.get(), ALICE);
+        CallerChecks.wrongCredentialsReserveNothing(this::post, () -> orders.runs.get(), "alice:guess", ALICE);
+
+        String aliceKey = UUID.randomUUID().toString();
+        String anonymousKey = UUID.randomUUID().toString();
+        assertThat(post(ALICE, aliceKey, BODY).statusCode()).isEqualTo(201);
+        HttpResponse<String> anonymous = post(null, anonymousKey, BODY);
+        assertThat(anonymous.body()).contains("\"caller\":\"anonymous\"");
+        assertThat(found("alice", aliceKey)).isTrue();
+        assertThat(found(null, aliceKey)).isFalse();
+        assertThat(found(null, anonymousKey)).isTrue();
+    }
+
+    @Test
+    void sharedAcrossCallersBobGetsAlicesReplay() throws Exception {
+        start("--idempotency.share-records-across-callers=true");
+        CallerChecks.sharedRecordsReplayOneCallersAnswerToAnother(this::post, () -> orders.runs.get(), ALICE, BOB);
+    }
+
+    private boolean found(String caller, String key) {
+        RecordKey recordKey = new RecordKey("default", caller == null ? RecordKey.ANONYMOUS : RecordKey.callerOf(caller),
+                "POST", "/orders", key);
+        return store.find(recordKey, Instant.now()).isPresent();
+    }
+
+    private HttpResponse<String> post(String credentials, String key, String body) throws Exception {
+        return CallerChecks.basicAuthPost(base.resolve("/orders")).send(credentials, key, body);
+    }
+
+    /** HTTP Basic for alice and bob, anonymous requests allowed; no CSRF for an API. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(Orders.class)
+    static class CallerService {
+
+        @Bean
+        SecurityWebFilterChain api(ServerHttpSecurity http) {
+            return http.csrf(ServerHttpSecurity.CsrfSpec::disable)
+                    .httpBasic(Customizer.withDefaults())
+                    .authorizeExchange(exchanges -> exchanges.anyExchange().permitAll())
+                    .build();
+        }
+
+        @Bean
+        MapReactiveUserDetailsService users() {
+            return new MapReactiveUserDetailsService(
+                    User.withUsername("alice").password("{noop}secret").roles("USER").build(),
+                    User.withUsername("bob").password("{noop}secret").roles("USER").build());
+        }
+    }
+
+    /** Each run a new order, with the caller's name: two callers' answers never look alike. */
+    @RestController
+    static class Orders {
+
+        final AtomicInteger runs = new AtomicInteger();
+
+        record Order(int order, String caller) {
+        }
+
+        @PostMapping("/orders")
+        Mono<ResponseEntity<Order>> create(Mono<Principal> principal) {
+            return principal.map(Principal::getName).defaultIfEmpty("anonymous").map(caller ->
+                    ResponseEntity.status(HttpStatus.CREATED).body(new Order(runs.incrementAndGet(), caller)));
+        }
+    }
+}
