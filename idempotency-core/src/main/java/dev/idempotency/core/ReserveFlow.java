@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.internal.OwnerTokens;
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.AsyncStore;
@@ -7,7 +8,6 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -85,7 +85,7 @@ final class ReserveFlow implements Flow {
          */
         private CompletionStage<Duration> attempt() {
             Instant now = config.clock().instant();
-            String token = UUID.randomUUID().toString();
+            String token = OwnerTokens.next();
             return Stages.attempt(() -> store.reserve(request.key(), request.fingerprint(), token, now,
                             config.lease(), config.ttl()))
                     .whenComplete((result, failure) -> {

@@ -1,10 +1,10 @@
 package dev.idempotency.core.store;
 
+import dev.idempotency.core.internal.OwnerTokens;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
@@ -30,7 +30,7 @@ public interface AsyncStore {
     /** {@link #reserve(RecordKey, String, String, Instant, Duration, Duration)} with a fresh random token. */
     default CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now, Duration lease,
                                                         Duration ttl) {
-        return reserve(key, fingerprint, UUID.randomUUID().toString(), now, lease, ttl);
+        return reserve(key, fingerprint, OwnerTokens.next(), now, lease, ttl);
     }
 
     /**

@@ -1,10 +1,10 @@
 package dev.idempotency.core.store;
 
+import dev.idempotency.core.internal.OwnerTokens;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -75,7 +75,7 @@ final class AtomicRounds {
         }
         CompletionStage<AtomicAttempt<AsyncReservation>> attempt;
         try {
-            attempt = store.attemptInTransaction(key, fingerprint, UUID.randomUUID().toString(), now, lease, ttl,
+            attempt = store.attemptInTransaction(key, fingerprint, OwnerTokens.next(), now, lease, ttl,
                     remaining());
         } catch (RuntimeException e) {
             result.completeExceptionally(e);

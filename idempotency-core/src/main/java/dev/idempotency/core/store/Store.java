@@ -1,9 +1,9 @@
 package dev.idempotency.core.store;
 
+import dev.idempotency.core.internal.OwnerTokens;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * Durable storage for idempotency records: a handful of atomic primitives, each answering "did
@@ -62,7 +62,7 @@ public interface Store {
 
     /** {@link #reserve(RecordKey, String, String, Instant, Duration, Duration)} with a fresh random token. */
     default ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
-        return reserve(key, fingerprint, UUID.randomUUID().toString(), now, lease, ttl);
+        return reserve(key, fingerprint, OwnerTokens.next(), now, lease, ttl);
     }
 
     /**
