@@ -46,10 +46,14 @@ public final class PostgresSql {
     private static final Set<String> BUSY_STATES = Set.of("57014", LOCK_NOT_AVAILABLE, "53300");
     private static final Set<String> START_OVER_STATES = Set.of("40001", "40P01");
 
-    /** One statement: its SQL with {@code $n} placeholders and the parameter name of each {@code $n}. */
-    public record Statement(String sql, List<String> parameters) {
+    /**
+     * One statement: its SQL with {@code $n} placeholders, the parameter name of each {@code $n} and
+     * the Java type it is bound as (for a client that must type a {@code null}).
+     */
+    public record Statement(String sql, List<String> parameters, List<Class<?>> types) {
         public Statement {
             parameters = List.copyOf(parameters);
+            types = List.copyOf(types);
         }
     }
 
@@ -213,7 +217,8 @@ public final class PostgresSql {
     public Statement inFlightProbe() {
         String sql = PostgresInFlightLocks.PROBE.replace(":body_lock", "$1").replace(":key_lock_low", "$2")
                 .replace(":key_lock_high", "$3");
-        return new Statement(sql, List.of("body_lock", "key_lock_low", "key_lock_high"));
+        return new Statement(sql, List.of("body_lock", "key_lock_low", "key_lock_high"),
+                List.of(Integer.class, Integer.class, Integer.class));
     }
 
     /**
@@ -257,6 +262,11 @@ public final class PostgresSql {
      */
     public String columnsProbe() {
         return statements.columnsProbe();
+    }
+
+    /** {@link #columnsProbe()} returning one row, for a client that reads column names off a row (R2DBC). */
+    public String columnsRowProbe() {
+        return statements.columnsRowProbe();
     }
 
     /**
@@ -316,7 +326,8 @@ public final class PostgresSql {
             m.appendReplacement(out, Matcher.quoteReplacement("cast($" + n + " as " + sqlType(types.apply(name)) + ")"));
         }
         m.appendTail(out);
-        return new Statement(out.toString(), new ArrayList<>(index.keySet()));
+        List<String> names = new ArrayList<>(index.keySet());
+        return new Statement(out.toString(), names, names.stream().<Class<?>>map(types).toList());
     }
 
     private static String sqlType(Class<?> type) {

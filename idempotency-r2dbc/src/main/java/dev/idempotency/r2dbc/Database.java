@@ -1,0 +1,356 @@
+package dev.idempotency.r2dbc;
+
+import dev.idempotency.jdbc.internal.MariaDbSql;
+import dev.idempotency.jdbc.internal.PostgresSql;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.Result;
+import io.r2dbc.spi.Row;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Collection;
+import java.util.List;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * What the two databases do their own way: which of idempotency-jdbc's statements run, how a
+ * statement is bounded by the statement timeout, how times are bound and read, and how a
+ * reservation's row tells that it won.
+ */
+abstract sealed class Database {
+
+    /** One statement: its text, the parameter name of each placeholder, the Java type each is bound as. */
+    record Sql(String text, List<String> parameters, List<Class<?>> types) {
+    }
+
+    /** {@link R2dbcStore.Builder#statementTimeout} in milliseconds; 0: no bound. */
+    final long timeoutMillis;
+
+    private Database(long timeoutMillis) {
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    static Database of(R2dbcStore.Dialect dialect, String tableName, long timeoutMillis) {
+        return switch (dialect) {
+            case POSTGRESQL -> new Postgres(PostgresSql.forTable(tableName), timeoutMillis);
+            case MARIADB -> new MariaDb(MariaDbSql.forTable(tableName), timeoutMillis);
+        };
+    }
+
+    /** The reservation statement of attempt {@code attempt} (0 first). */
+    abstract Sql reservation(int attempt);
+
+    /** Whether a row the reservation statement returned is the row {@code ownerToken} wrote. */
+    abstract boolean won(Row row, String ownerToken);
+
+    abstract Sql find();
+
+    /** The optimistic insert; {@link #insertReturnsRow()} tells how it reports a write. */
+    abstract Sql insertCompleted();
+
+    /** True: the insert returns the row as it stands (judged by {@link #won}); false: it reports a count. */
+    abstract boolean insertReturnsRow();
+
+    abstract Sql complete();
+
+    abstract Sql release();
+
+    abstract Sql renew();
+
+    abstract Sql purge();
+
+    /** One row holding every column of the table (idempotency-jdbc's schema check, read off a row). */
+    abstract String columnsProbe();
+
+    abstract void requireColumns(String tableLabel, Collection<String> present);
+
+    abstract IllegalStateException missingTable(String tableLabel, Throwable cause);
+
+    /** The text that runs {@code sql} under the statement timeout (when it can carry the bound itself). */
+    abstract String text(Sql sql);
+
+    /** {@code statement} on {@code c}, inside whatever the statement timeout needs around it. */
+    abstract <T> Mono<T> around(Connection c, Mono<T> statement);
+
+    /** Puts a connection whose call was cancelled back in order before it goes back to the pool. */
+    abstract Mono<Void> afterCancel(Connection c);
+
+    /** {@code instant} as the driver binds the table's time columns. */
+    abstract Object time(Instant instant);
+
+    /** The class a {@code null} time is bound as. */
+    abstract Class<?> timeType();
+
+    /** A time column of {@code row}, or {@code null}. */
+    abstract Instant instant(Row row, String column);
+
+    /** Runs {@code sql}, a statement without parameters, and drains its results. */
+    static Mono<Void> drain(Connection c, String sql) {
+        return Flux.from(c.createStatement(sql).execute())
+                .concatMap(result -> result.flatMap(segment -> Mono.empty()))
+                .then();
+    }
+
+    /**
+     * PostgreSQL: the statements of {@link PostgresSql}; the bound is PostgreSQL's own
+     * {@code statement_timeout}, set transaction-local in the statement's transaction
+     * ({@code BEGIN} and the setting in one simple-protocol message, the statement, {@code COMMIT}),
+     * so none of the application's statements on the pooled connection is bounded by it.
+     */
+    static final class Postgres extends Database {
+        private final PostgresSql sql;
+        private final Sql reserveFresh;
+        private final Sql reserve;
+        private final Sql find;
+        private final Sql insertCompleted;
+        private final Sql complete;
+        private final Sql release;
+        private final Sql renew;
+        private final Sql purge;
+
+        Postgres(PostgresSql sql, long timeoutMillis) {
+            super(timeoutMillis);
+            this.sql = sql;
+            reserveFresh = of(sql.reserveFresh());
+            reserve = of(sql.reserve());
+            find = of(sql.find());
+            insertCompleted = of(sql.insertCompleted());
+            complete = of(sql.complete());
+            release = of(sql.release());
+            renew = of(sql.renew());
+            purge = of(sql.purge());
+        }
+
+        private static Sql of(PostgresSql.Statement s) {
+            return new Sql(s.sql(), s.parameters(), s.types());
+        }
+
+        /** The fresh-key statement first; the take-over statement when it settled nothing. */
+        @Override
+        Sql reservation(int attempt) {
+            return attempt == 0 ? reserveFresh : reserve;
+        }
+
+        @Override
+        boolean won(Row row, String ownerToken) {
+            return Boolean.TRUE.equals(row.get("won", Boolean.class));
+        }
+
+        @Override
+        Sql find() {
+            return find;
+        }
+
+        @Override
+        Sql insertCompleted() {
+            return insertCompleted;
+        }
+
+        @Override
+        boolean insertReturnsRow() {
+            return false;
+        }
+
+        @Override
+        Sql complete() {
+            return complete;
+        }
+
+        @Override
+        Sql release() {
+            return release;
+        }
+
+        @Override
+        Sql renew() {
+            return renew;
+        }
+
+        @Override
+        Sql purge() {
+            return purge;
+        }
+
+        @Override
+        String columnsProbe() {
+            return sql.columnsRowProbe();
+        }
+
+        @Override
+        void requireColumns(String tableLabel, Collection<String> present) {
+            sql.requireColumns(tableLabel, present);
+        }
+
+        @Override
+        IllegalStateException missingTable(String tableLabel, Throwable cause) {
+            return sql.missingTable(tableLabel, cause);
+        }
+
+        @Override
+        String text(Sql statement) {
+            return statement.text();
+        }
+
+        /** After a failure the transaction is rolled back; a cancelled call's connection too, before it goes back. */
+        @Override
+        <T> Mono<T> around(Connection c, Mono<T> statement) {
+            if (timeoutMillis == 0) {
+                return statement;
+            }
+            return drain(c, "BEGIN; " + PostgresSql.localStatementTimeout(timeoutMillis))
+                    .then(statement)
+                    .flatMap(value -> drain(c, "COMMIT").thenReturn(value))
+                    .onErrorResume(failure -> drain(c, "ROLLBACK")
+                            .onErrorResume(rollback -> {
+                                failure.addSuppressed(rollback);
+                                return Mono.empty();
+                            })
+                            .then(Mono.error(failure)));
+        }
+
+        /** A call cancelled inside {@link #around}'s transaction leaves it open: roll it back. */
+        @Override
+        Mono<Void> afterCancel(Connection c) {
+            return timeoutMillis == 0 ? Mono.empty() : drain(c, "ROLLBACK").onErrorResume(failure -> Mono.empty());
+        }
+
+        @Override
+        Object time(Instant instant) {
+            return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+        }
+
+        @Override
+        Class<?> timeType() {
+            return OffsetDateTime.class;
+        }
+
+        @Override
+        Instant instant(Row row, String column) {
+            OffsetDateTime value = row.get(column, OffsetDateTime.class);
+            return value == null ? null : value.toInstant();
+        }
+    }
+
+    /**
+     * MariaDB: the statements of {@link MariaDbSql}; the reservation is one upsert returning the
+     * row, won when it holds this attempt's owner token. The bound is MariaDB's own
+     * {@code max_statement_time}, set for the one statement ({@code SET STATEMENT … FOR}).
+     */
+    static final class MariaDb extends Database {
+        private final MariaDbSql sql;
+        private final Sql upsert;
+        private final Sql find;
+        private final Sql complete;
+        private final Sql release;
+        private final Sql renew;
+        private final Sql purge;
+
+        MariaDb(MariaDbSql sql, long timeoutMillis) {
+            super(timeoutMillis);
+            this.sql = sql;
+            upsert = of(sql.upsert());
+            find = of(sql.find());
+            complete = of(sql.complete());
+            release = of(sql.release());
+            renew = of(sql.renew());
+            purge = of(sql.purge());
+        }
+
+        private static Sql of(MariaDbSql.Statement s) {
+            return new Sql(s.sql(), s.parameters(), s.types());
+        }
+
+        @Override
+        Sql reservation(int attempt) {
+            return upsert;
+        }
+
+        @Override
+        boolean won(Row row, String ownerToken) {
+            return ownerToken.equals(row.get("owner_token", String.class));
+        }
+
+        @Override
+        Sql find() {
+            return find;
+        }
+
+        @Override
+        Sql insertCompleted() {
+            return upsert;
+        }
+
+        @Override
+        boolean insertReturnsRow() {
+            return true;
+        }
+
+        @Override
+        Sql complete() {
+            return complete;
+        }
+
+        @Override
+        Sql release() {
+            return release;
+        }
+
+        @Override
+        Sql renew() {
+            return renew;
+        }
+
+        @Override
+        Sql purge() {
+            return purge;
+        }
+
+        @Override
+        String columnsProbe() {
+            return sql.columnsRowProbe();
+        }
+
+        @Override
+        void requireColumns(String tableLabel, Collection<String> present) {
+            sql.requireColumns(tableLabel, present);
+        }
+
+        @Override
+        IllegalStateException missingTable(String tableLabel, Throwable cause) {
+            return sql.missingTable(tableLabel, cause);
+        }
+
+        @Override
+        String text(Sql statement) {
+            return timeoutMillis == 0 ? statement.text() : MariaDbSql.bounded(statement.text(), timeoutMillis);
+        }
+
+        @Override
+        <T> Mono<T> around(Connection c, Mono<T> statement) {
+            return statement;
+        }
+
+        @Override
+        Mono<Void> afterCancel(Connection c) {
+            return Mono.empty();
+        }
+
+        @Override
+        Object time(Instant instant) {
+            return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+        }
+
+        @Override
+        Class<?> timeType() {
+            return LocalDateTime.class;
+        }
+
+        @Override
+        Instant instant(Row row, String column) {
+            LocalDateTime value = row.get(column, LocalDateTime.class);
+            return value == null ? null : value.toInstant(ZoneOffset.UTC);
+        }
+    }
+}
