@@ -11,6 +11,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -68,6 +69,12 @@ abstract sealed class Database {
 
     abstract IllegalStateException missingTable(String tableLabel, Throwable cause);
 
+    /**
+     * Creates the table if missing and adds the caller to one from before it (idempotency-jdbc's
+     * DDL), serialized between instances, on {@code c}.
+     */
+    abstract Mono<Void> createTable(Connection c);
+
     /** The text that runs {@code sql} under the statement timeout (when it can carry the bound itself). */
     abstract String text(Sql sql);
 
@@ -86,11 +93,12 @@ abstract sealed class Database {
     /** A time column of {@code row}, or {@code null}. */
     abstract Instant instant(Row row, String column);
 
-    /** Runs {@code sql}, a statement without parameters, and drains its results. */
+    /**
+     * Runs {@code sql}, statements without parameters, and drains their results; fails with an
+     * error, not with a notice ({@link Result#getRowsUpdated()} raises only errors).
+     */
     static Mono<Void> drain(Connection c, String sql) {
-        return Flux.from(c.createStatement(sql).execute())
-                .concatMap(result -> result.flatMap(segment -> Mono.empty()))
-                .then();
+        return Flux.from(c.createStatement(sql).execute()).concatMap(Result::getRowsUpdated).then();
     }
 
     /**
@@ -188,6 +196,23 @@ abstract sealed class Database {
             return sql.missingTable(tableLabel, cause);
         }
 
+        /** In one transaction after the DDL lock, as {@code PgStore}: what runs depends on the table found. */
+        @Override
+        Mono<Void> createTable(Connection c) {
+            Mono<Void> ddl = drain(c, sql.ddlLock())
+                    .then(Flux.from(c.createStatement(sql.tableState()).bind(0, sql.renderedTable()).execute())
+                            .concatMap(result -> result.map((row, metadata) -> sql.ddl(
+                                    Boolean.TRUE.equals(row.get("present", Boolean.class)),
+                                    Boolean.TRUE.equals(row.get("caller", Boolean.class)), null)))
+                            .next())
+                    .flatMapMany(Flux::fromIterable)
+                    .concatMap(statement -> drain(c, statement))
+                    .then(Mono.from(c.commitTransaction()));
+            return Mono.from(c.beginTransaction()).then(ddl)
+                    .onErrorResume(failure -> Mono.from(c.rollbackTransaction()).onErrorResume(rollback -> Mono.empty())
+                            .then(Mono.error(failure)));
+        }
+
         @Override
         String text(Sql statement) {
             return statement.text();
@@ -200,8 +225,9 @@ abstract sealed class Database {
                 return statement;
             }
             return drain(c, "BEGIN; " + PostgresSql.localStatementTimeout(timeoutMillis))
-                    .then(statement)
+                    .then(statement.map(Optional::of).defaultIfEmpty(Optional.empty()))
                     .flatMap(value -> drain(c, "COMMIT").thenReturn(value))
+                    .flatMap(Mono::justOrEmpty)
                     .onErrorResume(failure -> drain(c, "ROLLBACK")
                             .onErrorResume(rollback -> {
                                 failure.addSuppressed(rollback);
@@ -320,6 +346,15 @@ abstract sealed class Database {
         @Override
         IllegalStateException missingTable(String tableLabel, Throwable cause) {
             return sql.missingTable(tableLabel, cause);
+        }
+
+        /** Under a named lock of the session; every statement of the DDL may run again. */
+        @Override
+        Mono<Void> createTable(Connection c) {
+            Mono<Void> unlock = drain(c, sql.ddlUnlock());
+            return Mono.usingWhen(drain(c, sql.ddlLock()).thenReturn(c),
+                    locked -> Flux.fromIterable(sql.ddl()).concatMap(statement -> drain(c, statement)).then(),
+                    locked -> unlock, (locked, failure) -> unlock, locked -> unlock);
         }
 
         @Override

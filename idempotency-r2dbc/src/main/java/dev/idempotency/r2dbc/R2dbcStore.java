@@ -120,6 +120,16 @@ public final class R2dbcStore implements AsyncStore {
     }
 
     /**
+     * Creates the table and its index if missing and adds the caller to a table from before it
+     * ({@code V4}): idempotency-jdbc's DDL, serialized between instances. For development and
+     * tests: production schemas belong in migrations.
+     */
+    public CompletionStage<Void> createTableIfMissing() {
+        return stage(connected(db::createTable)
+                .doOnSuccess(done -> log.info("Idempotency table {} is in place", tableLabel)));
+    }
+
+    /**
      * Checks that the table exists and has every column the store reads and writes, with
      * idempotency-jdbc's probe and messages ({@code JdbcStore.verifySchema()}); compose the
      * application's start after it. Touches a connection; the builder does not.

@@ -98,12 +98,21 @@ final class R2dbcTestDatabase implements AutoCloseable {
 
     /** A pool on another port (a closed one). */
     ConnectionPool pool(String label, int size, int port) {
+        return pool(label, size, port, Duration.ofSeconds(2));
+    }
+
+    /** A pool that waits at most {@code maxAcquireTime} for a free connection. */
+    ConnectionPool pool(String label, int size, int port, Duration maxAcquireTime) {
         ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(factory(label, port))
-                .name(label + "-" + name).initialSize(0).maxSize(size).maxAcquireTime(Duration.ofSeconds(2)).build());
+                .name(label + "-" + name).initialSize(0).maxSize(size).maxAcquireTime(maxAcquireTime).build());
         synchronized (pools) {
             pools.add(pool);
         }
         return pool;
+    }
+
+    int port() {
+        return server.port();
     }
 
     /** Creates the table with idempotency-jdbc's migrations. */

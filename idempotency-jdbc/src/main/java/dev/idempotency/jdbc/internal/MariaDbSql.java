@@ -118,8 +118,9 @@ public final class MariaDbSql {
     }
 
     /**
-     * The shipped DDL for this table, for tests and development: the table ({@code V1}) and the
-     * caller migration ({@code V4}); both may run again.
+     * The shipped DDL for this table, for {@code createTableIfMissing} in development: the table
+     * ({@code V1}) and the caller migration ({@code V4}); both may run again, and V4 rebuilds
+     * nothing on a table that has the caller already.
      */
     public List<String> ddl() {
         org.jooq.DSLContext dsl = org.jooq.impl.DSL.using(SQLDialect.MARIADB);
@@ -127,6 +128,16 @@ public final class MariaDbSql {
                 Ddl.DEFAULT_TENANT_SETTING));
         ddl.addAll(Ddl.statements(dsl, Ddl.callerScript(SQLDialect.MARIADB), tableName, Ddl.DEFAULT_TENANT_SETTING));
         return ddl;
+    }
+
+    /** Serializes instances that create the table together: a named lock of the session, taken first. */
+    public String ddlLock() {
+        return statements.ddlLock();
+    }
+
+    /** Releases {@link #ddlLock()}. */
+    public String ddlUnlock() {
+        return statements.ddlUnlock();
     }
 
     private static Statement of(SqlStatement statement) {
