@@ -28,9 +28,26 @@ abstract sealed class Database {
 
     /** {@link R2dbcStore.Builder#statementTimeout} in milliseconds; 0: no bound. */
     final long timeoutMillis;
+    final Sql find;
+    /** The optimistic insert; {@link #insertReturnsRow()} tells how it reports a write. */
+    final Sql insertCompleted;
+    final Sql complete;
+    final Sql release;
+    final Sql renew;
+    final Sql purge;
+    /** One row holding every column of the table (idempotency-jdbc's schema check, read off a row). */
+    final String columnsProbe;
 
-    private Database(long timeoutMillis) {
+    private Database(long timeoutMillis, Sql find, Sql insertCompleted, Sql complete, Sql release, Sql renew, Sql purge,
+                     String columnsProbe) {
         this.timeoutMillis = timeoutMillis;
+        this.find = find;
+        this.insertCompleted = insertCompleted;
+        this.complete = complete;
+        this.release = release;
+        this.renew = renew;
+        this.purge = purge;
+        this.columnsProbe = columnsProbe;
     }
 
     static Database of(R2dbcStore.Dialect dialect, String tableName, long timeoutMillis) {
@@ -46,24 +63,8 @@ abstract sealed class Database {
     /** Whether a row the reservation statement returned is the row {@code ownerToken} wrote. */
     abstract boolean won(Row row, String ownerToken);
 
-    abstract Sql find();
-
-    /** The optimistic insert; {@link #insertReturnsRow()} tells how it reports a write. */
-    abstract Sql insertCompleted();
-
     /** True: the insert returns the row as it stands (judged by {@link #won}); false: it reports a count. */
     abstract boolean insertReturnsRow();
-
-    abstract Sql complete();
-
-    abstract Sql release();
-
-    abstract Sql renew();
-
-    abstract Sql purge();
-
-    /** One row holding every column of the table (idempotency-jdbc's schema check, read off a row). */
-    abstract String columnsProbe();
 
     abstract void requireColumns(String tableLabel, Collection<String> present);
 
@@ -111,24 +112,13 @@ abstract sealed class Database {
         private final PostgresSql sql;
         private final Sql reserveFresh;
         private final Sql reserve;
-        private final Sql find;
-        private final Sql insertCompleted;
-        private final Sql complete;
-        private final Sql release;
-        private final Sql renew;
-        private final Sql purge;
 
         Postgres(PostgresSql sql, long timeoutMillis) {
-            super(timeoutMillis);
+            super(timeoutMillis, of(sql.find()), of(sql.insertCompleted()), of(sql.complete()), of(sql.release()),
+                    of(sql.renew()), of(sql.purge()), sql.columnsRowProbe());
             this.sql = sql;
             reserveFresh = of(sql.reserveFresh());
             reserve = of(sql.reserve());
-            find = of(sql.find());
-            insertCompleted = of(sql.insertCompleted());
-            complete = of(sql.complete());
-            release = of(sql.release());
-            renew = of(sql.renew());
-            purge = of(sql.purge());
         }
 
         private static Sql of(PostgresSql.Statement s) {
@@ -146,45 +136,17 @@ abstract sealed class Database {
             return Boolean.TRUE.equals(row.get("won", Boolean.class));
         }
 
-        @Override
-        Sql find() {
-            return find;
-        }
 
-        @Override
-        Sql insertCompleted() {
-            return insertCompleted;
-        }
 
         @Override
         boolean insertReturnsRow() {
             return false;
         }
 
-        @Override
-        Sql complete() {
-            return complete;
-        }
 
-        @Override
-        Sql release() {
-            return release;
-        }
 
-        @Override
-        Sql renew() {
-            return renew;
-        }
 
-        @Override
-        Sql purge() {
-            return purge;
-        }
 
-        @Override
-        String columnsProbe() {
-            return sql.columnsRowProbe();
-        }
 
         @Override
         void requireColumns(String tableLabel, Collection<String> present) {
@@ -266,31 +228,21 @@ abstract sealed class Database {
      */
     static final class MariaDb extends Database {
         private final MariaDbSql sql;
-        private final Sql upsert;
-        private final Sql find;
-        private final Sql complete;
-        private final Sql release;
-        private final Sql renew;
-        private final Sql purge;
 
         MariaDb(MariaDbSql sql, long timeoutMillis) {
-            super(timeoutMillis);
+            super(timeoutMillis, of(sql.find()), of(sql.upsert()), of(sql.complete()), of(sql.release()),
+                    of(sql.renew()), of(sql.purge()), sql.columnsRowProbe());
             this.sql = sql;
-            upsert = of(sql.upsert());
-            find = of(sql.find());
-            complete = of(sql.complete());
-            release = of(sql.release());
-            renew = of(sql.renew());
-            purge = of(sql.purge());
         }
 
         private static Sql of(MariaDbSql.Statement s) {
             return new Sql(s.sql(), s.parameters(), s.types());
         }
 
+        /** The upsert, also the optimistic insert. */
         @Override
         Sql reservation(int attempt) {
-            return upsert;
+            return insertCompleted;
         }
 
         @Override
@@ -298,45 +250,17 @@ abstract sealed class Database {
             return ownerToken.equals(row.get("owner_token", String.class));
         }
 
-        @Override
-        Sql find() {
-            return find;
-        }
 
-        @Override
-        Sql insertCompleted() {
-            return upsert;
-        }
 
         @Override
         boolean insertReturnsRow() {
             return true;
         }
 
-        @Override
-        Sql complete() {
-            return complete;
-        }
 
-        @Override
-        Sql release() {
-            return release;
-        }
 
-        @Override
-        Sql renew() {
-            return renew;
-        }
 
-        @Override
-        Sql purge() {
-            return purge;
-        }
 
-        @Override
-        String columnsProbe() {
-            return sql.columnsRowProbe();
-        }
 
         @Override
         void requireColumns(String tableLabel, Collection<String> present) {

@@ -10,6 +10,7 @@ import dev.idempotency.jdbc.JdbcStore;
 import dev.idempotency.jdbc.internal.IdempotencyTable;
 import dev.idempotency.jdbc.internal.NewRow;
 import dev.idempotency.jdbc.internal.PostgresSql;
+import dev.idempotency.jdbc.internal.StatementTimeouts;
 import dev.idempotency.jdbc.internal.Statements;
 import io.r2dbc.spi.ColumnMetadata;
 import io.r2dbc.spi.Connection;
@@ -98,7 +99,7 @@ public final class R2dbcStore implements AsyncStore {
         this.factory = b.factory;
         this.dialect = b.dialect != null ? b.dialect : Dialect.ofDriverName(b.factory.getMetadata().getName());
         this.tableLabel = b.tableName;
-        this.db = Database.of(dialect, b.tableName, millisRoundedUp(b.statementTimeout));
+        this.db = Database.of(dialect, b.tableName, StatementTimeouts.millisRoundedUp(b.statementTimeout));
     }
 
     /** A store on {@code factory} with every default, its dialect from the factory's metadata. */
@@ -139,7 +140,7 @@ public final class R2dbcStore implements AsyncStore {
      *         when the database cannot be reached
      */
     public CompletionStage<Void> verifySchema() {
-        Mono<Void> checked = connected(c -> Flux.from(c.createStatement(db.columnsProbe()).execute())
+        Mono<Void> checked = connected(c -> Flux.from(c.createStatement(db.columnsProbe).execute())
                 .concatMap(result -> result.map((row, metadata) -> metadata.getColumnMetadatas().stream()
                         .map(ColumnMetadata::getName).toList()))
                 .collectList())
@@ -201,7 +202,7 @@ public final class R2dbcStore implements AsyncStore {
         Objects.requireNonNull(key, "key");
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("now", IdempotencyTable.micros(now));
-        return stage(query(db.find(), key, values, (r, m) -> Records.read(key, r, db)).map(Optional::of)
+        return stage(query(db.find, key, values, (r, m) -> Records.read(key, r, db)).map(Optional::of)
                 .defaultIfEmpty(Optional.empty()));
     }
 
@@ -215,8 +216,8 @@ public final class R2dbcStore implements AsyncStore {
         Map<String, Object> row = IdempotencyTable.rowValues(new NewRow(key, fingerprint, PostgresSql.COMPLETED, token,
                 null, response, IdempotencyTable.micros(now.plus(ttl)), at), at);
         Mono<Boolean> stored = db.insertReturnsRow()
-                ? query(db.insertCompleted(), key, row, (r, m) -> db.won(r, token)).defaultIfEmpty(false)
-                : update(db.insertCompleted(), key, row).map(count -> count == 1);
+                ? query(db.insertCompleted, key, row, (r, m) -> db.won(r, token)).defaultIfEmpty(false)
+                : update(db.insertCompleted, key, row).map(count -> count == 1);
         return stage(stored);
     }
 
@@ -227,24 +228,24 @@ public final class R2dbcStore implements AsyncStore {
             throw new IllegalArgumentException("limit must be positive, was " + limit);
         }
         Map<String, Object> values = Map.of("now", IdempotencyTable.micros(now), "limit", limit);
-        return stage(update(db.purge(), null, values).map(Long::intValue));
+        return stage(update(db.purge, null, values).map(Long::intValue));
     }
 
     Mono<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
-        return update(db.complete(), key, Statements.completeValues(key, ownerToken, response)).map(n -> n == 1);
+        return update(db.complete, key, Statements.completeValues(key, ownerToken, response)).map(n -> n == 1);
     }
 
     Mono<Boolean> release(RecordKey key, String ownerToken) {
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("owner_token", ownerToken);
-        return update(db.release(), key, values).map(n -> n == 1);
+        return update(db.release, key, values).map(n -> n == 1);
     }
 
     Mono<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("owner_token", ownerToken);
         values.put("locked_until", IdempotencyTable.micros(now.plus(lease)));
-        return update(db.renew(), key, values).map(n -> n == 1);
+        return update(db.renew, key, values).map(n -> n == 1);
     }
 
     /** The first row {@code sql} returns, mapped while it is readable; empty when none. */
@@ -276,11 +277,6 @@ public final class R2dbcStore implements AsyncStore {
     /** The call as a stage, its outages as {@link StorageUnavailableException}. */
     <T> CompletionStage<T> stage(Mono<T> call) {
         return call.onErrorMap(failure -> R2dbcFailures.translate(failure, tableLabel)).toFuture();
-    }
-
-    private static long millisRoundedUp(Duration timeout) {
-        long millis = timeout.toMillis();
-        return timeout.minusMillis(millis).isZero() ? millis : millis + 1;
     }
 
     @Override
@@ -331,11 +327,7 @@ public final class R2dbcStore implements AsyncStore {
          * @throws IllegalArgumentException when negative
          */
         public Builder statementTimeout(Duration statementTimeout) {
-            Objects.requireNonNull(statementTimeout, "statementTimeout");
-            if (statementTimeout.isNegative()) {
-                throw new IllegalArgumentException("statementTimeout must not be negative, was " + statementTimeout);
-            }
-            this.statementTimeout = statementTimeout;
+            this.statementTimeout = StatementTimeouts.checked(statementTimeout);
             return this;
         }
 
