@@ -3,6 +3,7 @@ package dev.idempotency.r2dbc;
 import dev.idempotency.jdbc.internal.MariaDbSql;
 import dev.idempotency.jdbc.internal.PostgresSql;
 import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.R2dbcException;
 import io.r2dbc.spi.Result;
 import io.r2dbc.spi.Row;
 import java.time.Instant;
@@ -12,6 +13,8 @@ import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -81,6 +84,11 @@ abstract sealed class Database {
 
     /** {@code statement} on {@code c}, inside whatever the statement timeout needs around it. */
     abstract <T> Mono<T> around(Connection c, Mono<T> statement);
+
+    /** {@code batch}, a purge batch on {@code c}, under whatever keeps instances' batches apart; its count. */
+    Mono<Long> purging(Connection c, Mono<Long> batch) {
+        return batch;
+    }
 
     /** Puts a connection whose call was cancelled back in order before it goes back to the pool. */
     abstract Mono<Void> afterCancel(Connection c);
@@ -227,7 +235,11 @@ abstract sealed class Database {
      * {@code max_statement_time}, set for the one statement ({@code SET STATEMENT … FOR}).
      */
     static final class MariaDb extends Database {
+        private static final Logger log = LoggerFactory.getLogger(R2dbcStore.class);
+
         private final MariaDbSql sql;
+        /** Whether the server has named locks; without them (Galera), batches run without the purge lock. */
+        private volatile boolean namedLocks = true;
 
         MariaDb(MariaDbSql sql, long timeoutMillis) {
             super(timeoutMillis, of(sql.find()), of(sql.upsert()), of(sql.complete()), of(sql.release()),
@@ -294,6 +306,38 @@ abstract sealed class Database {
         @Override
         Mono<Void> afterCancel(Connection c) {
             return Mono.empty();
+        }
+
+        /**
+         * Under {@code JdbcStore}'s purge lock, taken without waiting and released after the batch:
+         * while another instance purges the table, this one deletes nothing and answers 0.
+         */
+        @Override
+        Mono<Long> purging(Connection c, Mono<Long> batch) {
+            if (!namedLocks) {
+                return batch;
+            }
+            Mono<Boolean> release = namedLock(c, sql.releasePurgeLock());
+            return namedLock(c, sql.takePurgeLock())
+                    .onErrorResume(failure -> failure instanceof R2dbcException e && MariaDbSql.lacksNamedLocks(e.getErrorCode()),
+                            failure -> {
+                                namedLocks = false;
+                                log.info("The database has no named locks (a Galera cluster): purges of several instances"
+                                        + " may wait for each other's rows, one bounded batch at a time");
+                                return Mono.empty();
+                            })
+                    .flatMap(taken -> taken ? batch.flatMap(count -> release.thenReturn(count))
+                            .onErrorResume(failure -> release.onErrorResume(e -> Mono.empty()).then(Mono.error(failure)))
+                            : Mono.just(0L))
+                    .switchIfEmpty(Mono.defer(() -> namedLocks ? Mono.just(0L) : batch));
+        }
+
+        /** {@code SELECT GET_LOCK(…)} or {@code RELEASE_LOCK(…)} for this table: whether it answered 1. */
+        private Mono<Boolean> namedLock(Connection c, String call) {
+            return Flux.from(c.createStatement(call).bind(0, sql.purgeLockName()).execute())
+                    .concatMap(result -> result.map((row, metadata) -> Long.valueOf(1).equals(row.get(0, Long.class))))
+                    .next()
+                    .defaultIfEmpty(false);
         }
 
         @Override

@@ -228,7 +228,8 @@ public final class R2dbcStore implements AsyncStore {
             throw new IllegalArgumentException("limit must be positive, was " + limit);
         }
         Map<String, Object> values = Map.of("now", IdempotencyTable.micros(now), "limit", limit);
-        return stage(update(db.purge, null, values).map(Long::intValue));
+        return stage(connected(c -> db.purging(c, db.around(c, rowsUpdated(c, db.purge, null, values))))
+                .map(Long::intValue));
     }
 
     Mono<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
@@ -259,9 +260,11 @@ public final class R2dbcStore implements AsyncStore {
 
     /** How many rows {@code sql} changed. */
     private Mono<Long> update(Database.Sql sql, RecordKey key, Map<String, ?> values) {
-        return connected(c -> db.around(c, Flux.from(statement(c, sql, key, values).execute())
-                .concatMap(Result::getRowsUpdated)
-                .reduce(0L, Long::sum)));
+        return connected(c -> db.around(c, rowsUpdated(c, sql, key, values)));
+    }
+
+    private Mono<Long> rowsUpdated(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {
+        return Flux.from(statement(c, sql, key, values).execute()).concatMap(Result::getRowsUpdated).reduce(0L, Long::sum);
     }
 
     private io.r2dbc.spi.Statement statement(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {

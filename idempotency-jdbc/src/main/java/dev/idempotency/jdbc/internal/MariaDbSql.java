@@ -81,9 +81,33 @@ public final class MariaDbSql {
         return renew;
     }
 
-    /** One purge batch ({@code :now}, {@code :limit}), without {@link JdbcStore}'s named purge lock. */
+    /** One purge batch ({@code :now}, {@code :limit}); run it under {@link #takePurgeLock()}. */
     public Statement purge() {
         return purge;
+    }
+
+    /**
+     * {@link JdbcStore}'s purge lock, a named lock of the session taken without waiting: column 1
+     * is 1 when taken. While another instance (of either store) purges the table, skip the batch.
+     * One parameter, {@link #purgeLockName()}.
+     */
+    public String takePurgeLock() {
+        return "SELECT " + MySqlStatements.TAKE_PURGE_LOCK;
+    }
+
+    /** Releases {@link #takePurgeLock()}; the same parameter. */
+    public String releasePurgeLock() {
+        return "SELECT " + MySqlStatements.RELEASE_PURGE_LOCK;
+    }
+
+    /** The value the purge lock's statements bind: the table's name as given. */
+    public String purgeLockName() {
+        return String.join(".", tableName.getName());
+    }
+
+    /** Whether a vendor error code says the server has no named locks (a Galera cluster): purge without. */
+    public static boolean lacksNamedLocks(int errorCode) {
+        return errorCode == MySqlStatements.NOT_SUPPORTED_YET;
     }
 
     /**
