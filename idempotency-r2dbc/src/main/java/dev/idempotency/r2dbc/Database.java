@@ -2,6 +2,7 @@ package dev.idempotency.r2dbc;
 
 import dev.idempotency.jdbc.internal.MariaDbSql;
 import dev.idempotency.jdbc.internal.PostgresSql;
+import dev.idempotency.jdbc.internal.SchemaCheck;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.R2dbcException;
 import io.r2dbc.spi.Result;
@@ -10,7 +11,6 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -40,9 +40,11 @@ abstract sealed class Database {
     final Sql purge;
     /** One row holding every column of the table (idempotency-jdbc's schema check, read off a row). */
     final String columnsProbe;
+    /** The schema check's verdicts, in idempotency-jdbc's words. */
+    final SchemaCheck.Verdicts verdicts;
 
     private Database(long timeoutMillis, Sql find, Sql insertCompleted, Sql complete, Sql release, Sql renew, Sql purge,
-                     String columnsProbe) {
+                     String columnsProbe, SchemaCheck.Verdicts verdicts) {
         this.timeoutMillis = timeoutMillis;
         this.find = find;
         this.insertCompleted = insertCompleted;
@@ -51,6 +53,7 @@ abstract sealed class Database {
         this.renew = renew;
         this.purge = purge;
         this.columnsProbe = columnsProbe;
+        this.verdicts = verdicts;
     }
 
     static Database of(R2dbcStore.Dialect dialect, String tableName, long timeoutMillis) {
@@ -68,10 +71,6 @@ abstract sealed class Database {
 
     /** True: the insert returns the row as it stands (judged by {@link #won}); false: it reports a count. */
     abstract boolean insertReturnsRow();
-
-    abstract void requireColumns(String tableLabel, Collection<String> present);
-
-    abstract IllegalStateException missingTable(String tableLabel, Throwable cause);
 
     /**
      * Creates the table if missing and adds the caller to one from before it (idempotency-jdbc's
@@ -123,7 +122,7 @@ abstract sealed class Database {
 
         Postgres(PostgresSql sql, long timeoutMillis) {
             super(timeoutMillis, of(sql.find()), of(sql.insertCompleted()), of(sql.complete()), of(sql.release()),
-                    of(sql.renew()), of(sql.purge()), sql.columnsRowProbe());
+                    of(sql.renew()), of(sql.purge()), sql.columnsRowProbe(), sql);
             this.sql = sql;
             reserveFresh = of(sql.reserveFresh());
             reserve = of(sql.reserve());
@@ -144,26 +143,9 @@ abstract sealed class Database {
             return Boolean.TRUE.equals(row.get("won", Boolean.class));
         }
 
-
-
         @Override
         boolean insertReturnsRow() {
             return false;
-        }
-
-
-
-
-
-
-        @Override
-        void requireColumns(String tableLabel, Collection<String> present) {
-            sql.requireColumns(tableLabel, present);
-        }
-
-        @Override
-        IllegalStateException missingTable(String tableLabel, Throwable cause) {
-            return sql.missingTable(tableLabel, cause);
         }
 
         /** In one transaction after the DDL lock, as {@code PgStore}: what runs depends on the table found. */
@@ -243,7 +225,7 @@ abstract sealed class Database {
 
         MariaDb(MariaDbSql sql, long timeoutMillis) {
             super(timeoutMillis, of(sql.find()), of(sql.upsert()), of(sql.complete()), of(sql.release()),
-                    of(sql.renew()), of(sql.purge()), sql.columnsRowProbe());
+                    of(sql.renew()), of(sql.purge()), sql.columnsRowProbe(), sql);
             this.sql = sql;
         }
 
@@ -262,26 +244,9 @@ abstract sealed class Database {
             return ownerToken.equals(row.get("owner_token", String.class));
         }
 
-
-
         @Override
         boolean insertReturnsRow() {
             return true;
-        }
-
-
-
-
-
-
-        @Override
-        void requireColumns(String tableLabel, Collection<String> present) {
-            sql.requireColumns(tableLabel, present);
-        }
-
-        @Override
-        IllegalStateException missingTable(String tableLabel, Throwable cause) {
-            return sql.missingTable(tableLabel, cause);
         }
 
         /** Under a named lock of the session; every statement of the DDL may run again. */

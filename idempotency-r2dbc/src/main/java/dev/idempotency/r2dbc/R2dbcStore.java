@@ -148,10 +148,10 @@ public final class R2dbcStore implements AsyncStore {
                     Throwable translated = R2dbcFailures.translate(failure, tableLabel);
                     return translated instanceof StorageUnavailableException unavailable
                             && unavailable.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED
-                            ? db.missingTable(tableLabel, failure) : translated;
+                            ? db.verdicts.missingTable(tableLabel, failure) : translated;
                 })
                 .doOnNext(rows -> {
-                    db.requireColumns(tableLabel, rows.isEmpty() ? List.of() : rows.get(0));
+                    db.verdicts.requireColumns(tableLabel, rows.isEmpty() ? List.of() : rows.get(0));
                     log.debug("Idempotency table {} has every column the store uses", tableLabel);
                 })
                 .then();

@@ -19,7 +19,7 @@ import org.jooq.SQLDialect;
  * {@link PostgresSql#callerBytes}.
  * <p>Internal, not API: may change without notice.
  */
-public final class MariaDbSql {
+public final class MariaDbSql implements SchemaCheck.Verdicts {
 
     /** One statement: its SQL with {@code ?} placeholders, the parameter name and Java type of each. */
     public record Statement(String sql, List<String> parameters, List<Class<?>> types) {
@@ -131,12 +131,12 @@ public final class MariaDbSql {
         return statements.columnsRowProbe();
     }
 
-    /** The schema check's failure for a missing table, in {@link JdbcStore#verifySchema()}'s words. */
+    @Override
     public IllegalStateException missingTable(String tableLabel, Throwable cause) {
         return SchemaCheck.missingTable(tableLabel, SQLDialect.MARIADB, cause);
     }
 
-    /** As {@link PostgresSql#requireColumns}, for MariaDB. */
+    @Override
     public void requireColumns(String tableLabel, Collection<String> present) {
         SchemaCheck.requireColumns(statements.t, tableLabel, SQLDialect.MARIADB, present);
     }

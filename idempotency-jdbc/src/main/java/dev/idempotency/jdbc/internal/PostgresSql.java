@@ -30,7 +30,7 @@ import org.jooq.SQLDialect;
  * {@link RecordKey#caller()}'s hex digits ({@link #callerBytes}), none for an anonymous caller.
  * <p>Internal, not API: may change without notice.
  */
-public final class PostgresSql {
+public final class PostgresSql implements SchemaCheck.Verdicts {
 
     /** The state of an in-flight row. */
     public static final String IN_FLIGHT = IdempotencyTable.IN_FLIGHT;
@@ -275,6 +275,7 @@ public final class PostgresSql {
      * @param tableLabel the table as the store names it in messages
      * @param cause      the probe's failure
      */
+    @Override
     public IllegalStateException missingTable(String tableLabel, Throwable cause) {
         return SchemaCheck.missingTable(tableLabel, SQLDialect.POSTGRES, cause);
     }
@@ -286,6 +287,7 @@ public final class PostgresSql {
      * @throws IllegalStateException in {@link JdbcStore#verifySchema()}'s words: the missing
      *                               columns, and V4 when the caller is all that is missing
      */
+    @Override
     public void requireColumns(String tableLabel, java.util.Collection<String> present) {
         SchemaCheck.requireColumns(table, tableLabel, SQLDialect.POSTGRES, present);
     }
