@@ -252,7 +252,7 @@ public final class R2dbcStore implements AsyncStore {
     /** The first row {@code sql} returns, mapped while it is readable; empty when none. */
     private <T> Mono<T> query(Database.Sql sql, RecordKey key, Map<String, ?> values,
                               BiFunction<Row, RowMetadata, T> mapping) {
-        return connected(c -> db.around(c, Flux.from(statement(c, sql, key, values).execute())
+        return connected(c -> db.around(c, execute(c, sql, key, values)
                 .concatMap(result -> result.map(mapping))
                 .collectList()
                 .flatMap(rows -> Mono.justOrEmpty(rows.isEmpty() ? null : rows.get(0)))));
@@ -264,11 +264,12 @@ public final class R2dbcStore implements AsyncStore {
     }
 
     private Mono<Long> rowsUpdated(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {
-        return Flux.from(statement(c, sql, key, values).execute()).concatMap(Result::getRowsUpdated).reduce(0L, Long::sum);
+        return execute(c, sql, key, values).concatMap(Result::getRowsUpdated).reduce(0L, Long::sum);
     }
 
-    private io.r2dbc.spi.Statement statement(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {
-        return Records.bind(c.createStatement(db.text(sql)), db, sql, key, values);
+    /** {@code sql} with {@code values}, created and sent only when subscribed: after what {@link Database#around} runs first. */
+    private Flux<Result> execute(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {
+        return Flux.defer(() -> Flux.<Result>from(Records.bind(c.createStatement(db.text(sql)), db, sql, key, values).execute()));
     }
 
     /** {@code work} on a connection of the factory, closed (given back to the pool) however it ends. */
