@@ -6,5 +6,5 @@ module dev.idempotency.jdbc {
     requires org.slf4j;
 
     exports dev.idempotency.jdbc;
-    exports dev.idempotency.jdbc.internal to dev.idempotency.vertx.sql;
+    exports dev.idempotency.jdbc.internal to dev.idempotency.vertx.sql, dev.idempotency.r2dbc;
 }

@@ -15,6 +15,7 @@ import dev.idempotency.jdbc.internal.IdempotencyTable;
 import dev.idempotency.jdbc.internal.NewRow;
 import dev.idempotency.jdbc.internal.SchemaCheck;
 import dev.idempotency.jdbc.internal.SqlFailures;
+import dev.idempotency.jdbc.internal.StatementTimeouts;
 import dev.idempotency.jdbc.internal.Statements;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -484,11 +485,7 @@ public final class JdbcStore implements TransactionalStore {
          * @throws IllegalArgumentException when negative
          */
         public Builder statementTimeout(Duration statementTimeout) {
-            Objects.requireNonNull(statementTimeout, "statementTimeout");
-            if (statementTimeout.isNegative()) {
-                throw new IllegalArgumentException("statementTimeout must not be negative, was " + statementTimeout);
-            }
-            this.statementTimeout = statementTimeout;
+            this.statementTimeout = StatementTimeouts.checked(statementTimeout);
             return this;
         }
 

@@ -157,7 +157,7 @@ public final class IdempotencyTable {
     }
 
     /** The values of the primary-key parameters. */
-    static Map<String, Object> keyValues(RecordKey k) {
+    public static Map<String, Object> keyValues(RecordKey k) {
         Map<String, Object> values = new HashMap<>();
         values.put("key", k.key());
         values.put("tenant_id", k.tenant());
@@ -168,7 +168,7 @@ public final class IdempotencyTable {
     }
 
     /** The values of every column parameter for {@code row}, and {@code now}. */
-    static Map<String, Object> rowValues(NewRow row, Instant now) {
+    public static Map<String, Object> rowValues(NewRow row, Instant now) {
         Map<String, Object> values = keyValues(row.key());
         StoredResponse response = row.response();
         values.put("request_hash", row.fingerprint());

@@ -49,10 +49,10 @@ public final class MySqlStatements extends Statements {
      * given (bound to the one parameter); hashed, since MySQL allows lock names of 64 characters.
      */
     public static final String PURGE_LOCK = "CONCAT('idempotency-purge:', SHA1(CONCAT(IFNULL(DATABASE(), ''), '.', ?)))";
-    private static final String TAKE_PURGE_LOCK = "GET_LOCK(" + PURGE_LOCK + ", 0)";
-    private static final String RELEASE_PURGE_LOCK = "RELEASE_LOCK(" + PURGE_LOCK + ")";
+    static final String TAKE_PURGE_LOCK = "GET_LOCK(" + PURGE_LOCK + ", 0)";
+    static final String RELEASE_PURGE_LOCK = "RELEASE_LOCK(" + PURGE_LOCK + ")";
     /** What a server without named locks (MariaDB Galera) answers GET_LOCK with. */
-    private static final int NOT_SUPPORTED_YET = 1235;
+    static final int NOT_SUPPORTED_YET = 1235;
     private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
 
     /** Whether the server has named locks; without them, batches purge as they would without the lock. */

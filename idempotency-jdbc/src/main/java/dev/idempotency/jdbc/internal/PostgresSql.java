@@ -30,7 +30,7 @@ import org.jooq.SQLDialect;
  * {@link RecordKey#caller()}'s hex digits ({@link #callerBytes}), none for an anonymous caller.
  * <p>Internal, not API: may change without notice.
  */
-public final class PostgresSql {
+public final class PostgresSql implements SchemaCheck.Verdicts {
 
     /** The state of an in-flight row. */
     public static final String IN_FLIGHT = IdempotencyTable.IN_FLIGHT;
@@ -46,10 +46,14 @@ public final class PostgresSql {
     private static final Set<String> BUSY_STATES = Set.of("57014", LOCK_NOT_AVAILABLE, "53300");
     private static final Set<String> START_OVER_STATES = Set.of("40001", "40P01");
 
-    /** One statement: its SQL with {@code $n} placeholders and the parameter name of each {@code $n}. */
-    public record Statement(String sql, List<String> parameters) {
+    /**
+     * One statement: its SQL with {@code $n} placeholders, the parameter name of each {@code $n} and
+     * the Java type it is bound as (for a client that must type a {@code null}).
+     */
+    public record Statement(String sql, List<String> parameters, List<Class<?>> types) {
         public Statement {
             parameters = List.copyOf(parameters);
+            types = List.copyOf(types);
         }
     }
 
@@ -213,7 +217,8 @@ public final class PostgresSql {
     public Statement inFlightProbe() {
         String sql = PostgresInFlightLocks.PROBE.replace(":body_lock", "$1").replace(":key_lock_low", "$2")
                 .replace(":key_lock_high", "$3");
-        return new Statement(sql, List.of("body_lock", "key_lock_low", "key_lock_high"));
+        return new Statement(sql, List.of("body_lock", "key_lock_low", "key_lock_high"),
+                List.of(Integer.class, Integer.class, Integer.class));
     }
 
     /**
@@ -259,12 +264,18 @@ public final class PostgresSql {
         return statements.columnsProbe();
     }
 
+    /** {@link #columnsProbe()} returning one row, for a client that reads column names off a row (R2DBC). */
+    public String columnsRowProbe() {
+        return statements.columnsRowProbe();
+    }
+
     /**
      * The schema check's failure for a missing table, in {@link JdbcStore#verifySchema()}'s words.
      *
      * @param tableLabel the table as the store names it in messages
      * @param cause      the probe's failure
      */
+    @Override
     public IllegalStateException missingTable(String tableLabel, Throwable cause) {
         return SchemaCheck.missingTable(tableLabel, SQLDialect.POSTGRES, cause);
     }
@@ -276,6 +287,7 @@ public final class PostgresSql {
      * @throws IllegalStateException in {@link JdbcStore#verifySchema()}'s words: the missing
      *                               columns, and V4 when the caller is all that is missing
      */
+    @Override
     public void requireColumns(String tableLabel, java.util.Collection<String> present) {
         SchemaCheck.requireColumns(table, tableLabel, SQLDialect.POSTGRES, present);
     }
@@ -316,7 +328,8 @@ public final class PostgresSql {
             m.appendReplacement(out, Matcher.quoteReplacement("cast($" + n + " as " + sqlType(types.apply(name)) + ")"));
         }
         m.appendTail(out);
-        return new Statement(out.toString(), new ArrayList<>(index.keySet()));
+        List<String> names = new ArrayList<>(index.keySet());
+        return new Statement(out.toString(), names, names.stream().<Class<?>>map(types).toList());
     }
 
     private static String sqlType(Class<?> type) {

@@ -18,6 +18,19 @@ public final class SchemaCheck {
     private SchemaCheck() {
     }
 
+    /** A dialect's verdicts for a store that runs the check itself ({@link PostgresSql}, {@link MariaDbSql}). */
+    public interface Verdicts {
+        /** The failure for a table that does not exist, in {@link JdbcStore#verifySchema()}'s words. */
+        IllegalStateException missingTable(String tableLabel, Throwable cause);
+
+        /**
+         * Passes when {@code present} (column names, any case) holds every column the statements use.
+         *
+         * @throws IllegalStateException naming the missing columns and the migration that adds them
+         */
+        void requireColumns(String tableLabel, Collection<String> present);
+    }
+
     /** The failure for a table that does not exist; {@code cause} is the probe's own failure. */
     public static IllegalStateException missingTable(String tableLabel, SQLDialect dialect, Throwable cause) {
         return new IllegalStateException("Idempotency schema check failed: table " + tableLabel

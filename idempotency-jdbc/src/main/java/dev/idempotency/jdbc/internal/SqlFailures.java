@@ -95,25 +95,39 @@ public final class SqlFailures {
         return found;
     }
 
+    /**
+     * The outage a database error reports by its SQLSTATE, vendor code and message, whatever the
+     * client (JDBC here, R2DBC in idempotency-r2dbc): {@link PostgresSql#outageOf} first, then the
+     * missing-table, H2 connection and busy states and codes of the table above; {@code null} for
+     * any other error.
+     */
+    public static Reason outageOf(String sqlState, int errorCode, String message, String tableName) {
+        String state = sqlState == null ? "" : sqlState;
+        Reason postgres = PostgresSql.outageOf(state, message, tableName);
+        if (postgres != null) {
+            return postgres;
+        }
+        if (MISSING_TABLE_STATES.contains(state) || MISSING_TABLE_CODES.contains(errorCode)) {
+            return Reason.NOT_PROVISIONED;
+        }
+        if (H2_UNREACHABLE_CODES.contains(errorCode)) {
+            return Reason.UNREACHABLE;
+        }
+        return BUSY_STATES.contains(state) || BUSY_CODES.contains(errorCode) ? Reason.BUSY : null;
+    }
+
     private static Reason classify(Throwable t, String tableName) {
         if (t instanceof SQLException sql) {
-            String state = sql.getSQLState() == null ? "" : sql.getSQLState();
-            Reason postgres = PostgresSql.outageOf(state, sql.getMessage(), tableName);
-            if (postgres != null) {
-                return postgres;
+            Reason reason = outageOf(sql.getSQLState(), sql.getErrorCode(), sql.getMessage(), tableName);
+            if (reason != null) {
+                return reason;
             }
-            if (MISSING_TABLE_STATES.contains(state) || MISSING_TABLE_CODES.contains(sql.getErrorCode())) {
-                return Reason.NOT_PROVISIONED;
-            }
-            if (sql instanceof SQLNonTransientConnectionException
-                    || H2_UNREACHABLE_CODES.contains(sql.getErrorCode())) {
+            if (sql instanceof SQLNonTransientConnectionException) {
                 return Reason.UNREACHABLE;
             }
-            if (sql instanceof SQLTransientConnectionException || sql instanceof SQLTimeoutException
-                    || BUSY_STATES.contains(state) || BUSY_CODES.contains(sql.getErrorCode())) {
+            if (sql instanceof SQLTransientConnectionException || sql instanceof SQLTimeoutException) {
                 // A pool timeout with no connection failure behind it (a cause, classified deeper,
-                // overrides this): every connection is in use. Or a statement ran out of its time,
-                // or of its wait for a lock.
+                // overrides this): every connection is in use. Or a statement ran out of its time.
                 return Reason.BUSY;
             }
             return null;

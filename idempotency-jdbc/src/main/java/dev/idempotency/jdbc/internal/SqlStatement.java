@@ -198,6 +198,16 @@ final class SqlStatement {
         }
     }
 
+    /** The parameter names, in placeholder order. */
+    List<String> parameters() {
+        return List.of(names);
+    }
+
+    /** The Java type each parameter is bound as, in placeholder order ({@code byte[]} for the caller). */
+    List<Class<?>> parameterTypes() {
+        return List.of(types);
+    }
+
     /** The Java type parameter {@code :name} is bound as. */
     Class<?> typeOf(String name) {
         for (int i = 0; i < names.length; i++) {

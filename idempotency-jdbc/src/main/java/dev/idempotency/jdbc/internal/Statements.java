@@ -197,6 +197,15 @@ public abstract class Statements {
     }
 
     /**
+     * {@link #columnsProbe()} for a client that sees a result's columns only on a row (R2DBC):
+     * one row, every column of the table in it, all {@code NULL}; the table resolves the same way.
+     */
+    final String columnsRowProbe() {
+        return ctx.renderInlined(ctx.select(t.table.asterisk()).from(DSL.selectOne().asTable("probe"))
+                .leftJoin(t.table).on(DSL.falseCondition()));
+    }
+
+    /**
      * {@link #columns}, or none when the table does not exist. Here the failed probe says so; a
      * database whose transaction a failed statement aborts asks first.
      */
@@ -272,7 +281,7 @@ public abstract class Statements {
     }
 
     /** The values of {@link #complete}'s UPDATE. */
-    static Map<String, Object> completeValues(RecordKey key, String ownerToken, StoredResponse response) {
+    public static Map<String, Object> completeValues(RecordKey key, String ownerToken, StoredResponse response) {
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("owner_token", ownerToken);
         values.put("response_status", (short) response.status());
@@ -387,7 +396,7 @@ public abstract class Statements {
     }
 
     /** {@link IdempotencyTable#isLive()}, on a record already read. */
-    static boolean isLive(IdempotencyRecord record, Instant now) {
+    public static boolean isLive(IdempotencyRecord record, Instant now) {
         return record.expiresAt().isAfter(now) && (record.isCompleted() || record.leaseUntil().isAfter(now));
     }
 }

@@ -10,6 +10,7 @@ import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.jdbc.JdbcStore;
 import dev.idempotency.jdbc.internal.PostgresSql;
+import dev.idempotency.jdbc.internal.StatementTimeouts;
 import io.vertx.core.Future;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
@@ -102,7 +103,7 @@ public final class PgStore implements AsyncTransactionalStore {
         this.sql = PostgresSql.forTable(b.tableName);
         this.tableLabel = b.tableName;
         this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
-        this.statementTimeoutMillis = millisRoundedUp(b.statementTimeout);
+        this.statementTimeoutMillis = StatementTimeouts.millisRoundedUp(b.statementTimeout);
         this.atomic = new PgAtomicReservations(this);
     }
 
@@ -336,11 +337,6 @@ public final class PgStore implements AsyncTransactionalStore {
                 .toCompletionStage();
     }
 
-    private static long millisRoundedUp(Duration timeout) {
-        long millis = timeout.toMillis();
-        return timeout.minusMillis(millis).isZero() ? millis : millis + 1;
-    }
-
     @Override
     public String toString() {
         return "PgStore[table=" + tableLabel + (tenantSetting == null ? "" : ", rls=" + tenantSetting) + "]";
@@ -411,11 +407,7 @@ public final class PgStore implements AsyncTransactionalStore {
          * @throws IllegalArgumentException when negative
          */
         public Builder statementTimeout(Duration statementTimeout) {
-            Objects.requireNonNull(statementTimeout, "statementTimeout");
-            if (statementTimeout.isNegative()) {
-                throw new IllegalArgumentException("statementTimeout must not be negative, was " + statementTimeout);
-            }
-            this.statementTimeout = statementTimeout;
+            this.statementTimeout = StatementTimeouts.checked(statementTimeout);
             return this;
         }
 

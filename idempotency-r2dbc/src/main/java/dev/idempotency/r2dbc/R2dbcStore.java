@@ -1,0 +1,347 @@
+package dev.idempotency.r2dbc;
+
+import dev.idempotency.core.store.AsyncReserveResult;
+import dev.idempotency.core.store.AsyncStore;
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.jdbc.JdbcStore;
+import dev.idempotency.jdbc.internal.IdempotencyTable;
+import dev.idempotency.jdbc.internal.NewRow;
+import dev.idempotency.jdbc.internal.PostgresSql;
+import dev.idempotency.jdbc.internal.StatementTimeouts;
+import dev.idempotency.jdbc.internal.Statements;
+import io.r2dbc.spi.ColumnMetadata;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.Result;
+import io.r2dbc.spi.Row;
+import io.r2dbc.spi.RowMetadata;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Idempotency records in PostgreSQL or MariaDB through R2DBC: the {@link AsyncStore} face over the
+ * application's {@link ConnectionFactory} (typically an r2dbc-pool {@code ConnectionPool}). Same
+ * table ({@code idempotency_keys}, idempotency-jdbc's migrations) and the same statements as
+ * {@code JdbcStore} — idempotency-jdbc's, rendered with positional placeholders — so the stores
+ * can share a table.
+ *
+ * <ul>
+ *   <li>Each primitive is one statement on a connection of the factory; times are the engine's
+ *       ({@code now}), never the database's.</li>
+ *   <li>Each statement may run at most the {@linkplain Builder#statementTimeout statement
+ *       timeout} (default 5 seconds), lock waits included; when it runs out the call completes
+ *       with {@link StorageUnavailableException} {@code BUSY}.</li>
+ *   <li>A missing table ({@code NOT_PROVISIONED}), a refused, reset or closed connection
+ *       ({@code UNREACHABLE}) and a pool that found no connection within its
+ *       {@code maxAcquireTime} ({@code BUSY}) complete with {@link StorageUnavailableException}
+ *       ({@link R2dbcFailures}).</li>
+ *   <li>The reserve and optimistic modes; not the atomic mode.</li>
+ * </ul>
+ */
+public final class R2dbcStore implements AsyncStore {
+
+    private static final Logger log = LoggerFactory.getLogger(R2dbcStore.class);
+
+    public static final String DEFAULT_TABLE = JdbcStore.DEFAULT_TABLE;
+    /** The default {@linkplain Builder#statementTimeout statement timeout}, as {@code JdbcStore}'s. */
+    public static final Duration DEFAULT_STATEMENT_TIMEOUT = JdbcStore.DEFAULT_STATEMENT_TIMEOUT;
+
+    /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
+    static final int MAX_ATTEMPTS = 8;
+
+    /** The databases this store speaks, by the name their R2DBC driver reports. */
+    public enum Dialect {
+        /** r2dbc-postgresql: {@code ConnectionFactoryMetadata.getName()} is {@code PostgreSQL}. */
+        POSTGRESQL,
+        /** r2dbc-mariadb: {@code ConnectionFactoryMetadata.getName()} is {@code MariaDB}. */
+        MARIADB;
+
+        /**
+         * The dialect of a driver's {@code ConnectionFactoryMetadata} name.
+         *
+         * @throws IllegalArgumentException for any other database
+         */
+        public static Dialect ofDriverName(String name) {
+            String lower = String.valueOf(name).toLowerCase(Locale.ROOT);
+            if (lower.contains("postgres")) {
+                return POSTGRESQL;
+            }
+            if (lower.contains("mariadb")) {
+                return MARIADB;
+            }
+            throw new IllegalArgumentException("Unsupported R2DBC database '" + name
+                    + "': the store speaks PostgreSQL and MariaDB (set Builder.dialect for a wrapping factory)");
+        }
+    }
+
+    private final ConnectionFactory factory;
+    private final Database db;
+    private final String tableLabel;
+    private final Dialect dialect;
+
+    private R2dbcStore(Builder b) {
+        this.factory = b.factory;
+        this.dialect = b.dialect != null ? b.dialect : Dialect.ofDriverName(b.factory.getMetadata().getName());
+        this.tableLabel = b.tableName;
+        this.db = Database.of(dialect, b.tableName, StatementTimeouts.millisRoundedUp(b.statementTimeout));
+    }
+
+    /** A store on {@code factory} with every default, its dialect from the factory's metadata. */
+    public static R2dbcStore create(ConnectionFactory factory) {
+        return builder(factory).build();
+    }
+
+    public static Builder builder(ConnectionFactory factory) {
+        return new Builder(factory);
+    }
+
+    /** The table, as configured. */
+    public String tableName() {
+        return tableLabel;
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    /**
+     * Creates the table and its index if missing and adds the caller to a table from before it
+     * ({@code V4}): idempotency-jdbc's DDL, serialized between instances. For development and
+     * tests: production schemas belong in migrations.
+     */
+    public CompletionStage<Void> createTableIfMissing() {
+        return stage(connected(db::createTable)
+                .doOnSuccess(done -> log.info("Idempotency table {} is in place", tableLabel)));
+    }
+
+    /**
+     * Checks that the table exists and has every column the store reads and writes, with
+     * idempotency-jdbc's probe and messages ({@code JdbcStore.verifySchema()}); compose the
+     * application's start after it. Touches a connection; the builder does not.
+     *
+     * @return a stage that fails with {@link IllegalStateException} naming the missing table or
+     *         columns (and the migration to apply), or with {@link StorageUnavailableException}
+     *         when the database cannot be reached
+     */
+    public CompletionStage<Void> verifySchema() {
+        Mono<Void> checked = connected(c -> Flux.from(c.createStatement(db.columnsProbe).execute())
+                .concatMap(result -> result.map((row, metadata) -> metadata.getColumnMetadatas().stream()
+                        .map(ColumnMetadata::getName).toList()))
+                .collectList())
+                .onErrorMap(failure -> {
+                    Throwable translated = R2dbcFailures.translate(failure, tableLabel);
+                    return translated instanceof StorageUnavailableException unavailable
+                            && unavailable.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED
+                            ? db.verdicts.missingTable(tableLabel, failure) : translated;
+                })
+                .doOnNext(rows -> {
+                    db.verdicts.requireColumns(tableLabel, rows.isEmpty() ? List.of() : rows.get(0));
+                    log.debug("Idempotency table {} has every column the store uses", tableLabel);
+                })
+                .then();
+        return checked.toFuture();
+    }
+
+    @Override
+    public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, String ownerToken,
+                                                       Instant now, Duration lease, Duration ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(ownerToken, "ownerToken");
+        Instant at = IdempotencyTable.micros(now);
+        Map<String, Object> row = IdempotencyTable.rowValues(new NewRow(key, fingerprint, PostgresSql.IN_FLIGHT,
+                ownerToken, IdempotencyTable.micros(now.plus(lease)), null, IdempotencyTable.micros(now.plus(ttl)), at), at);
+        return stage(reserve(key, ownerToken, row, at, 0));
+    }
+
+    /** Attempt after attempt until one wins or meets a live record ({@link Database#reservation}). */
+    private Mono<AsyncReserveResult> reserve(RecordKey key, String token, Map<String, Object> row, Instant now,
+                                             int attempt) {
+        return query(db.reservation(attempt), key, row, (r, m) -> Found.of(db.won(r, token), key, r, db))
+                .flatMap(found -> {
+                    if (found.won()) {
+                        return Mono.just(new AsyncReserveResult.Acquired(new R2dbcReservation(this, key, token)));
+                    }
+                    return Statements.isLive(found.record(), now)
+                            ? Mono.just(new AsyncReserveResult.Existing(found.record())) : Mono.<AsyncReserveResult>empty();
+                })
+                .switchIfEmpty(Mono.defer(() -> {
+                    if (attempt >= MAX_ATTEMPTS) {
+                        return Mono.error(new IllegalStateException("Could not settle the reservation of key_preview="
+                                + key.keyPreview() + " after " + (attempt + 1) + " statements: the row kept changing"));
+                    }
+                    log.debug("Reservation of key_preview={} settled nothing; asking again (attempt {})",
+                            key.keyPreview(), attempt + 1);
+                    return reserve(key, token, row, now, attempt + 1);
+                }));
+    }
+
+    @Override
+    public CompletionStage<Boolean> releaseIfOwned(RecordKey key, String ownerToken) {
+        return stage(release(key, ownerToken));
+    }
+
+    @Override
+    public CompletionStage<Optional<IdempotencyRecord>> find(RecordKey key, Instant now) {
+        Objects.requireNonNull(key, "key");
+        Map<String, Object> values = IdempotencyTable.keyValues(key);
+        values.put("now", IdempotencyTable.micros(now));
+        return stage(query(db.find, key, values, (r, m) -> Records.read(key, r, db)).map(Optional::of)
+                .defaultIfEmpty(Optional.empty()));
+    }
+
+    @Override
+    public CompletionStage<Boolean> insertCompleted(RecordKey key, String fingerprint, StoredResponse response,
+                                                    Instant now, Duration ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(response, "response");
+        Instant at = IdempotencyTable.micros(now);
+        String token = UUID.randomUUID().toString();
+        Map<String, Object> row = IdempotencyTable.rowValues(new NewRow(key, fingerprint, PostgresSql.COMPLETED, token,
+                null, response, IdempotencyTable.micros(now.plus(ttl)), at), at);
+        Mono<Boolean> stored = db.insertReturnsRow()
+                ? query(db.insertCompleted, key, row, (r, m) -> db.won(r, token)).defaultIfEmpty(false)
+                : update(db.insertCompleted, key, row).map(count -> count == 1);
+        return stage(stored);
+    }
+
+    /** One bounded batch, in expiry order. */
+    @Override
+    public CompletionStage<Integer> purgeExpired(Instant now, int limit) {
+        if (limit <= 0) {
+            throw new IllegalArgumentException("limit must be positive, was " + limit);
+        }
+        Map<String, Object> values = Map.of("now", IdempotencyTable.micros(now), "limit", limit);
+        return stage(connected(c -> db.purging(c, db.around(c, rowsUpdated(c, db.purge, null, values))))
+                .map(Long::intValue));
+    }
+
+    Mono<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
+        return update(db.complete, key, Statements.completeValues(key, ownerToken, response)).map(n -> n == 1);
+    }
+
+    Mono<Boolean> release(RecordKey key, String ownerToken) {
+        Map<String, Object> values = IdempotencyTable.keyValues(key);
+        values.put("owner_token", ownerToken);
+        return update(db.release, key, values).map(n -> n == 1);
+    }
+
+    Mono<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+        Map<String, Object> values = IdempotencyTable.keyValues(key);
+        values.put("owner_token", ownerToken);
+        values.put("locked_until", IdempotencyTable.micros(now.plus(lease)));
+        return update(db.renew, key, values).map(n -> n == 1);
+    }
+
+    /** The first row {@code sql} returns, mapped while it is readable; empty when none. */
+    private <T> Mono<T> query(Database.Sql sql, RecordKey key, Map<String, ?> values,
+                              BiFunction<Row, RowMetadata, T> mapping) {
+        return connected(c -> db.around(c, execute(c, sql, key, values)
+                .concatMap(result -> result.map(mapping))
+                .collectList()
+                .flatMap(rows -> Mono.justOrEmpty(rows.isEmpty() ? null : rows.get(0)))));
+    }
+
+    /** How many rows {@code sql} changed. */
+    private Mono<Long> update(Database.Sql sql, RecordKey key, Map<String, ?> values) {
+        return connected(c -> db.around(c, rowsUpdated(c, sql, key, values)));
+    }
+
+    private Mono<Long> rowsUpdated(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {
+        return execute(c, sql, key, values).concatMap(Result::getRowsUpdated).reduce(0L, Long::sum);
+    }
+
+    /** {@code sql} with {@code values}, created and sent only when subscribed: after what {@link Database#around} runs first. */
+    private Flux<Result> execute(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {
+        return Flux.defer(() -> Flux.<Result>from(Records.bind(c.createStatement(db.text(sql)), db, sql, key, values).execute()));
+    }
+
+    /** {@code work} on a connection of the factory, closed (given back to the pool) however it ends. */
+    private <T> Mono<T> connected(Function<Connection, Mono<T>> work) {
+        return Mono.usingWhen(Mono.from(factory.create()), work, c -> c.close(), (c, failure) -> c.close(),
+                c -> db.afterCancel(c).then(Mono.from(c.close())));
+    }
+
+    /** The call as a stage, its outages as {@link StorageUnavailableException}. */
+    <T> CompletionStage<T> stage(Mono<T> call) {
+        return call.onErrorMap(failure -> R2dbcFailures.translate(failure, tableLabel)).toFuture();
+    }
+
+    @Override
+    public String toString() {
+        return "R2dbcStore[" + dialect + ", table=" + tableLabel + "]";
+    }
+
+    /** A row of the reservation statement: this attempt's, or the record in the way (live or not). */
+    private record Found(boolean won, IdempotencyRecord record) {
+        static Found of(boolean won, RecordKey key, Row row, Database db) {
+            return new Found(won, won ? null : Records.read(key, row, db));
+        }
+    }
+
+    /** Options of an {@link R2dbcStore}. */
+    public static final class Builder {
+        private final ConnectionFactory factory;
+        private Dialect dialect;
+        private String tableName = DEFAULT_TABLE;
+        private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
+
+        private Builder(ConnectionFactory factory) {
+            this.factory = Objects.requireNonNull(factory, "connectionFactory");
+        }
+
+        /** The database; by default the one the factory's metadata names ({@link Dialect#ofDriverName}). */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /** The table, optionally qualified ({@code app.idempotency_keys}); quoted as given. */
+        public Builder tableName(String tableName) {
+            PostgresSql.forTable(tableName); // validates
+            this.tableName = tableName;
+            return this;
+        }
+
+        /**
+         * How long each of this store's statements may run, waits for locks included, before the
+         * database cancels it and the request is answered {@code 503} "Idempotency storage is
+         * busy" with {@code Retry-After}. Counted in milliseconds (a fraction is rounded up).
+         * PostgreSQL: {@code statement_timeout}, set transaction-local around the statement;
+         * MariaDB: {@code SET STATEMENT max_statement_time=… FOR} the statement. Neither touches
+         * the session. {@link Duration#ZERO} sets no bound (the session's own applies). Default
+         * 5 seconds ({@link #DEFAULT_STATEMENT_TIMEOUT}).
+         *
+         * @throws IllegalArgumentException when negative
+         */
+        public Builder statementTimeout(Duration statementTimeout) {
+            this.statementTimeout = StatementTimeouts.checked(statementTimeout);
+            return this;
+        }
+
+        /**
+         * The store.
+         *
+         * @throws IllegalArgumentException when no dialect is set and the factory's is not supported
+         */
+        public R2dbcStore build() {
+            return new R2dbcStore(this);
+        }
+    }
+}
