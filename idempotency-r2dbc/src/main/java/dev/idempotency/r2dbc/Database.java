@@ -128,8 +128,13 @@ abstract sealed class Database {
             reserve = of(sql.reserve());
         }
 
-        private static Sql of(PostgresSql.Statement s) {
+        static Sql of(PostgresSql.Statement s) {
             return new Sql(s.sql(), s.parameters(), s.types());
+        }
+
+        /** idempotency-jdbc's PostgreSQL statements, for the atomic mode ({@link R2dbcAtomicReservations}). */
+        PostgresSql statements() {
+            return sql;
         }
 
         /** The fresh-key statement first; the take-over statement when it settled nothing. */

@@ -1,7 +1,10 @@
 package dev.idempotency.r2dbc;
 
+import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.AsyncStore;
+import dev.idempotency.core.store.AsyncTransactionalStore;
+import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
@@ -51,10 +54,12 @@ import reactor.core.publisher.Mono;
  *       ({@code UNREACHABLE}) and a pool that found no connection within its
  *       {@code maxAcquireTime} ({@code BUSY}) complete with {@link StorageUnavailableException}
  *       ({@link R2dbcFailures}).</li>
- *   <li>The reserve and optimistic modes; not the atomic mode.</li>
+ *   <li>The reserve and optimistic modes; on PostgreSQL also the atomic mode
+ *       ({@link #attemptInTransaction}): the reservation in a transaction of its own connection,
+ *       which the handler's writes and the stored response share.</li>
  * </ul>
  */
-public final class R2dbcStore implements AsyncStore {
+public final class R2dbcStore implements AsyncTransactionalStore {
 
     private static final Logger log = LoggerFactory.getLogger(R2dbcStore.class);
 
@@ -94,12 +99,15 @@ public final class R2dbcStore implements AsyncStore {
     private final Database db;
     private final String tableLabel;
     private final Dialect dialect;
+    /** The atomic mode's attempts; {@code null} on MariaDB. */
+    private final R2dbcAtomicReservations atomic;
 
     private R2dbcStore(Builder b) {
         this.factory = b.factory;
         this.dialect = b.dialect != null ? b.dialect : Dialect.ofDriverName(b.factory.getMetadata().getName());
         this.tableLabel = b.tableName;
         this.db = Database.of(dialect, b.tableName, StatementTimeouts.millisRoundedUp(b.statementTimeout));
+        this.atomic = db instanceof Database.Postgres postgres ? new R2dbcAtomicReservations(this, postgres) : null;
     }
 
     /** A store on {@code factory} with every default, its dialect from the factory's metadata. */
@@ -192,6 +200,29 @@ public final class R2dbcStore implements AsyncStore {
                 }));
     }
 
+    /**
+     * One atomic reservation attempt in a fresh transaction on a connection of the factory
+     * ({@link R2dbcAtomicReservations}); a won reservation keeps the connection and its transaction
+     * until it is finished, and {@code unwrap(Connection.class)} / {@code unwrap(ConnectionFactory.class)}
+     * give them to the handler. PostgreSQL only: on MariaDB the stage fails with
+     * {@link UnsupportedOperationException}.
+     */
+    @Override
+    public CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(RecordKey key, String fingerprint,
+                                                                                 String ownerToken, Instant now,
+                                                                                 Duration lease, Duration ttl,
+                                                                                 Duration wait) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(ownerToken, "ownerToken");
+        if (atomic == null) {
+            return Mono.<AtomicAttempt<AsyncReservation>>error(new UnsupportedOperationException(
+                    "The atomic mode of R2dbcStore speaks PostgreSQL only; on " + dialect
+                            + " use the reserve or optimistic mode")).toFuture();
+        }
+        return stage(atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait));
+    }
+
     @Override
     public CompletionStage<Boolean> releaseIfOwned(RecordKey key, String ownerToken) {
         return stage(release(key, ownerToken));
@@ -263,12 +294,12 @@ public final class R2dbcStore implements AsyncStore {
         return connected(c -> db.around(c, rowsUpdated(c, sql, key, values)));
     }
 
-    private Mono<Long> rowsUpdated(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {
+    Mono<Long> rowsUpdated(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {
         return execute(c, sql, key, values).concatMap(Result::getRowsUpdated).reduce(0L, Long::sum);
     }
 
     /** {@code sql} with {@code values}, created and sent only when subscribed: after what {@link Database#around} runs first. */
-    private Flux<Result> execute(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {
+    Flux<Result> execute(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {
         return Flux.defer(() -> Flux.<Result>from(Records.bind(c.createStatement(db.text(sql)), db, sql, key, values).execute()));
     }
 
@@ -276,6 +307,10 @@ public final class R2dbcStore implements AsyncStore {
     private <T> Mono<T> connected(Function<Connection, Mono<T>> work) {
         return Mono.usingWhen(Mono.from(factory.create()), work, c -> c.close(), (c, failure) -> c.close(),
                 c -> db.afterCancel(c).then(Mono.from(c.close())));
+    }
+
+    ConnectionFactory factory() {
+        return factory;
     }
 
     /** The call as a stage, its outages as {@link StorageUnavailableException}. */
