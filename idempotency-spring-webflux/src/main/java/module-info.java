@@ -10,6 +10,9 @@ module dev.idempotency.spring.webflux {
     requires static org.reactivestreams;
     requires org.slf4j;
     requires static reactor.core;
+    requires static r2dbc.spi;
+    requires static spring.r2dbc;
+    requires static spring.tx;
     requires spring.beans;
     requires spring.boot;
     requires spring.boot.autoconfigure;

@@ -5,6 +5,7 @@ import dev.idempotency.core.Execution;
 import dev.idempotency.core.HttpReply;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -20,11 +21,20 @@ final class Completion {
 
     private final Execution execution;
     private final EngineSteps steps;
+    private final BooleanSupplier rollbackOnly;
+    private final HttpReply rolledBack;
     private final AtomicBoolean decided = new AtomicBoolean();
 
-    Completion(Execution execution, EngineSteps steps) {
+    /**
+     * @param rollbackOnly whether the handler's transaction was marked rollback-only (the atomic
+     *                     mode's, joined by a {@code @Transactional} method that failed)
+     * @param rolledBack   the reply to a response that looks successful when it was
+     */
+    Completion(Execution execution, EngineSteps steps, BooleanSupplier rollbackOnly, HttpReply rolledBack) {
         this.execution = execution;
         this.steps = steps;
+        this.rollbackOnly = rollbackOnly;
+        this.rolledBack = rolledBack;
     }
 
     /** Whether the execution has been finished or failed (or is being). */
@@ -34,11 +44,27 @@ final class Completion {
 
     /**
      * Finishes the execution with {@code response}: the engine's reply to send instead, or empty
-     * (send the response as it is; also when the execution was already decided).
+     * (send the response as it is; also when the execution was already decided). When the
+     * transaction was marked rollback-only, nothing is committed or stored: a response of 400 or
+     * more is sent as it is (the application answered the failure itself), any other is replaced
+     * by {@code rolledBack}.
      */
     Mono<Optional<HttpReply>> finish(CapturedResponse response) {
         if (!decided.compareAndSet(false, true)) {
             return Mono.just(Optional.empty());
+        }
+        if (rollbackOnly.getAsBoolean()) {
+            log.debug("The transaction of key_preview={} was marked rollback-only; nothing is committed",
+                    execution.key().keyPreview());
+            return steps.complete(() -> execution.failAsync(new IllegalStateException(
+                            "the transaction was marked rollback-only")))
+                    .onErrorResume(e -> {
+                        log.warn("Could not roll back key_preview={}: {}", execution.key().keyPreview(),
+                                e.getClass().getName());
+                        return Mono.empty();
+                    })
+                    .then(Mono.fromSupplier(() -> response.status() >= 400 ? Optional.<HttpReply>empty()
+                            : Optional.of(rolledBack)));
         }
         if (!response.isCaptured()) {
             log.debug("Response for key_preview={} streamed; kept without its body", execution.key().keyPreview());

@@ -2,6 +2,7 @@ package dev.idempotency.spring.webflux;
 
 import dev.idempotency.core.Decision;
 import dev.idempotency.core.Execution;
+import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
 import dev.idempotency.spring.internal.CoveredPaths;
@@ -32,6 +33,10 @@ import reactor.core.publisher.Mono;
  * was stored (the client went away) abandons it: nothing is stored, and as work the handler started
  * may still run, the key stays in flight until its lease ends.
  *
+ * <p>In the atomic mode on R2DBC the chain runs inside the reservation's transaction
+ * ({@link R2dbcTransactionJoin}, with spring-r2dbc): the handler's writes commit with the stored
+ * response, or roll back with it when the handler fails or marks the transaction rollback-only.
+ *
  * <p>No event loop waits for storage: over a blocking store the engine's calls run on bounded
  * elastic schedulers ({@link EngineSteps}), and the chain goes on on the thread that decided.
  */
@@ -46,12 +51,22 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
     private final CoveredPaths paths;
     private final int order;
     private final EngineSteps steps;
+    private final ReactiveTransactionJoin join;
+    private final HttpReply rolledBack;
 
     IdempotencyWebFilter(IdempotencyEngine engine, List<String> paths, int order) {
+        this(engine, paths, order, ReactiveTransactionJoin.NONE);
+    }
+
+    /** @param join how the handler joins the atomic mode's transaction ({@link ReactiveTransactionJoin#NONE}: not at all) */
+    IdempotencyWebFilter(IdempotencyEngine engine, List<String> paths, int order, ReactiveTransactionJoin join) {
         this.engine = engine;
         this.paths = new CoveredPaths(paths);
         this.order = order;
         this.steps = new EngineSteps(engine);
+        this.join = join;
+        this.rolledBack = engine.problem("idempotency_transaction_rolled_back", "Transaction rolled back", 500,
+                "A transactional step failed; nothing of this request was committed").toReply();
     }
 
     /** Stops the schedulers of a blocking store's calls (the engine is its owner's to close). */
@@ -163,11 +178,12 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
             return chain.filter(exchange);
         }
         Execution execution = proceed.execution();
-        Completion completion = new Completion(execution, steps);
+        ReactiveTransactionJoin.Joined joined = join.join(execution);
+        Completion completion = new Completion(execution, steps, joined::rollbackOnly, rolledBack);
         CapturingResponse response = new CapturingResponse(exchange.getResponse(), completion);
         ServerWebExchange guarded = exchange.mutate().response(response).build();
         guarded.getAttributes().put(IdempotentExchanges.EXECUTION, execution);
-        return chain.filter(guarded)
+        return joined.around(chain.filter(guarded))
                 .onErrorResume(e -> completion.fail(e).then(Mono.error(e)))
                 // A handler that completed without writing or completing the response: finished as it is.
                 .then(Mono.defer(() -> completion.decided() ? Mono.<Void>empty() : response.setComplete()))

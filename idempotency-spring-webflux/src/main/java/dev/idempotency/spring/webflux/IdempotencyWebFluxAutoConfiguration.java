@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Mono;
 
@@ -19,8 +20,11 @@ import reactor.core.publisher.Mono;
  * on {@code idempotency.paths} at {@code idempotency.order} (after Spring Security's
  * {@code WebFilterChainProxy}, -100, by default), over the engine of {@link IdempotencyAutoConfiguration}
  * (or the application's own {@code IdempotencyEngine} bean). A blocking store's calls run on bounded
- * elastic schedulers of the filter's own, {@code idempotency} and {@code idempotency-completion}. The atomic mode is refused at start: its transaction cannot follow a
- * reactive handler yet.
+ * elastic schedulers of the filter's own, {@code idempotency} and {@code idempotency-completion}.
+ * The atomic mode runs over an asynchronous transactional store (an {@code R2dbcStore} in the
+ * application's own engine bean), whose transaction the handler joins through spring-r2dbc
+ * ({@link R2dbcTransactionJoin}); over a blocking store it is refused at start, as a reactive
+ * handler cannot join a JDBC transaction.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
@@ -28,20 +32,21 @@ import reactor.core.publisher.Mono;
 @ConditionalOnProperty(prefix = "idempotency", name = "enabled", havingValue = "true")
 public class IdempotencyWebFluxAutoConfiguration {
 
-    static final String ATOMIC_REFUSED = "idempotency.mode=atomic is not available in a Spring WebFlux application: "
-            + "the atomic mode runs the handler inside the store's transaction, which a reactive handler cannot "
-            + "join yet. Use idempotency.mode=reserve (the default) or optimistic.";
+    static final String ATOMIC_REFUSED = "idempotency.mode=atomic is not available over a blocking store in a Spring "
+            + "WebFlux application: the atomic mode runs the handler inside the store's transaction, which a reactive "
+            + "handler cannot join on JDBC. Declare an IdempotencyEngine bean over an R2dbcStore (PostgreSQL) for the "
+            + "atomic mode, or use idempotency.mode=reserve (the default) or optimistic.";
+    private static final String SPRING_R2DBC = "org.springframework.r2dbc.connection.ConnectionFactoryUtils";
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(name = "idempotencyWebFilter")
     IdempotencyWebFilter idempotencyWebFilter(IdempotencyProperties properties, ObjectProvider<IdempotencyEngine> engines) {
-        if (properties.getMode() == Mode.ATOMIC) {
-            throw new IllegalStateException(ATOMIC_REFUSED);
-        }
         IdempotencyEngine engine = engines.getObject();
-        if (engine.config().mode() == Mode.ATOMIC) {
+        if (engine.config().mode() == Mode.ATOMIC && engine.blocksCaller()) {
             throw new IllegalStateException(ATOMIC_REFUSED);
         }
-        return new IdempotencyWebFilter(engine, properties.getPaths(), properties.getOrder());
+        ReactiveTransactionJoin join = ClassUtils.isPresent(SPRING_R2DBC, getClass().getClassLoader())
+                ? new R2dbcTransactionJoin() : ReactiveTransactionJoin.NONE;
+        return new IdempotencyWebFilter(engine, properties.getPaths(), properties.getOrder(), join);
     }
 }

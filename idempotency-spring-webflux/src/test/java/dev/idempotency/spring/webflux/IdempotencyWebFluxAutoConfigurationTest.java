@@ -12,7 +12,7 @@ import org.springframework.web.server.WebFilter;
 /**
  * The conditions: the filter in a reactive web application with {@code idempotency.enabled=true},
  * at {@code idempotency.order}, next to idempotency-spring's engine (whose servlet pieces stay out:
- * this class path has no servlet API); and the atomic mode refused at start, in our words.
+ * this class path has no servlet API); and the atomic mode over a blocking store refused at start, in our words.
  */
 class IdempotencyWebFluxAutoConfigurationTest {
 
@@ -42,7 +42,7 @@ class IdempotencyWebFluxAutoConfigurationTest {
     }
 
     @Test
-    void theAtomicModeFailsTheStartInOurWords() {
+    void theAtomicModeOverABlockingStoreFailsTheStartInOurWords() {
         runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
                 .withPropertyValues("idempotency.enabled=true", "idempotency.mode=atomic",
                         "spring.datasource.url=jdbc:h2:mem:atomic-refused;DB_CLOSE_DELAY=-1")
