@@ -132,7 +132,7 @@ abstract sealed class Database {
             return new Sql(s.sql(), s.parameters(), s.types());
         }
 
-        /** idempotency-jdbc's PostgreSQL statements, for the atomic mode ({@link R2dbcAtomicReservations}). */
+        /** idempotency-jdbc's PostgreSQL statements, for the atomic mode ({@link PostgresAtomicReservations}). */
         PostgresSql statements() {
             return sql;
         }

@@ -54,7 +54,7 @@ import reactor.core.publisher.Mono;
  *       ({@code UNREACHABLE}) and a pool that found no connection within its
  *       {@code maxAcquireTime} ({@code BUSY}) complete with {@link StorageUnavailableException}
  *       ({@link R2dbcFailures}).</li>
- *   <li>The reserve and optimistic modes; on PostgreSQL also the atomic mode
+ *   <li>The reserve, optimistic and atomic modes
  *       ({@link #attemptInTransaction}): the reservation in a transaction of its own connection,
  *       which the handler's writes and the stored response share.</li>
  * </ul>
@@ -99,15 +99,15 @@ public final class R2dbcStore implements AsyncTransactionalStore {
     private final Database db;
     private final String tableLabel;
     private final Dialect dialect;
-    /** The atomic mode's attempts; {@code null} on MariaDB. */
-    private final R2dbcAtomicReservations atomic;
+    /** The atomic mode's attempts. */
+    private final AtomicReservations atomic;
 
     private R2dbcStore(Builder b) {
         this.factory = b.factory;
         this.dialect = b.dialect != null ? b.dialect : Dialect.ofDriverName(b.factory.getMetadata().getName());
         this.tableLabel = b.tableName;
         this.db = Database.of(dialect, b.tableName, StatementTimeouts.millisRoundedUp(b.statementTimeout));
-        this.atomic = db instanceof Database.Postgres postgres ? new R2dbcAtomicReservations(this, postgres) : null;
+        this.atomic = AtomicReservations.of(this, db);
     }
 
     /** A store on {@code factory} with every default, its dialect from the factory's metadata. */
@@ -201,11 +201,11 @@ public final class R2dbcStore implements AsyncTransactionalStore {
     }
 
     /**
-     * One atomic reservation attempt in a fresh transaction on a connection of the factory
-     * ({@link R2dbcAtomicReservations}); a won reservation keeps the connection and its transaction
-     * until it is finished, and {@code unwrap(Connection.class)} / {@code unwrap(ConnectionFactory.class)}
-     * give them to the handler. PostgreSQL only: on MariaDB the stage fails with
-     * {@link UnsupportedOperationException}.
+     * One atomic reservation attempt in a fresh transaction on a connection of the factory, its
+     * lock wait bounded by {@code wait} ({@code lock_timeout} on PostgreSQL,
+     * {@code innodb_lock_wait_timeout} on MariaDB); a won reservation keeps the connection and its
+     * transaction until it is finished, and {@code unwrap(Connection.class)} /
+     * {@code unwrap(ConnectionFactory.class)} give them to the handler.
      */
     @Override
     public CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(RecordKey key, String fingerprint,
@@ -215,11 +215,6 @@ public final class R2dbcStore implements AsyncTransactionalStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
         Objects.requireNonNull(ownerToken, "ownerToken");
-        if (atomic == null) {
-            return Mono.<AtomicAttempt<AsyncReservation>>error(new UnsupportedOperationException(
-                    "The atomic mode of R2dbcStore speaks PostgreSQL only; on " + dialect
-                            + " use the reserve or optimistic mode")).toFuture();
-        }
         return stage(atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait));
     }
 

@@ -62,7 +62,7 @@ public abstract class AtomicSession {
      * completed row with this body may still roll back, so it is no replay: it is
      * {@link Holder#COMPLETING}, and asking again answers from committed data.
      */
-    static Holder holderOf(Optional<IdempotencyRecord> newest, NewRow row, Instant now) {
+    public static Holder holderOf(Optional<IdempotencyRecord> newest, NewRow row, Instant now) {
         if (newest.isEmpty() || !Statements.isLive(newest.get(), now)) {
             return Holder.NOBODY;
         }

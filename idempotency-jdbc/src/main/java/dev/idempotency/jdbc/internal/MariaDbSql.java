@@ -1,6 +1,7 @@
 package dev.idempotency.jdbc.internal;
 
 import dev.idempotency.jdbc.JdbcStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -124,6 +125,40 @@ public final class MariaDbSql implements SchemaCheck.Verdicts {
         }
         return String.format(Locale.ROOT, "SET STATEMENT max_statement_time=%d.%03d FOR %s", millis / 1000,
                 millis % 1000, sql);
+    }
+
+    /**
+     * The atomic mode's statements, as {@code JdbcStore}'s MariaDB session sends them: before the
+     * transaction, the session's {@code innodb_lock_wait_timeout} saved and set to {@code wait} (whole
+     * seconds, rounded up; 0 does not wait).
+     */
+    public static String atomicLockWait(Duration wait) {
+        return MySqlStatements.Session.saveAndSetLockWait(MySqlStatements.Session.seconds(wait, true));
+    }
+
+    /** A later attempt's lock wait in the same transaction. */
+    public static String atomicLockWaitAgain(Duration wait) {
+        return MySqlStatements.Session.setLockWait(MySqlStatements.Session.seconds(wait, true));
+    }
+
+    /** Gives the session its saved lock wait back: after a won reservation, and after a rollback. */
+    public static String restoreLockWait() {
+        return MySqlStatements.Session.RESTORE_LOCK_WAIT;
+    }
+
+    /** The isolation of the next transaction only: the atomic transaction's. */
+    public static String readCommittedNext() {
+        return MySqlStatements.Session.READ_COMMITTED_NEXT;
+    }
+
+    /** The isolation of the next transaction only: the dirty read that tells who holds a key. */
+    public static String readUncommittedNext() {
+        return MySqlStatements.Session.READ_UNCOMMITTED_NEXT;
+    }
+
+    /** Whether a vendor error code says the wait for a row lock ran out (1205). */
+    public static boolean isLockTimeout(int errorCode) {
+        return errorCode == MySqlStatements.Session.LOCK_WAIT_TIMEOUT;
     }
 
     /** The schema check's probe, as {@link PostgresSql#columnsRowProbe()}: one row holding every column. */

@@ -214,7 +214,27 @@ public final class MySqlStatements extends Statements {
      * applies to the next transaction only, so it needs no undoing.
      */
     static final class Session extends AtomicSession.SessionLockWait {
-        private static final int LOCK_WAIT_TIMEOUT = 1205;
+        /** ER_LOCK_WAIT_TIMEOUT. */
+        static final int LOCK_WAIT_TIMEOUT = 1205;
+        static final String READ_COMMITTED_NEXT = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
+        static final String READ_UNCOMMITTED_NEXT = "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED";
+        static final String RESTORE_LOCK_WAIT = "SET SESSION innodb_lock_wait_timeout = @idempotency_lock_wait_timeout";
+
+        /** Saves the session's lock wait (for {@link #RESTORE_LOCK_WAIT}) and sets {@code seconds}. */
+        static String saveAndSetLockWait(long seconds) {
+            return "SET @idempotency_lock_wait_timeout = @@session.innodb_lock_wait_timeout,"
+                    + " SESSION innodb_lock_wait_timeout = " + seconds;
+        }
+
+        static String setLockWait(long seconds) {
+            return "SET SESSION innodb_lock_wait_timeout = " + seconds;
+        }
+
+        /** {@code wait} in whole seconds, rounded up; at least 1 where 0 is not allowed. */
+        static long seconds(Duration wait, boolean zeroAllowed) {
+            long seconds = (millis(wait) + 999) / 1000;
+            return Math.max(zeroAllowed ? 0 : 1, seconds);
+        }
 
         private final boolean zeroAllowed;
         private boolean saved;
@@ -228,17 +248,16 @@ public final class MySqlStatements extends Statements {
         void beginTransaction(Connection c, Duration wait) throws SQLException {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
-                s.execute("SET @idempotency_lock_wait_timeout = @@session.innodb_lock_wait_timeout,"
-                        + " SESSION innodb_lock_wait_timeout = " + seconds(wait));
+                s.execute(saveAndSetLockWait(seconds(wait)));
                 saved = true;
-                s.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+                s.execute(READ_COMMITTED_NEXT);
             }
         }
 
         @Override
         void lockWait(Connection c, Duration wait) throws SQLException {
             try (Statement s = c.createStatement()) {
-                s.execute("SET SESSION innodb_lock_wait_timeout = " + seconds(wait));
+                s.execute(setLockWait(seconds(wait)));
             }
         }
 
@@ -246,7 +265,7 @@ public final class MySqlStatements extends Statements {
         void restoreLockWait(Connection c) throws SQLException {
             if (saved) {
                 try (Statement s = c.createStatement()) {
-                    s.execute("SET SESSION innodb_lock_wait_timeout = @idempotency_lock_wait_timeout");
+                    s.execute(RESTORE_LOCK_WAIT);
                 }
                 saved = false;
             }
@@ -267,7 +286,7 @@ public final class MySqlStatements extends Statements {
         @Override
         public Holder holder(Connection c, NewRow row, Instant now) throws SQLException {
             try (Statement s = c.createStatement()) {
-                s.execute("SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED");
+                s.execute(READ_UNCOMMITTED_NEXT);
             }
             Optional<IdempotencyRecord> newest;
             try {
@@ -287,8 +306,7 @@ public final class MySqlStatements extends Statements {
         }
 
         private long seconds(Duration wait) {
-            long seconds = (millis(wait) + 999) / 1000;
-            return Math.max(zeroAllowed ? 0 : 1, seconds);
+            return seconds(wait, zeroAllowed);
         }
     }
 }

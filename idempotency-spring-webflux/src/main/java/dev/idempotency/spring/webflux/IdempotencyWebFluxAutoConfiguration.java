@@ -34,7 +34,7 @@ public class IdempotencyWebFluxAutoConfiguration {
 
     static final String ATOMIC_REFUSED = "idempotency.mode=atomic is not available over a blocking store in a Spring "
             + "WebFlux application: the atomic mode runs the handler inside the store's transaction, which a reactive "
-            + "handler cannot join on JDBC. Declare an IdempotencyEngine bean over an R2dbcStore (PostgreSQL) for the "
+            + "handler cannot join on JDBC. Declare an IdempotencyEngine bean over an R2dbcStore for the "
             + "atomic mode, or use idempotency.mode=reserve (the default) or optimistic.";
     private static final String SPRING_R2DBC = "org.springframework.r2dbc.connection.ConnectionFactoryUtils";
 

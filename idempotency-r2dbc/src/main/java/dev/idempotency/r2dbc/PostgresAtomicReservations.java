@@ -32,9 +32,9 @@ import reactor.core.publisher.Mono;
  * or is gone. A deadlock or serialization failure (40P01, 40001) is rolled back and started over
  * by the engine. Only a won attempt keeps its connection, for its {@link R2dbcAtomicReservation}.
  */
-final class R2dbcAtomicReservations {
+final class PostgresAtomicReservations implements AtomicReservations {
 
-    private static final Logger log = LoggerFactory.getLogger(R2dbcAtomicReservations.class);
+    private static final Logger log = LoggerFactory.getLogger(PostgresAtomicReservations.class);
 
     /** "No wait" still waits this long: {@code 0} would mean forever (as idempotency-jdbc). */
     private static final long NO_WAIT_MILLIS = 50;
@@ -47,7 +47,7 @@ final class R2dbcAtomicReservations {
     private final Database.Sql reserve;
     private final Database.Sql probe;
 
-    R2dbcAtomicReservations(R2dbcStore store, Database.Postgres db) {
+    PostgresAtomicReservations(R2dbcStore store, Database.Postgres db) {
         this.store = store;
         this.db = db;
         this.sql = db.statements();
@@ -66,7 +66,8 @@ final class R2dbcAtomicReservations {
     }
 
     /** One transaction on one connection of the factory. */
-    Mono<AtomicAttempt<AsyncReservation>> attempt(RecordKey key, String fingerprint, String ownerToken, Instant now,
+    @Override
+    public Mono<AtomicAttempt<AsyncReservation>> attempt(RecordKey key, String fingerprint, String ownerToken, Instant now,
                                                   Duration lease, Duration ttl, Duration wait) {
         Instant at = IdempotencyTable.micros(now);
         Map<String, Object> row = IdempotencyTable.rowValues(new NewRow(key, fingerprint, PostgresSql.IN_FLIGHT,
