@@ -104,23 +104,22 @@ final class PostgresAtomicReservations implements AtomicReservations {
                         : Database.drain(c, PostgresSql.localStatementTimeout(db.timeoutMillis)))
                         .then(store.rowsUpdated(c, lockTimeout, r.key(), Map.of("lock_timeout", r.lockTimeout())).then());
         String restore = db.timeoutMillis == 0 ? sql.restoreLockTimeout() : sql.restoreLockAndStatementTimeout();
-        return setUp.then(store.execute(c, reserve, r.key(), r.row())
-                        .concatMap(result -> result.map((row, metadata) -> Boolean.TRUE.equals(row.get("won", Boolean.class))
-                                ? Optional.<IdempotencyRecord>empty() : Optional.of(Records.read(r.key(), row, db))))
-                        .collectList())
-                .flatMap(rows -> Database.drain(c, restore).thenReturn(rows))
-                .flatMap(rows -> {
-                    Optional<IdempotencyRecord> first = rows.isEmpty() ? null : rows.get(0);
-                    if (first != null && (first.isEmpty() || Statements.isLive(first.get(), r.now()))) {
-                        return Mono.just(first);
-                    }
+        Mono<Optional<IdempotencyRecord>> reserved = store.execute(c, reserve, r.key(), r.row())
+                .concatMap(result -> result.map((row, metadata) -> Boolean.TRUE.equals(row.get("won", Boolean.class))
+                        ? Optional.<IdempotencyRecord>empty() : Optional.of(Records.read(r.key(), row, db))))
+                .collectList()
+                .flatMap(rows -> Database.drain(c, restore).then(rows.isEmpty()
+                        ? Mono.<Optional<IdempotencyRecord>>empty() : Mono.just(rows.get(0))));
+        return setUp.then(reserved)
+                .filter(found -> found.isEmpty() || Statements.isLive(found.get(), r.now()))
+                .switchIfEmpty(Mono.defer(() -> {
                     if (attempt >= R2dbcStore.MAX_ATTEMPTS) {
                         return Mono.error(new IllegalStateException("Could not settle the atomic reservation of"
                                 + " key_preview=" + r.key().keyPreview() + " after " + attempt
                                 + " attempts: the row kept changing"));
                     }
                     return attempt(c, r, attempt + 1);
-                });
+                }));
     }
 
     /** A failed attempt, rolled back and its connection closed: timed out, to start over, or failed. */
