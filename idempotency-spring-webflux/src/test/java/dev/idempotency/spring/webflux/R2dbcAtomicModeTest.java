@@ -12,7 +12,10 @@ import java.net.http.HttpResponse;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.util.List;
+import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -99,6 +102,34 @@ class R2dbcAtomicModeTest {
         assertThat(count("SELECT count(*) FROM orders WHERE idempotency_key = ?", key)).isEqualTo(1);
     }
 
+    /**
+     * A {@code @Transactional} method joins the request's transaction: Spring does not commit when
+     * it returns (the order stays invisible while the handler goes on), the engine commits it with
+     * the stored response.
+     */
+    @Test
+    void aTransactionalMethodJoinsAndCommitsWithTheResponse() throws Exception {
+        String key = UUID.randomUUID().toString();
+        int before = R2dbcOrderService.TRANSACTIONAL_WRITES.get();
+
+        CompletableFuture<HttpResponse<String>> pending = HTTP.sendAsync(request("/transactional-orders?holdMs=1000",
+                key), HttpResponse.BodyHandlers.ofString());
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (R2dbcOrderService.TRANSACTIONAL_WRITES.get() == before && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(R2dbcOrderService.TRANSACTIONAL_WRITES.get()).as("the @Transactional method returned")
+                .isEqualTo(before + 1);
+        assertThat(count("SELECT count(*) FROM orders WHERE idempotency_key = ?", key))
+                .as("not committed when the @Transactional method returned").isZero();
+
+        HttpResponse<String> answered = pending.get(10, TimeUnit.SECONDS);
+        assertThat(answered.statusCode()).isEqualTo(201);
+        assertThat(count("SELECT count(*) FROM orders WHERE idempotency_key = ?", key)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM idempotency_keys WHERE key = ? AND state = 'COMPLETED'", key))
+                .isEqualTo(1);
+    }
+
     /** The handler swallows its {@code @Transactional} method's failure and answers 201: nothing commits. */
     @Test
     void aFailedTransactionalMethodRollsTheWholeRequestBack() throws Exception {
@@ -125,10 +156,13 @@ class R2dbcAtomicModeTest {
     }
 
     private static HttpResponse<String> post(String path, String key) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(base.resolve(path))
+        return HTTP.send(request(path, key), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpRequest request(String path, String key) {
+        return HttpRequest.newBuilder(base.resolve(path))
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString("{\"item\":\"book\"}")).build(),
-                HttpResponse.BodyHandlers.ofString());
+                .POST(HttpRequest.BodyPublishers.ofString("{\"item\":\"book\"}")).build();
     }
 }

@@ -48,6 +48,8 @@ class R2dbcOrderService {
 
     /** How many times the handler of {@code /orders} ran, in this JVM. */
     static final AtomicInteger EXECUTIONS = new AtomicInteger();
+    /** How many {@code @Transactional} writes of {@code /transactional-orders} returned, in this JVM. */
+    static final AtomicInteger TRANSACTIONAL_WRITES = new AtomicInteger();
     /** Each response's own number (no UUID on an event loop: SecureRandom blocks, and BlockHound watches). */
     private static final AtomicLong ORDER_NUMBERS = new AtomicLong();
 
@@ -60,7 +62,7 @@ class R2dbcOrderService {
     /** The service's arguments on {@code schema}, its connections named {@code name} (pg_stat_activity's application_name). */
     static String[] arguments(PostgresTestSchema schema, String name) {
         return new String[] {"--server.port=0", "--server.address=127.0.0.1", "--idempotency.enabled=true",
-                "--idempotency.paths=/orders,/checked-orders", "--orders.jdbc-url=" + schema.url(),
+                "--idempotency.paths=/orders,/checked-orders,/transactional-orders", "--orders.jdbc-url=" + schema.url(),
                 "--orders.schema=" + schema.name, "--orders.name=" + name};
     }
 
@@ -118,6 +120,11 @@ class R2dbcOrderService {
         }
 
         @Transactional
+        public Mono<Void> place(String key) {
+            return insert(db, key);
+        }
+
+        @Transactional
         public Mono<Void> placeThenFail(String key) {
             return insert(db, key).then(Mono.error(new IllegalStateException("out of stock")));
         }
@@ -157,6 +164,15 @@ class R2dbcOrderService {
 
         private static Mono<Void> pause(long millis) {
             return millis > 0 ? Mono.delay(Duration.ofMillis(millis)).then() : Mono.empty();
+        }
+
+        /** The order written in a {@code @Transactional} method, then {@code holdMs} before the answer. */
+        @PostMapping("/transactional-orders")
+        @ResponseStatus(HttpStatus.CREATED)
+        Mono<String> placeTransactional(@RequestHeader("Idempotency-Key") String key,
+                                        @RequestParam(defaultValue = "0") long holdMs) {
+            return orders.place(key).then(Mono.fromRunnable(TRANSACTIONAL_WRITES::incrementAndGet))
+                    .then(pause(holdMs)).thenReturn("{\"order\":\"placed\"}");
         }
 
         @PostMapping("/checked-orders")
