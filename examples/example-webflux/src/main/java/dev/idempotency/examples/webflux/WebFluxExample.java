@@ -30,12 +30,15 @@ import org.springframework.context.support.GenericApplicationContext;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import({ShopController.class, ProblemAdvice.class})
+@Import({ShopController.class, ProblemAdvice.class, BodyRefusals.class})
 public class WebFluxExample {
 
     static final String ATOMIC_REFUSED = "IDEMPOTENCY_MODE=atomic is not available in the WebFlux example yet: the "
             + "atomic mode runs the handler inside the store's transaction, which a reactive handler cannot join. "
             + "Use IDEMPOTENCY_MODE=reserve or optimistic.";
+
+    /** The longest body the routes read: the engine's {@code maxRequestBodyBytes}, 1 MiB. */
+    static final int MAX_BODY_BYTES = 1 << 20;
 
     public static void main(String[] args) {
         ExampleSettings settings = ExampleSettings.fromEnvironmentOrExit(WebFluxExample::refuseUnsupported);
@@ -101,6 +104,8 @@ public class WebFluxExample {
         properties.put("idempotency.paths", String.join(",", ExampleApp.IDEMPOTENT_PATHS));
         // The engine is ExampleApp's (below): no second store.
         properties.put("idempotency.jdbc.enabled", false);
+        // bodies up to the engine's limit, as in the other examples (WebFlux's codecs default to 256 KiB)
+        properties.put("spring.http.codecs.max-in-memory-size", MAX_BODY_BYTES);
         properties.put("spring.main.log-startup-info", false);
         // The service prints its own start-up line; Spring's INFO lines would bury it.
         properties.put("logging.level.root", "WARN");
