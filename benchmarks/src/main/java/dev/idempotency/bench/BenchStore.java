@@ -6,7 +6,8 @@ import java.util.Set;
 /**
  * Where an example service keeps its idempotency records ({@code IDEMPOTENCY_STORE}): the
  * {@code JdbcStore} next to the orders, {@code PgStore} on the reactive Vert.x PostgreSQL client
- * (the Vert.x example only), or {@code RedisStore}. The orders stay in PostgreSQL in every case.
+ * (the Vert.x example only), {@code R2dbcStore} (the WebFlux example only), or {@code RedisStore}.
+ * The orders stay in PostgreSQL in every case.
  */
 enum BenchStore {
     /** {@code JdbcStore} in the service's PostgreSQL schema: every mode, every framework. */
@@ -14,7 +15,9 @@ enum BenchStore {
     /** {@code PgStore} (idempotency-vertx-sql): Vert.x only; reserve, atomic and their replays. */
     PG("pg", "PgStore", Set.of(HttpConfig.RESERVE, HttpConfig.ATOMIC, HttpConfig.REPLAY)),
     /** {@code RedisStore}: any framework; no atomic mode (orders and records share no transaction). */
-    REDIS("redis", "RedisStore", Set.of(HttpConfig.OPTIMISTIC, HttpConfig.RESERVE, HttpConfig.REPLAY));
+    REDIS("redis", "RedisStore", Set.of(HttpConfig.OPTIMISTIC, HttpConfig.RESERVE, HttpConfig.REPLAY)),
+    /** {@code R2dbcStore} (idempotency-r2dbc) on the orders' R2DBC pool: WebFlux only; no atomic mode. */
+    R2DBC("r2dbc", "R2dbcStore", Set.of(HttpConfig.OPTIMISTIC, HttpConfig.RESERVE, HttpConfig.REPLAY));
 
     private final String label;
     private final String storeClass;
@@ -40,7 +43,8 @@ enum BenchStore {
      * store at all (the middleware is not there), so it is one row per framework, under {@link #JDBC}.
      */
     boolean runs(String framework, HttpConfig config) {
-        return configs.contains(config) && (this != PG || framework.equals("vertx"));
+        return configs.contains(config) && (this != PG || framework.equals("vertx"))
+                && (this != R2DBC || framework.equals("webflux"));
     }
 
     static BenchStore of(String label) {
@@ -49,6 +53,6 @@ enum BenchStore {
                 return store;
             }
         }
-        throw new IllegalArgumentException("unknown store '" + label + "' (jdbc, pg or redis)");
+        throw new IllegalArgumentException("unknown store '" + label + "' (jdbc, pg, redis or r2dbc)");
     }
 }

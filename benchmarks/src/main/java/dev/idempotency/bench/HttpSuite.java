@@ -278,7 +278,7 @@ final class HttpSuite {
                 List<Double> rounds = capacity.get(c).stream().map(LoadResult::throughput).toList();
                 rows.add(new HttpRow(framework, c.config(), LoadResult.merge(capacity.get(c)), rounds,
                         LoadResult.merge(latency.get(c)), jdbc.get(c), cpu.get(c), null, c.store(),
-                        c.store() != BenchStore.PG, redisCalls.getOrDefault(c, Map.of()), pgSegments.getOrDefault(c, -1L),
+                        jdbcCounted(framework, c.store()), redisCalls.getOrDefault(c, Map.of()), pgSegments.getOrDefault(c, -1L),
                         redisSegments.getOrDefault(c, -1L), c.group()));
             }
             return rows;
@@ -306,9 +306,11 @@ final class HttpSuite {
             env.put("PORT", "0");
             env.put("IDEMPOTENCY_STORE", mode.store().label());
             switch (mode.store()) {
-                case JDBC -> env.put("DATABASE_URL", database.serviceUrl(schema, applicationName));
-                // the examples take PgStore only for a PostgreSQL URL, so not through the counting driver
-                case PG -> env.put("DATABASE_URL", database.plainServiceUrl(schema, applicationName));
+                // WebFlux puts its orders on R2DBC only for a PostgreSQL URL: plain for every store
+                case JDBC -> env.put("DATABASE_URL", jdbcCounted(framework, mode.store())
+                        ? database.serviceUrl(schema, applicationName) : database.plainServiceUrl(schema, applicationName));
+                // the examples take PgStore and R2dbcStore only for a PostgreSQL URL, so not through the counting driver
+                case PG, R2DBC -> env.put("DATABASE_URL", database.plainServiceUrl(schema, applicationName));
                 case REDIS -> {
                     env.put("DATABASE_URL", database.serviceUrl(schema, applicationName));
                     env.put("REDIS_URL", options.redisUrl());
@@ -366,6 +368,14 @@ final class HttpSuite {
             }
         });
         return services;
+    }
+
+    /**
+     * Whether the service's JDBC statements go through the counting driver: not for the reactive
+     * stores (a plain PostgreSQL URL), nor for WebFlux (its orders go through R2DBC).
+     */
+    private static boolean jdbcCounted(String framework, BenchStore store) {
+        return store != BenchStore.PG && store != BenchStore.R2DBC && !framework.equals("webflux");
     }
 
     /** The message, and the first line of the service's output that tells why, e.g. its exception. */

@@ -44,25 +44,26 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                int purgeRows, List<BenchStore> stores, String redisUrl) {
 
     static final String USAGE = """
-            usage: benchmarks/run [--frameworks=javalin,micronaut,vertx,spring] [--configs=off,optimistic,reserve,atomic,replay]
-                                  [--stores=jdbc,pg,redis] [--redis-url=redis://127.0.0.1:6379]
+            usage: benchmarks/run [--frameworks=javalin,micronaut,vertx,spring,webflux] [--configs=off,optimistic,reserve,atomic,replay]
+                                  [--stores=jdbc,pg,redis,r2dbc] [--redis-url=redis://127.0.0.1:6379]
                                   [--connections=16] [--rounds=4] [--requests=2400] [--open-requests=800] [--open-fraction=0.5]
                                   [--warmup-requests=3000] [--warmup-seconds=30] [--jfr] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
                                   [--no-purge] [--purge-rows=1000000]
                                   [--database-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres]
                                   [--wait-for-load=1.5]
-              --frameworks: the example services (default javalin,micronaut,vertx,spring)
+              --frameworks: the example services (default javalin,micronaut,vertx,spring; webflux on request)
               --quick: a smoke run with few requests and short JMH iterations (numbers not for publishing)
               --wait-for-load=L: start only once the 1-minute load average is below L (waits at most 10 min)
-              --stores: where the idempotent configurations keep their records (default jdbc): jdbc = JdbcStore,
-                       pg = PgStore on the reactive Vert.x client (vertx only: reserve, atomic, replay),
+              --stores: where the idempotent configurations keep their records (default jdbc, and r2dbc with
+                       webflux): jdbc = JdbcStore, pg = PgStore on the reactive Vert.x client (vertx only: reserve,
+                       atomic, replay), r2dbc = R2dbcStore (webflux only: optimistic, reserve, replay),
                        redis = RedisStore (optimistic, reserve, replay); off opens no store and is measured once
               --jfr:   record each service with Java Flight Recorder (benchmarks/target/bench-run/*.jfr);
                        summarize a recording with dev.idempotency.bench.JfrTop
             """;
 
     /** The example services benchmarks/run builds: {@code examples/example-<name>}. */
-    static final List<String> FRAMEWORKS = List.of("javalin", "micronaut", "vertx", "spring");
+    static final List<String> FRAMEWORKS = List.of("javalin", "micronaut", "vertx", "spring", "webflux");
 
     private static List<String> frameworks(String list) {
         List<String> frameworks = Arrays.stream(list.split(",")).map(String::trim).toList();
@@ -93,8 +94,11 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
         });
         String databaseUrl = o.getOrDefault("--database-url", System.getenv().getOrDefault("BENCH_DATABASE_URL",
                 "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+        List<String> frameworks = frameworks(o.getOrDefault("--frameworks", "javalin,micronaut,vertx,spring"));
+        // WebFlux's point is its R2DBC store beside the JdbcStore: both unless --stores says otherwise
+        String defaultStores = frameworks.contains("webflux") ? "jdbc,r2dbc" : "jdbc";
         return new Options(root,
-                frameworks(o.getOrDefault("--frameworks", "javalin,micronaut,vertx,spring")),
+                frameworks,
                 Arrays.stream(o.getOrDefault("--configs", "off,optimistic,reserve,atomic,replay").split(","))
                         .map(c -> HttpConfig.valueOf(c.trim().toUpperCase(Locale.ROOT))).toList(),
                 Integer.parseInt(o.getOrDefault("--connections", "16")),
@@ -115,7 +119,7 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                 Double.parseDouble(o.getOrDefault("--wait-for-load", "0")),
                 !o.containsKey("--no-purge"),
                 Integer.parseInt(o.getOrDefault("--purge-rows", quick ? "200000" : "1000000")),
-                Arrays.stream(o.getOrDefault("--stores", "jdbc").split(",")).map(BenchStore::of).distinct().toList(),
+                Arrays.stream(o.getOrDefault("--stores", defaultStores).split(",")).map(BenchStore::of).distinct().toList(),
                 o.getOrDefault("--redis-url", System.getenv().getOrDefault("BENCH_REDIS_URL", "redis://127.0.0.1:6379")));
     }
 }

@@ -120,7 +120,7 @@ final class Report {
                     Table.number(l.latencyMillis(0.99), 2),
                     sameTurns.map(o -> Table.ratio(l.latencyMillis(0.99) / o.latency().latencyMillis(0.99))).orElse(""),
                     row.jdbcCounted() ? Table.number(row.perRequest(j.roundTrips()), 2) : "n/a",
-                    row.store() == BenchStore.JDBC || row.config() == HttpConfig.OFF
+                    row.jdbcCounted() && (row.store() == BenchStore.JDBC || row.config() == HttpConfig.OFF)
                             ? Table.number(row.perRequest(j.get(Counters.Slot.STORE_STATEMENTS)), 2) : "n/a",
                     row.jdbcCounted() ? Table.number(row.perRequest(j.get(Counters.Slot.COMMITS)), 2) : "n/a"));
             if (stores) {
@@ -141,14 +141,16 @@ final class Report {
                     **Stores.** `jdbc`: `JdbcStore`, the records in the service's PostgreSQL schema next to the \
                     orders (`IDEMPOTENCY_STORE=jdbc`); `pg`: `PgStore` on the reactive Vert.x PostgreSQL client \
                     (`IDEMPOTENCY_STORE=pg`; in the atomic mode the order is written through the reservation's \
-                    connection, otherwise by the blocking JDBC handler); `redis`: `RedisStore` (`REDIS_URL`, a \
+                    connection, otherwise by the blocking JDBC handler); `r2dbc`: `R2dbcStore` on the WebFlux \
+                    example's R2DBC pool, which its orders use too (the WebFlux `jdbc` rows: the same orders on \
+                    R2DBC, the records in `JdbcStore` on the filter's bounded elastic schedulers); `redis`: `RedisStore` (`REDIS_URL`, a \
                     key prefix of the run's own, removed at the end), the orders still in PostgreSQL. `off` opens \
                     no store: one row per framework, the baseline of every store's rows. The `pg` and `redis` rows \
                     come from pairs of services measured after the main group (see *Stores side by side*): their \
                     `× off` compares turns minutes apart, and their latency was taken at their pair's rate, so it \
                     has no ratio here. **JDBC** columns count \
                     the service's JDBC connections only: the orders for `redis`, everything for `jdbc`; `n/a` for \
-                    `pg`, whose service gets a plain PostgreSQL URL (the example takes `PgStore` only for one, so \
+                    WebFlux (R2DBC orders, a plain URL) and `pg`, whose service gets a plain PostgreSQL URL (the example takes `PgStore` only for one, so \
                     the counting driver is not in between; the reactive client is not JDBC anyway, and \
                     `pg_stat_statements` is not loaded on this server). **TCP segs/req**, from the kernel, on any \
                     client: the TCP data segments the service's connections sent to PostgreSQL (all of them: JDBC \
@@ -348,6 +350,8 @@ final class Report {
         String what = String.format(Locale.ROOT, "%s: %s ≥ %.2f× off (req/s)", framework, config.label(), bound);
         http.rows().stream().filter(r -> r.framework().equals(framework) && r.config() == config
                         && r.store() == BenchStore.JDBC).findFirst()
+                // a mode the service refuses (WebFlux: atomic) is no target; one that failed to start is missed
+                .filter(row -> row.ran() || !"not available".equals(row.unavailable()))
                 .ifPresent(row -> {
                     if (!row.ran()) {
                         targets.add(new Target(what, "n/a (" + row.unavailable() + ")", false));

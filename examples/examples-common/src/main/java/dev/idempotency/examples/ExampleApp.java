@@ -15,9 +15,9 @@ import javax.sql.DataSource;
 /**
  * Everything an example service needs besides its framework: the database with the example's
  * tables, the {@link ShopRepository}, and the {@link IdempotencyEngine} (absent with
- * {@code IDEMPOTENCY=off}) over the store {@link ExampleSettings#store(boolean)} selects: a
+ * {@code IDEMPOTENCY=off}) over the store {@link ExampleSettings#store(ExampleSettings.StoreKind)} selects: a
  * {@link JdbcStore} in the same database, a {@code RedisStore} at {@code REDIS_URL}, or the
- * framework's own (Vert.x: {@code PgStore}, through {@link StoreSupport}). A service creates one on start,
+ * framework's own (Vert.x: {@code PgStore}, WebFlux: {@code R2dbcStore}, through {@link StoreSupport}). A service creates one on start,
  * registers its framework's adapter with {@link #engine()} on {@link #IDEMPOTENT_PATHS}, serves the
  * routes, prints {@link #startupLine(String, int)}, and closes it on shutdown.
  *
@@ -52,13 +52,19 @@ public final class ExampleApp implements AutoCloseable {
     /**
      * What a framework adds to the store selection.
      *
-     * @param nonBlocking whether the engine should get a store's non-blocking face ({@code RedisStore.async()})
-     * @param pgStore     opens {@code PgStore} for {@code DATABASE_URL} (given the settings and where the orders are);
-     *                    null when the framework has none
+     * @param nonBlocking   whether the engine should get a store's non-blocking face ({@code RedisStore.async()})
+     * @param postgresKind  the framework's own PostgreSQL store ({@code PG}: Vert.x, {@code R2DBC}: WebFlux), or null
+     * @param postgresStore opens that store for {@code DATABASE_URL}; null when the framework has none
      */
-    public record StoreSupport(boolean nonBlocking, BiFunction<ExampleSettings, PostgresUrl, ExampleStore> pgStore) {
-        /** Blocking stores only, no PgStore: the Javalin and Micronaut examples. */
-        public static final StoreSupport BLOCKING = new StoreSupport(false, null);
+    public record StoreSupport(boolean nonBlocking, ExampleSettings.StoreKind postgresKind,
+                               BiFunction<ExampleSettings, PostgresUrl, ExampleStore> postgresStore) {
+        /** Blocking stores only, no store of the framework's own: the Javalin and Micronaut examples. */
+        public static final StoreSupport BLOCKING = new StoreSupport(false, null, null);
+
+        /** With {@code PgStore}: the Vert.x example. */
+        public StoreSupport(boolean nonBlocking, BiFunction<ExampleSettings, PostgresUrl, ExampleStore> pgStore) {
+            this(nonBlocking, ExampleSettings.StoreKind.PG, pgStore);
+        }
     }
 
     /** Opens the database, creates the tables, builds the engine (blocking stores: JDBC or Redis). */
@@ -69,7 +75,7 @@ public final class ExampleApp implements AutoCloseable {
     /** {@link #create(ExampleSettings)} with what the framework adds ({@code PgStore}, non-blocking faces). */
     public static ExampleApp create(ExampleSettings settings, StoreSupport support) {
         // Before the database opens: IDEMPOTENCY_STORE=pg where there is no PgStore fails at once.
-        ExampleSettings.StoreKind kind = settings.store(support.pgStore() != null);
+        ExampleSettings.StoreKind kind = settings.store(support.postgresKind());
         ExampleDatabase database = ExampleDatabase.open(settings, kind == ExampleSettings.StoreKind.JDBC);
         try {
             if (!settings.idempotencyEnabled()) {
@@ -78,7 +84,7 @@ public final class ExampleApp implements AutoCloseable {
             ExampleStore store = switch (kind) {
                 case JDBC -> jdbcStore(database);
                 case REDIS -> RedisStores.open(settings, support.nonBlocking(), database.description());
-                case PG -> support.pgStore().apply(settings, settings.postgres().orElseThrow());
+                case PG, R2DBC -> support.postgresStore().apply(settings, settings.postgres().orElseThrow());
             };
             try {
                 return new ExampleApp(settings, database, store.engine(engineConfig(settings.mode())), store, kind);

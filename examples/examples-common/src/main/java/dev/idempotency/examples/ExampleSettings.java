@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * How an example service is started, read from the environment.
@@ -24,7 +25,8 @@ import java.util.Optional;
  *       {@code redis-cluster://host1:port1,host2:port2} for a cluster's seed nodes</td></tr>
  *   <tr><td>{@code REDIS_KEY_PREFIX}</td><td>{@code idempotency:}</td><td>the start of every key the store writes</td></tr>
  *   <tr><td>{@code IDEMPOTENCY_STORE}</td><td>chosen: {@code redis} with {@code REDIS_URL}, else {@code pg}
- *       in the Vert.x example on PostgreSQL, else {@code jdbc}</td><td>{@code jdbc}, {@code redis} or {@code pg}</td></tr>
+ *       in the Vert.x example and {@code r2dbc} in the WebFlux one on PostgreSQL, else {@code jdbc}</td><td>{@code jdbc},
+ *       {@code redis}, {@code pg} or {@code r2dbc}</td></tr>
  *   <tr><td>{@code IDEMPOTENCY_MODE}</td><td>{@code reserve}</td><td>{@code reserve}, {@code optimistic} or
  *       {@code atomic}</td></tr>
  *   <tr><td>{@code IDEMPOTENCY}</td><td>{@code on}</td><td>{@code off} serves the same routes without the
@@ -38,7 +40,7 @@ import java.util.Optional;
  * @param host               the bind address ({@code HOST}), empty for the framework's default (every interface)
  * @param redisUrl           {@code REDIS_URL}, empty when unset
  * @param redisKeyPrefix     {@code REDIS_KEY_PREFIX}, or {@code idempotency:}
- * @param store              {@code IDEMPOTENCY_STORE}, empty to let {@link #store(boolean)} choose
+ * @param store              {@code IDEMPOTENCY_STORE}, empty to let {@link #store(StoreKind)} choose
  */
 public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode, boolean idempotencyEnabled,
                               Optional<String> host, Optional<String> redisUrl, String redisKeyPrefix,
@@ -54,7 +56,9 @@ public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode,
         /** {@code RedisStore} at {@code REDIS_URL}; the orders stay in {@code DATABASE_URL}'s database. */
         REDIS,
         /** {@code PgStore} on the reactive Vert.x PostgreSQL client (the Vert.x example only). */
-        PG
+        PG,
+        /** {@code R2dbcStore} on an R2DBC PostgreSQL pool (the WebFlux example only). */
+        R2DBC
     }
 
     public ExampleSettings {
@@ -70,8 +74,10 @@ public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode,
         if (store.orElse(null) == StoreKind.REDIS && redisUrl.isEmpty()) {
             throw new IllegalArgumentException("IDEMPOTENCY_STORE=redis needs REDIS_URL (e.g. redis://127.0.0.1:6379)");
         }
-        if (store.orElse(null) == StoreKind.PG && postgresOf(databaseUrl).isEmpty()) {
-            throw new IllegalArgumentException("IDEMPOTENCY_STORE=pg needs a PostgreSQL DATABASE_URL "
+        if ((store.orElse(null) == StoreKind.PG || store.orElse(null) == StoreKind.R2DBC)
+                && postgresOf(databaseUrl).isEmpty()) {
+            throw new IllegalArgumentException("IDEMPOTENCY_STORE=" + store.get().name().toLowerCase(Locale.ROOT)
+                    + " needs a PostgreSQL DATABASE_URL "
                     + "(postgresql://user@host:port/db or jdbc:postgresql://host:port/db?user=...)");
         }
         if (idempotencyEnabled && mode == Mode.ATOMIC && usesRedis(redisUrl, store)) {
@@ -87,26 +93,36 @@ public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode,
         return store.map(s -> s == StoreKind.REDIS).orElse(redisUrl.isPresent());
     }
 
+    /** {@link #store(StoreKind)} for an example with {@code PgStore} ({@code true}: Vert.x) or without. */
+    public StoreKind store(boolean pgStoreAvailable) {
+        return store(pgStoreAvailable ? StoreKind.PG : null);
+    }
+
     /**
      * The store this service uses: {@code IDEMPOTENCY_STORE} when set; otherwise Redis when
-     * {@code REDIS_URL} is set, else {@code PgStore} when the framework has it and the database is
+     * {@code REDIS_URL} is set, else the framework's own PostgreSQL store when the database is
      * PostgreSQL, else {@code JdbcStore}.
      *
-     * @param pgStoreAvailable whether the framework's example can run {@code PgStore} (Vert.x)
-     * @throws IllegalArgumentException for {@code IDEMPOTENCY_STORE=pg} in an example without it
+     * @param postgresStore the framework's own PostgreSQL store ({@link StoreKind#PG} in the Vert.x
+     *                      example, {@link StoreKind#R2DBC} in the WebFlux one), null when it has none
+     * @throws IllegalArgumentException for {@code IDEMPOTENCY_STORE=pg} or {@code r2dbc} in an example without it
      */
-    public StoreKind store(boolean pgStoreAvailable) {
+    public StoreKind store(StoreKind postgresStore) {
         if (store.isPresent()) {
-            if (store.get() == StoreKind.PG && !pgStoreAvailable) {
+            if (store.get() == StoreKind.PG && postgresStore != StoreKind.PG) {
                 throw new IllegalArgumentException("IDEMPOTENCY_STORE=pg: PgStore (the reactive Vert.x client) is only "
                         + "available in the Vert.x example; use jdbc or redis here");
+            }
+            if (store.get() == StoreKind.R2DBC && postgresStore != StoreKind.R2DBC) {
+                throw new IllegalArgumentException("IDEMPOTENCY_STORE=r2dbc: R2dbcStore is only available in the "
+                        + "WebFlux example; use jdbc or redis here");
             }
             return store.get();
         }
         if (redisUrl.isPresent()) {
             return StoreKind.REDIS;
         }
-        return pgStoreAvailable && postgres().isPresent() ? StoreKind.PG : StoreKind.JDBC;
+        return postgresStore != null && postgres().isPresent() ? postgresStore : StoreKind.JDBC;
     }
 
     /**
@@ -176,8 +192,19 @@ public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode,
      * {@code Cannot start the example: <why>} to standard error and exits with status 2.
      */
     public static ExampleSettings fromEnvironmentOrExit() {
+        return fromEnvironmentOrExit(settings -> { });
+    }
+
+    /**
+     * {@link #fromEnvironmentOrExit()} with the framework's own refusals: {@code refusals} throws
+     * an {@link IllegalArgumentException} saying why for a setting that framework's example cannot
+     * run (the WebFlux example: the atomic mode).
+     */
+    public static ExampleSettings fromEnvironmentOrExit(Consumer<ExampleSettings> refusals) {
         try {
-            return fromEnvironment();
+            ExampleSettings settings = fromEnvironment();
+            refusals.accept(settings);
+            return settings;
         } catch (IllegalArgumentException e) {
             System.err.println("Cannot start the example: " + e.getMessage());
             System.exit(2);
@@ -235,7 +262,9 @@ public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode,
             case "jdbc" -> StoreKind.JDBC;
             case "redis" -> StoreKind.REDIS;
             case "pg" -> StoreKind.PG;
-            default -> throw new IllegalArgumentException("IDEMPOTENCY_STORE must be jdbc, redis or pg, was '" + v + "'");
+            case "r2dbc" -> StoreKind.R2DBC;
+            default -> throw new IllegalArgumentException("IDEMPOTENCY_STORE must be jdbc, redis, pg or r2dbc, was '"
+                    + v + "'");
         });
     }
 

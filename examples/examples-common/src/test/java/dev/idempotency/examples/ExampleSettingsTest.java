@@ -62,6 +62,9 @@ class ExampleSettingsTest {
         ExampleSettings pg = ExampleSettings.from(Map.of("DATABASE_URL", "postgresql://app@db:5433/shop"));
         assertThat(pg.store(true)).isEqualTo(ExampleSettings.StoreKind.PG);
         assertThat(pg.store(false)).isEqualTo(ExampleSettings.StoreKind.JDBC);
+        assertThat(pg.store(ExampleSettings.StoreKind.R2DBC)).isEqualTo(ExampleSettings.StoreKind.R2DBC);
+        assertThat(ExampleSettings.defaults().store(ExampleSettings.StoreKind.R2DBC))
+                .isEqualTo(ExampleSettings.StoreKind.JDBC);
         assertThat(ExampleSettings.from(Map.of("DATABASE_URL", "jdbc:postgresql://db/shop?user=app")).store(true))
                 .isEqualTo(ExampleSettings.StoreKind.PG);
         assertThat(ExampleSettings.from(Map.of("DATABASE_URL", "jdbc:mariadb://db/shop")).store(true))
@@ -100,6 +103,11 @@ class ExampleSettingsTest {
                 .hasMessageContaining("IDEMPOTENCY_STORE=pg needs a PostgreSQL DATABASE_URL");
         assertThatThrownBy(() -> ExampleSettings.from(Map.of("DATABASE_URL", "postgresql://u@db/shop",
                 "IDEMPOTENCY_STORE", "pg")).store(false)).hasMessageContaining("only").hasMessageContaining("Vert.x");
+        assertThatThrownBy(() -> ExampleSettings.from(Map.of("IDEMPOTENCY_STORE", "r2dbc")))
+                .hasMessageContaining("IDEMPOTENCY_STORE=r2dbc needs a PostgreSQL DATABASE_URL");
+        assertThatThrownBy(() -> ExampleSettings.from(Map.of("DATABASE_URL", "postgresql://u@db/shop",
+                "IDEMPOTENCY_STORE", "r2dbc")).store(ExampleSettings.StoreKind.PG))
+                .hasMessageContaining("only").hasMessageContaining("WebFlux");
         assertThatThrownBy(() -> ExampleSettings.from(Map.of("DATABASE_URL", "mysql://u:secret@db/shop")))
                 .hasMessageContaining("DATABASE_URL").hasMessageNotContaining("secret");
     }

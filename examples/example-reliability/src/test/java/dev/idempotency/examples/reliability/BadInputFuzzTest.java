@@ -44,7 +44,9 @@ import net.jqwik.api.statistics.Statistics;
  * idempotency record and no order behind.
  *
  * <p>One service process per mode ({@code reserve}, {@code atomic}, {@code optimistic}) on the same
- * schema serves all tries, each try picking one — one at a time, the modes answer alike. Real
+ * schema serves all tries, each try picking one — one at a time, the modes answer alike — and a
+ * fourth, the WebFlux service on {@code R2dbcStore} in the reserve mode, whose only difference the
+ * oracle knows is its body limit (the engine's 1 MiB, not Javalin's 1,000,000 bytes). Real
  * processes rather than an in-process server: the point is the whole HTTP stack (Jetty's parser,
  * the Javalin plugin, the engine, the store) as a client meets it, the same way as the other
  * proofs; starting one JVM per try would cost seconds each.
@@ -64,7 +66,9 @@ class BadInputFuzzTest {
     private static final int JAVALIN_BODY_LIMIT = 1_000_000;
 
     private static PostgresSchema schema;
-    private static final List<String> MODES = List.of("reserve", "atomic", "optimistic");
+    /** The WebFlux service (R2dbcStore, reserve mode) beside the Javalin ones: its body limit is the engine's. */
+    private static final String WEBFLUX = "webflux-reserve";
+    private static final List<String> MODES = List.of("reserve", "atomic", "optimistic", WEBFLUX);
     /** One service per mode, all on the same schema: sequential requests get the same answers in every mode. */
     private static final Map<String, ExampleProcess> services = new HashMap<>();
     private static Connection db;
@@ -75,8 +79,11 @@ class BadInputFuzzTest {
     static void startService() throws Exception {
         schema = PostgresSchema.create("rel_fuzz");
         for (String mode : MODES) {
-            services.put(mode, ExampleProcess.start("fuzz-" + mode,
-                    Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode)));
+            services.put(mode, mode.equals(WEBFLUX)
+                    ? ExampleProcess.start(ExampleService.WEBFLUX_R2DBC, "fuzz-" + mode,
+                            Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", "reserve"))
+                    : ExampleProcess.start("fuzz-" + mode,
+                            Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode)));
         }
         db = schema.connect();
     }
@@ -121,7 +128,7 @@ class BadInputFuzzTest {
     void badInputGetsADocumentedAnswerAndLeavesNothingBehind(@ForAll("modes") String mode,
                                                                @ForAll("keyHeaders") KeyHeader key,
                                                                @ForAll("bodies") Body body) throws Exception {
-        Expected expected = expect(key, body);
+        Expected expected = expect(key, body, mode.equals(WEBFLUX) ? ENGINE_BODY_LIMIT : JAVALIN_BODY_LIMIT);
         long recordsBefore = count("SELECT count(*) FROM idempotency_keys");
         long ordersBefore = count("SELECT count(*) FROM example_orders");
 
@@ -164,7 +171,7 @@ class BadInputFuzzTest {
     record Expected(int status, String code, boolean replayed, String key) {
     }
 
-    private static Expected expect(KeyHeader header, Body body) {
+    private static Expected expect(KeyHeader header, Body body, int serverBodyLimit) {
         int headerBytes = header.lines().stream().mapToInt(l -> l.length + 2).sum() + 150;
         if (headerBytes > HEADER_LIMIT) {
             return new Expected(431, null, false, null); // Jetty: Request Header Fields Too Large
@@ -176,7 +183,7 @@ class BadInputFuzzTest {
             }
         }
         boolean bodyValid = isValidOrder(body.bytes());
-        boolean overJavalinLimit = body.bytes().length > JAVALIN_BODY_LIMIT;
+        boolean overJavalinLimit = body.bytes().length > serverBodyLimit;
         List<String> values = values(header.lines()).stream().map(BadInputFuzzTest::trimOws).toList();
         if (values.isEmpty()) {
             return overJavalinLimit ? new Expected(413, null, false, null)

@@ -51,11 +51,15 @@ class DatabaseOutageTest {
         }
     }
 
-    /** Javalin in every mode as before; Vert.x/PgStore in the two modes with a reservation. */
+    /**
+     * Javalin in every mode as before; Vert.x/PgStore in the two modes with a reservation;
+     * WebFlux/R2dbcStore in the reserve mode, its orders and records on one R2DBC pool.
+     */
     static List<Arguments> proxyCases() {
         return List.of(Arguments.of(ExampleService.JAVALIN_JDBC, "reserve"), Arguments.of(ExampleService.JAVALIN_JDBC, "atomic"),
                 Arguments.of(ExampleService.JAVALIN_JDBC, "optimistic"),
-                Arguments.of(ExampleService.VERTX_PG, "reserve"), Arguments.of(ExampleService.VERTX_PG, "atomic"));
+                Arguments.of(ExampleService.VERTX_PG, "reserve"), Arguments.of(ExampleService.VERTX_PG, "atomic"),
+                Arguments.of(ExampleService.WEBFLUX_R2DBC, "reserve"));
     }
 
     /**

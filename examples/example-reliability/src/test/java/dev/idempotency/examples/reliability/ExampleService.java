@@ -32,7 +32,16 @@ enum ExampleService {
      * {@code @Transactional} service, which joins the reservation's transaction. Runs on example-spring's own runtime classpath like {@link #VERTX_PG}, with the
      * versions Spring Boot's BOM chooses.
      */
-    SPRING_JDBC("spring", "JdbcStore", "dev.idempotency.examples.spring.SpringExample", "spring");
+    SPRING_JDBC("spring", "JdbcStore", "dev.idempotency.examples.spring.SpringExample", "spring"),
+
+    /**
+     * The Spring WebFlux example, its orders and its records ({@code R2dbcStore}) over one R2DBC
+     * pool; reserve and optimistic modes only. Runs on example-webflux's own runtime classpath.
+     */
+    WEBFLUX_R2DBC("webflux", "R2dbcStore", "dev.idempotency.examples.webflux.WebFluxExample", "webflux");
+
+    /** The service without an atomic mode, for the atomic cases' {@code @EnumSource(mode = EXCLUDE)}. */
+    static final String NO_ATOMIC_MODE = "WEBFLUX_R2DBC";
 
     private final String framework;
     private final String store;

@@ -1,0 +1,85 @@
+package dev.idempotency.examples.webflux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idempotency.examples.ExampleContractTest;
+import dev.idempotency.examples.ExampleSettings;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** The examples' HTTP contract against the WebFlux service (embedded H2, JdbcStore). */
+class WebFluxExampleTest extends ExampleContractTest {
+
+    @Override
+    protected Optional<String> atomicModeRefusal() {
+        return Optional.of(WebFluxExample.ATOMIC_REFUSED);
+    }
+
+    @Override
+    protected RunningExample start(ExampleSettings settings) {
+        WebFluxExample.Services services = WebFluxExample.Services.open(settings);
+        ConfigurableApplicationContext context = WebFluxExample.start(services);
+        int port = WebFluxExample.port(context);
+        return new RunningExample() {
+            @Override
+            public int port() {
+                return port;
+            }
+
+            @Override
+            public String startupLine() {
+                return services.app().startupLine("webflux", port);
+            }
+
+            @Override
+            public void close() {
+                context.close(); // stops the server, then closes the engine and the databases
+            }
+        };
+    }
+
+    /**
+     * WebFlux's own refusals of a body, with or without a key, are problem documents: a wildcard
+     * {@code Content-Type} 415, a body over 1 MiB 413; a body of 300 KB (over WebFlux's default
+     * codec limit) is read like in the other examples.
+     */
+    @Test
+    void webFluxBodyRefusalsAreProblemsAndBodiesUpToTheEngineLimitAreRead() throws Exception {
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        String padded = "{\"item\":\"book\",\"quantity\":1,\"pad\":\"" + "x".repeat(300_000) + "\"}";
+        String tooLong = "{\"item\":\"book\",\"quantity\":1,\"pad\":\"" + "x".repeat(1_100_000) + "\"}";
+        try (RunningExample example = start(settings(Map.of()))) {
+            URI orders = URI.create("http://127.0.0.1:" + example.port() + "/orders");
+            for (String key : new String[] {null, UUID.randomUUID().toString()}) {
+                HttpResponse<String> wildcard = send(http, orders, key, "*/*", "{\"item\":\"book\",\"quantity\":1}");
+                assertThat(wildcard.statusCode()).as(wildcard.body()).isEqualTo(415);
+                assertThat(wildcard.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+
+                HttpResponse<String> large = send(http, orders, key, "application/json", padded);
+                assertThat(large.statusCode()).as(large.body()).isEqualTo(201);
+            }
+            HttpResponse<String> over = send(http, orders, null, "application/json", tooLong);
+            assertThat(over.statusCode()).isEqualTo(413);
+            assertThat(over.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(new ObjectMapper().readTree(over.body()).path("code").asText()).isEqualTo("body_too_large");
+        }
+    }
+
+    private static HttpResponse<String> send(HttpClient http, URI uri, String key, String contentType, String body)
+            throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).header("Content-Type", contentType)
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (key != null) {
+            request.header("Idempotency-Key", key);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
