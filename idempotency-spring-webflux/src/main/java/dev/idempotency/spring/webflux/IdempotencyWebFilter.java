@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
+import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -46,12 +47,19 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
     private final CoveredPaths paths;
     private final int order;
     private final EngineSteps steps;
+    private final ServerCodecConfigurer codecs;
 
     IdempotencyWebFilter(IdempotencyEngine engine, List<String> paths, int order) {
+        this(engine, paths, order, ServerCodecConfigurer.create());
+    }
+
+    /** {@code codecs}: the application's, to parse a held multipart body again. */
+    IdempotencyWebFilter(IdempotencyEngine engine, List<String> paths, int order, ServerCodecConfigurer codecs) {
         this.engine = engine;
         this.paths = new CoveredPaths(paths);
         this.order = order;
         this.steps = new EngineSteps(engine);
+        this.codecs = codecs;
     }
 
     /** Stops the schedulers of a blocking store's calls (the engine is its owner's to close). */
@@ -99,8 +107,10 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
     }
 
     private Mono<Void> keyed(ServerWebExchange exchange, WebFilterChain chain, DispatchedPath path, Principal principal) {
-        return BufferedRequest.read(exchange.getRequest(), engine.config().maxRequestBodyBytes())
-                .map(Optional::of)
+        Mono<byte[]> body = BufferedExchange.isForm(exchange.getRequest())
+                ? BufferedExchange.formBody(exchange)
+                : BufferedRequest.read(exchange.getRequest(), engine.config().maxRequestBodyBytes());
+        return body.map(Optional::of)
                 .onErrorResume(error -> {
                     log.debug("Request body could not be read; answered 400: {}", error.getClass().getName());
                     return Mono.just(Optional.empty());
@@ -110,11 +120,11 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
                         return Replies.write(engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_BODY_UNREADABLE, null)
                                 .toReply(), exchange.getResponse());
                     }
-                    byte[] body = read.get();
-                    ExchangeRequestView view = new ExchangeRequestView(exchange, path, principal, body);
-                    ServerWebExchange buffered = exchange.mutate()
-                            .request(new BufferedRequest(exchange.getRequest(), body, exchange.getResponse().bufferFactory()))
-                            .build();
+                    byte[] bytes = read.get();
+                    ExchangeRequestView view = new ExchangeRequestView(exchange, path, principal, bytes);
+                    ServerWebExchange buffered = new BufferedExchange(exchange.mutate()
+                            .request(new BufferedRequest(exchange.getRequest(), bytes, exchange.getResponse().bufferFactory()))
+                            .build(), codecs);
                     return decide(view).flatMap(decision -> apply(decision, buffered, chain));
                 });
     }

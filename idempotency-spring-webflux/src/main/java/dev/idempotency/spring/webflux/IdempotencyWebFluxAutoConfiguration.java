@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Mono;
 
@@ -34,7 +35,8 @@ public class IdempotencyWebFluxAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(name = "idempotencyWebFilter")
-    IdempotencyWebFilter idempotencyWebFilter(IdempotencyProperties properties, ObjectProvider<IdempotencyEngine> engines) {
+    IdempotencyWebFilter idempotencyWebFilter(IdempotencyProperties properties, ObjectProvider<IdempotencyEngine> engines,
+                                              ObjectProvider<ServerCodecConfigurer> codecs) {
         if (properties.getMode() == Mode.ATOMIC) {
             throw new IllegalStateException(ATOMIC_REFUSED);
         }
@@ -42,6 +44,7 @@ public class IdempotencyWebFluxAutoConfiguration {
         if (engine.config().mode() == Mode.ATOMIC) {
             throw new IllegalStateException(ATOMIC_REFUSED);
         }
-        return new IdempotencyWebFilter(engine, properties.getPaths(), properties.getOrder());
+        return new IdempotencyWebFilter(engine, properties.getPaths(), properties.getOrder(),
+                codecs.getIfUnique(ServerCodecConfigurer::create));
     }
 }

@@ -1,0 +1,191 @@
+package dev.idempotency.spring.webflux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.codec.multipart.Part;
+import org.springframework.security.config.web.server.ServerHttpSecurity;
+import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.security.web.server.csrf.CsrfToken;
+import org.springframework.security.web.server.csrf.DefaultCsrfToken;
+import org.springframework.security.web.server.csrf.ServerCsrfTokenRepository;
+import org.springframework.security.web.server.csrf.ServerCsrfTokenRequestAttributeHandler;
+import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatchers;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+/**
+ * A keyed request's body read as a URL-encoded form or as multipart data (the exchange's
+ * {@code getFormData()} and {@code getMultipartData()}, which read the request's body themselves)
+ * reaches the handler whole after the filter has read it, also when Spring Security's CSRF check
+ * read the form first; and it is what the record's fingerprint is taken over.
+ */
+class FormBodiesTest {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final String FORM = "application/x-www-form-urlencoded";
+    private static final String BOUNDARY = "b0undary";
+
+    private static ConfigurableApplicationContext context;
+    private static URI base;
+    private static Forms forms;
+
+    @BeforeAll
+    static void start() {
+        SpringApplication application = new SpringApplication(FormService.class);
+        context = application.run("--server.port=0", "--server.address=127.0.0.1", "--spring.autoconfigure.exclude=",
+                "--idempotency.enabled=true", "--idempotency.paths=/form,/csrf/form,/upload");
+        base = WebFluxConformanceTest.baseUri(context);
+        forms = context.getBean(Forms.class);
+    }
+
+    @AfterAll
+    static void stop() {
+        context.close();
+    }
+
+    @Test
+    void aKeyedFormReachesTheHandlerWholeAndIsReplayed() throws Exception {
+        String key = UUID.randomUUID().toString();
+        int before = forms.runs.get();
+        HttpResponse<String> first = post("/form", key, FORM, "item=book&quantity=2&note=a%20b%26c");
+        HttpResponse<String> retry = post("/form", key, FORM, "item=book&quantity=2&note=a%20b%26c");
+        HttpResponse<String> otherForm = post("/form", key, FORM, "item=pen&quantity=2&note=a%20b%26c");
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.body()).contains("item=book", "quantity=2", "note=a b&c");
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(otherForm.statusCode()).isEqualTo(422);
+        assertThat(forms.runs.get() - before).isEqualTo(1);
+    }
+
+    @Test
+    void aFormSpringSecurityReadForItsCsrfTokenFirstIsFingerprintedWhole() throws Exception {
+        String key = UUID.randomUUID().toString();
+        int before = forms.runs.get();
+        HttpResponse<String> first = post("/csrf/form", key, FORM, "_csrf=t0ken&item=book");
+        HttpResponse<String> retry = post("/csrf/form", key, FORM, "_csrf=t0ken&item=book");
+        HttpResponse<String> otherForm = post("/csrf/form", key, FORM, "_csrf=t0ken&item=pen");
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.body()).contains("item=book");
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(otherForm.statusCode()).isEqualTo(422);
+        assertThat(forms.runs.get() - before).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyedMultipartBodyReachesTheHandlerWholeAndIsReplayed() throws Exception {
+        String key = UUID.randomUUID().toString();
+        int before = forms.runs.get();
+        String multipart = "--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"item\"\r\n\r\nbook\r\n"
+                + "--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n"
+                + "Content-Type: text/plain\r\n\r\nthe file's text\r\n--" + BOUNDARY + "--\r\n";
+        String type = "multipart/form-data; boundary=" + BOUNDARY;
+        HttpResponse<String> first = post("/upload", key, type, multipart);
+        HttpResponse<String> retry = post("/upload", key, type, multipart);
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.body()).contains("item=book", "file=the file's text");
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(forms.runs.get() - before).isEqualTo(1);
+    }
+
+    private static HttpResponse<String> post(String path, String key, String type, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(base.resolve(path))
+                .header("Idempotency-Key", key)
+                .header("Content-Type", type)
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+                .build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** CSRF checked on {@code /csrf/**} against a fixed token, taken from the form as browsers send it. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(Forms.class)
+    static class FormService {
+
+        @Bean
+        SecurityWebFilterChain web(ServerHttpSecurity http) {
+            CsrfToken token = new DefaultCsrfToken("X-CSRF-TOKEN", "_csrf", "t0ken");
+            ServerCsrfTokenRepository fixed = new ServerCsrfTokenRepository() {
+                @Override
+                public Mono<CsrfToken> generateToken(ServerWebExchange exchange) {
+                    return Mono.just(token);
+                }
+
+                @Override
+                public Mono<Void> saveToken(ServerWebExchange exchange, CsrfToken csrfToken) {
+                    return Mono.empty();
+                }
+
+                @Override
+                public Mono<CsrfToken> loadToken(ServerWebExchange exchange) {
+                    return Mono.just(token);
+                }
+            };
+            return http.csrf(csrf -> csrf.csrfTokenRepository(fixed)
+                            .csrfTokenRequestHandler(new ServerCsrfTokenRequestAttributeHandler())
+                            .requireCsrfProtectionMatcher(ServerWebExchangeMatchers.pathMatchers("/csrf/**")))
+                    .authorizeExchange(exchanges -> exchanges.anyExchange().permitAll())
+                    .build();
+        }
+    }
+
+    /** Echoes the form or the parts it was given, with a run count. */
+    @RestController
+    static class Forms {
+
+        final AtomicInteger runs = new AtomicInteger();
+
+        @PostMapping("/form")
+        Mono<String> form(ServerWebExchange exchange) {
+            return exchange.getFormData().map(form -> runs.incrementAndGet() + " " + form.toSingleValueMap());
+        }
+
+        @PostMapping("/csrf/form")
+        Mono<String> csrfForm(ServerWebExchange exchange) {
+            return form(exchange);
+        }
+
+        @PostMapping("/upload")
+        Mono<String> upload(ServerWebExchange exchange) {
+            return exchange.getMultipartData().flatMap(parts -> {
+                Part item = parts.getFirst("item");
+                Part file = parts.getFirst("file");
+                return Mono.zip(text(item), text(file)).map(texts ->
+                        runs.incrementAndGet() + " item=" + texts.getT1() + " file=" + texts.getT2());
+            });
+        }
+
+        private static Mono<String> text(Part part) {
+            return DataBufferUtils.join(part.content()).map(joined -> {
+                String text = joined.toString(StandardCharsets.UTF_8);
+                DataBufferUtils.release(joined);
+                return text;
+            });
+        }
+    }
+
+}
