@@ -22,7 +22,7 @@ import reactor.core.publisher.Mono;
  * body itself, which can be read only once: a URL-encoded form is therefore read through that
  * exchange's own cached form data (which Spring Security's CSRF check may have read already) and
  * held as its re-encoding ({@link #formBody}); multipart data is parsed again from the held bytes
- * with the application's codecs.
+ * with the application's codecs, and deleted by {@link #cleanupMultipart} when the exchange has ended.
  */
 final class BufferedExchange extends ServerWebExchangeDecorator {
 
@@ -30,6 +30,7 @@ final class BufferedExchange extends ServerWebExchangeDecorator {
             MultiValueMap.class, String.class, Part.class);
 
     private final Mono<MultiValueMap<String, Part>> multipartData;
+    private volatile boolean multipartRead;
 
     /** {@code exchange}: one whose request is a {@link BufferedRequest}. */
     BufferedExchange(ServerWebExchange exchange, ServerCodecConfigurer codecs) {
@@ -40,7 +41,24 @@ final class BufferedExchange extends ServerWebExchangeDecorator {
 
     @Override
     public Mono<MultiValueMap<String, Part>> getMultipartData() {
+        multipartRead = true;
         return multipartData;
+    }
+
+    /**
+     * Deletes the parts parsed here (a large file part is kept in a temporary file), as WebFlux
+     * does for its own exchange's once the exchange has ended: the filter calls it then.
+     */
+    @Override
+    public Mono<Void> cleanupMultipart() {
+        if (!multipartRead) {
+            return Mono.empty();
+        }
+        return multipartData.onErrorComplete()
+                .flatMapIterable(MultiValueMap::values)
+                .flatMapIterable(parts -> parts)
+                .flatMap(part -> part.delete().onErrorComplete())
+                .then();
     }
 
     /** Whether the request's body is a URL-encoded form, to be read with {@link #formBody}. */

@@ -122,10 +122,14 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
                     }
                     byte[] bytes = read.get();
                     ExchangeRequestView view = new ExchangeRequestView(exchange, path, principal, bytes);
-                    ServerWebExchange buffered = new BufferedExchange(exchange.mutate()
+                    BufferedExchange buffered = new BufferedExchange(exchange.mutate()
                             .request(new BufferedRequest(exchange.getRequest(), bytes, exchange.getResponse().bufferFactory()))
                             .build(), codecs);
-                    return decide(view).flatMap(decision -> apply(decision, buffered, chain));
+                    // WebFlux deletes the parts of its own exchange only: these are deleted here.
+                    return Mono.usingWhen(Mono.just(buffered),
+                            b -> decide(view).flatMap(decision -> apply(decision, b, chain)),
+                            BufferedExchange::cleanupMultipart, (b, e) -> b.cleanupMultipart(),
+                            BufferedExchange::cleanupMultipart);
                 });
     }
 

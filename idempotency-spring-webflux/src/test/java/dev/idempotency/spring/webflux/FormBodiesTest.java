@@ -2,13 +2,19 @@ package dev.idempotency.spring.webflux;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,6 +25,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.codec.ServerCodecConfigurer;
+import org.springframework.http.codec.multipart.DefaultPartHttpMessageReader;
+import org.springframework.http.codec.multipart.MultipartHttpMessageReader;
 import org.springframework.http.codec.multipart.Part;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.web.server.SecurityWebFilterChain;
@@ -28,7 +37,9 @@ import org.springframework.security.web.server.csrf.ServerCsrfTokenRepository;
 import org.springframework.security.web.server.csrf.ServerCsrfTokenRequestAttributeHandler;
 import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatchers;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.util.FileSystemUtils;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
@@ -44,6 +55,8 @@ class FormBodiesTest {
     private static final String FORM = "application/x-www-form-urlencoded";
     private static final String BOUNDARY = "b0undary";
 
+    private static final Path PARTS = partsDirectory();
+
     private static ConfigurableApplicationContext context;
     private static URI base;
     private static Forms forms;
@@ -58,8 +71,17 @@ class FormBodiesTest {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws IOException {
         context.close();
+        FileSystemUtils.deleteRecursively(PARTS);
+    }
+
+    private static Path partsDirectory() {
+        try {
+            return Files.createTempDirectory("form-bodies-parts");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test
@@ -112,6 +134,30 @@ class FormBodiesTest {
         assertThat(forms.runs.get() - before).isEqualTo(1);
     }
 
+    @Test
+    void theTemporaryFileOfALargeKeyedPartIsDeletedOnceTheExchangeHasEnded() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String large = "x".repeat(400_000); // above the parts' 256 KiB kept in memory
+        String multipart = "--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"item\"\r\n\r\nbook\r\n"
+                + "--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n"
+                + "Content-Type: text/plain\r\n\r\n" + large + "\r\n--" + BOUNDARY + "--\r\n";
+        HttpResponse<String> first = post("/upload", key, "multipart/form-data; boundary=" + BOUNDARY, multipart);
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.body()).endsWith("file=" + large);
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (filesIn(PARTS) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(filesIn(PARTS)).isZero();
+    }
+
+    private static long filesIn(Path directory) throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.count();
+        }
+    }
+
     private static HttpResponse<String> post(String path, String key, String type, String body) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(base.resolve(path))
                 .header("Idempotency-Key", key)
@@ -120,11 +166,30 @@ class FormBodiesTest {
                 .build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** CSRF checked on {@code /csrf/**} against a fixed token, taken from the form as browsers send it. */
+    /**
+     * CSRF checked on {@code /csrf/**} against a fixed token, taken from the form as browsers send it;
+     * parts too large to be kept in memory written to {@link #PARTS}.
+     */
     @SpringBootConfiguration
     @EnableAutoConfiguration
     @Import(Forms.class)
     static class FormService {
+
+        @Bean
+        WebFluxConfigurer partsDirectory() {
+            return new WebFluxConfigurer() {
+                @Override
+                public void configureHttpMessageCodecs(ServerCodecConfigurer codecs) {
+                    DefaultPartHttpMessageReader parts = new DefaultPartHttpMessageReader();
+                    try {
+                        parts.setFileStorageDirectory(PARTS);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                    codecs.defaultCodecs().multipartReader(new MultipartHttpMessageReader(parts));
+                }
+            };
+        }
 
         @Bean
         SecurityWebFilterChain web(ServerHttpSecurity http) {
