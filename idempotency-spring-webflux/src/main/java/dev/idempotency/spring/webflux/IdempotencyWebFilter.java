@@ -2,6 +2,7 @@ package dev.idempotency.spring.webflux;
 
 import dev.idempotency.core.Decision;
 import dev.idempotency.core.Execution;
+import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
 import dev.idempotency.spring.internal.CoveredPaths;
@@ -16,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
+import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.server.ServerWebExchange;
@@ -107,20 +109,12 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
     }
 
     private Mono<Void> keyed(ServerWebExchange exchange, WebFilterChain chain, DispatchedPath path, Principal principal) {
-        Mono<byte[]> body = BufferedExchange.isForm(exchange.getRequest())
+        boolean form = BufferedExchange.isForm(exchange.getRequest());
+        Mono<byte[]> body = form
                 ? BufferedExchange.formBody(exchange)
                 : BufferedRequest.read(exchange.getRequest(), engine.config().maxRequestBodyBytes());
-        return body.map(Optional::of)
-                .onErrorResume(error -> {
-                    log.debug("Request body could not be read; answered 400: {}", error.getClass().getName());
-                    return Mono.just(Optional.empty());
-                })
-                .flatMap(read -> {
-                    if (read.isEmpty()) {
-                        return Replies.write(engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_BODY_UNREADABLE, null)
-                                .toReply(), exchange.getResponse());
-                    }
-                    byte[] bytes = read.get();
+        return body.onErrorResume(error -> Replies.write(unread(error, form), exchange.getResponse()).then(Mono.empty()))
+                .flatMap(bytes -> {
                     ExchangeRequestView view = new ExchangeRequestView(exchange, path, principal, bytes);
                     BufferedExchange buffered = new BufferedExchange(exchange.mutate()
                             .request(new BufferedRequest(exchange.getRequest(), bytes, exchange.getResponse().bufferFactory()))
@@ -131,6 +125,17 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
                             BufferedExchange::cleanupMultipart, (b, e) -> b.cleanupMultipart(),
                             BufferedExchange::cleanupMultipart);
                 });
+    }
+
+    /** The answer to a keyed request whose body could not be read: 413 for a form larger than the codecs read, else 400. */
+    private HttpReply unread(Throwable error, boolean form) {
+        log.debug("Request body could not be read: {}", error.getClass().getName());
+        if (error instanceof DataBufferLimitException) {
+            return engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,
+                    "The form exceeds the size the application's codecs read").toReply();
+        }
+        return engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_BODY_UNREADABLE,
+                form ? "The request body could not be read as a URL-encoded form" : null).toReply();
     }
 
     /**

@@ -117,6 +117,21 @@ class FormBodiesTest {
     }
 
     @Test
+    void aFormTooLargeForTheCodecsGets413AndAMalformedOne400InOurWords() throws Exception {
+        int before = forms.runs.get();
+        HttpResponse<String> large = post("/form", UUID.randomUUID().toString(), FORM, "item=" + "x".repeat(300_000));
+        HttpResponse<String> malformed = post("/form", UUID.randomUUID().toString(), FORM, "item=%zz");
+
+        assertThat(large.statusCode()).isEqualTo(413);
+        assertThat(large.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(large.body()).contains("\"code\":\"idempotency_request_too_large\"", "form exceeds");
+        assertThat(malformed.statusCode()).isEqualTo(400);
+        assertThat(malformed.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(malformed.body()).contains("\"code\":\"idempotency_request_body_unreadable\"", "URL-encoded form");
+        assertThat(forms.runs.get() - before).isZero();
+    }
+
+    @Test
     void aKeyedMultipartBodyReachesTheHandlerWholeAndIsReplayed() throws Exception {
         String key = UUID.randomUUID().toString();
         int before = forms.runs.get();
