@@ -3,21 +3,39 @@ package dev.idempotency.spring.webflux;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** A request whose body the filter has read: the handler reads the same bytes again. */
+/**
+ * A request whose body the filter has read: the handler reads the same bytes again, with a
+ * {@code Content-Length} that says how many (a form's re-encoding may be shorter than what came).
+ */
 final class BufferedRequest extends ServerHttpRequestDecorator {
 
     private final byte[] body;
     private final DataBufferFactory buffers;
+    private final HttpHeaders headers;
 
     BufferedRequest(ServerHttpRequest request, byte[] body, DataBufferFactory buffers) {
         super(request);
         this.body = body;
         this.buffers = buffers;
+        long declared = request.getHeaders().getContentLength();
+        if (declared < 0 || declared == body.length) {
+            this.headers = request.getHeaders();
+        } else {
+            HttpHeaders copy = HttpHeaders.copyOf(request.getHeaders());
+            copy.setContentLength(body.length);
+            this.headers = HttpHeaders.readOnlyHttpHeaders(copy);
+        }
+    }
+
+    @Override
+    public HttpHeaders getHeaders() {
+        return headers;
     }
 
     @Override

@@ -65,7 +65,7 @@ class FormBodiesTest {
     static void start() {
         SpringApplication application = new SpringApplication(FormService.class);
         context = application.run("--server.port=0", "--server.address=127.0.0.1", "--spring.autoconfigure.exclude=",
-                "--idempotency.enabled=true", "--idempotency.paths=/form,/csrf/form,/upload");
+                "--idempotency.enabled=true", "--idempotency.paths=/form,/csrf/form,/upload,/raw");
         base = WebFluxConformanceTest.baseUri(context);
         forms = context.getBean(Forms.class);
     }
@@ -114,6 +114,16 @@ class FormBodiesTest {
         assertThat(retry.body()).isEqualTo(first.body());
         assertThat(otherForm.statusCode()).isEqualTo(422);
         assertThat(forms.runs.get() - before).isEqualTo(1);
+    }
+
+    @Test
+    void aHandlerReadingAKeyedFormAsItsRawBodyGetsAContentLengthThatMatchesIt() throws Exception {
+        HttpResponse<String> raw = post("/raw", UUID.randomUUID().toString(), FORM, "note=a%20b%20c&item=%62ook");
+
+        assertThat(raw.statusCode()).isEqualTo(200);
+        String[] lengthAndBody = raw.body().split(" ", 2);
+        assertThat(Long.parseLong(lengthAndBody[0])).isEqualTo(lengthAndBody[1].length());
+        assertThat(lengthAndBody[1]).isEqualTo("note=a+b+c&item=book");
     }
 
     @Test
@@ -247,6 +257,16 @@ class FormBodiesTest {
         @PostMapping("/csrf/form")
         Mono<String> csrfForm(ServerWebExchange exchange) {
             return form(exchange);
+        }
+
+        /** The request's Content-Length, then its body as read: what a handler passing it on would send. */
+        @PostMapping("/raw")
+        Mono<String> raw(ServerWebExchange exchange) {
+            return DataBufferUtils.join(exchange.getRequest().getBody()).map(joined -> {
+                String body = joined.toString(StandardCharsets.UTF_8);
+                DataBufferUtils.release(joined);
+                return exchange.getRequest().getHeaders().getContentLength() + " " + body;
+            });
         }
 
         @PostMapping("/upload")
