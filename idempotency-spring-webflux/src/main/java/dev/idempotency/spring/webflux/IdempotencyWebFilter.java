@@ -127,9 +127,17 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
                 });
     }
 
-    /** The answer to a keyed request whose body could not be read: 413 for a form larger than the codecs read, else 400. */
+    /**
+     * The answer to a keyed request whose body could not be read: 413 for a form larger than the
+     * codecs read, else 400 (also when a filter in front read the body first, which is logged).
+     */
     private HttpReply unread(Throwable error, boolean form) {
         log.debug("Request body could not be read: {}", error.getClass().getName());
+        if (error instanceof BufferedRequest.ReadBefore) {
+            log.warn("A filter in front of the idempotency filter read the request body; the request is refused");
+            return engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_BODY_UNREADABLE,
+                    "The request body was read before it could be fingerprinted").toReply();
+        }
         if (error instanceof DataBufferLimitException) {
             return engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,
                     "The form exceeds the size the application's codecs read").toReply();

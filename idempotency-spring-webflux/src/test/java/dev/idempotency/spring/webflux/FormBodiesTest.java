@@ -24,6 +24,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.http.codec.multipart.DefaultPartHttpMessageReader;
@@ -41,6 +42,8 @@ import org.springframework.util.FileSystemUtils;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
@@ -65,7 +68,7 @@ class FormBodiesTest {
     static void start() {
         SpringApplication application = new SpringApplication(FormService.class);
         context = application.run("--server.port=0", "--server.address=127.0.0.1", "--spring.autoconfigure.exclude=",
-                "--idempotency.enabled=true", "--idempotency.paths=/form,/csrf/form,/upload,/raw");
+                "--idempotency.enabled=true", "--idempotency.paths=/form,/csrf/form,/upload,/raw,/audited");
         base = WebFluxConformanceTest.baseUri(context);
         forms = context.getBean(Forms.class);
     }
@@ -124,6 +127,21 @@ class FormBodiesTest {
         String[] lengthAndBody = raw.body().split(" ", 2);
         assertThat(Long.parseLong(lengthAndBody[0])).isEqualTo(lengthAndBody[1].length());
         assertThat(lengthAndBody[1]).isEqualTo("note=a+b+c&item=book");
+    }
+
+    @Test
+    void aBodyAFilterInFrontReadIsRefusedRatherThanFingerprintedAsEmpty() throws Exception {
+        int before = forms.runs.get();
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> first = post("/audited", key, "application/json", "{\"amount\":100}");
+        HttpResponse<String> other = post("/audited", key, "application/json", "{\"amount\":900}");
+
+        assertThat(first.statusCode()).isEqualTo(400);
+        assertThat(first.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(first.body()).contains("\"code\":\"idempotency_request_body_unreadable\"", "read before");
+        assertThat(other.statusCode()).isEqualTo(400);
+        assertThat(other.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(forms.runs.get() - before).isZero();
     }
 
     @Test
@@ -200,6 +218,12 @@ class FormBodiesTest {
     @Import(Forms.class)
     static class FormService {
 
+        /** A filter in front of the idempotency filter that reads {@code /audited}'s body, and keeps nothing of it. */
+        @Bean
+        WebFilter audit() {
+            return new OrderedAudit();
+        }
+
         @Bean
         WebFluxConfigurer partsDirectory() {
             return new WebFluxConfigurer() {
@@ -243,6 +267,24 @@ class FormBodiesTest {
         }
     }
 
+    static final class OrderedAudit implements WebFilter, Ordered {
+
+        @Override
+        public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+            if (!exchange.getRequest().getPath().value().equals("/audited")) {
+                return chain.filter(exchange);
+            }
+            return DataBufferUtils.join(exchange.getRequest().getBody())
+                    .doOnNext(DataBufferUtils::release)
+                    .then(chain.filter(exchange));
+        }
+
+        @Override
+        public int getOrder() {
+            return -200;
+        }
+    }
+
     /** Echoes the form or the parts it was given, with a run count. */
     @RestController
     static class Forms {
@@ -267,6 +309,11 @@ class FormBodiesTest {
                 DataBufferUtils.release(joined);
                 return exchange.getRequest().getHeaders().getContentLength() + " " + body;
             });
+        }
+
+        @PostMapping("/audited")
+        Mono<String> audited(ServerWebExchange exchange) {
+            return Mono.fromSupplier(() -> "run " + runs.incrementAndGet());
         }
 
         @PostMapping("/upload")
