@@ -27,10 +27,13 @@ import reactor.core.publisher.Mono;
 final class CapturingResponse extends ServerHttpResponseDecorator {
 
     private final Completion completion;
+    private final HttpHeaders before;
 
+    /** {@code response}: not yet handed to the handler; the headers set on it so far are kept for a reply sent instead. */
     CapturingResponse(ServerHttpResponse response, Completion completion) {
         super(response);
         this.completion = completion;
+        this.before = HttpHeaders.copyOf(response.getHeaders());
     }
 
     @Override
@@ -74,6 +77,9 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
         CapturedResponse captured = CapturedResponse.of(status(), headers(), bytes == null ? new byte[0] : bytes);
         return completion.finish(captured).flatMap(instead -> {
             if (instead.isPresent() && !isCommitted()) {
+                HttpHeaders headers = getHeaders();
+                headers.clear(); // the handler's headers go; those of the filters in front of it stay
+                headers.putAll(before);
                 return Replies.write(instead.get(), getDelegate());
             }
             if (bytes == null) {

@@ -14,7 +14,8 @@ import reactor.core.scheduler.Schedulers;
  * {@code inFlightWait}), one for finishing afterwards, so that waiting duplicates can never starve
  * the completion they wait for, nor Reactor's shared bounded elastic scheduler the application's
  * own blocking work. Over an asynchronous store the steps run where they are called, as the stages
- * they return, and no scheduler is created. A step that has started runs to its end even if the
+ * they return, and no scheduler is created; a decision that completes off the event loops goes on
+ * on Reactor's parallel scheduler. A step that has started runs to its end even if the
  * exchange is cancelled meanwhile.
  */
 final class EngineSteps implements AutoCloseable {
@@ -37,9 +38,18 @@ final class EngineSteps implements AutoCloseable {
         }
     }
 
-    /** A step before the handler. */
+    /**
+     * A step before the handler. Over an asynchronous store whose stage completes on a thread of
+     * its own (a Redis client's I/O thread, say), the result is handed to Reactor's parallel
+     * scheduler, so that the handler never runs on the store's thread.
+     */
     <T> Mono<T> decide(Supplier<? extends CompletionStage<T>> step) {
-        return run(step, decisions);
+        if (decisions != null) {
+            return run(step, decisions);
+        }
+        return run(step, null).flatMap(result -> Schedulers.isInNonBlockingThread()
+                ? Mono.just(result)
+                : Mono.just(result).publishOn(Schedulers.parallel()));
     }
 
     /** A step after the handler: finishing or failing the execution. */

@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -53,13 +55,18 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
     private final EngineSteps steps;
     private final ReactiveTransactionJoin join;
     private final HttpReply rolledBack;
+    private final ServerCodecConfigurer codecs;
 
     IdempotencyWebFilter(IdempotencyEngine engine, List<String> paths, int order) {
-        this(engine, paths, order, ReactiveTransactionJoin.NONE);
+        this(engine, paths, order, ReactiveTransactionJoin.NONE, ServerCodecConfigurer.create());
     }
 
-    /** @param join how the handler joins the atomic mode's transaction ({@link ReactiveTransactionJoin#NONE}: not at all) */
-    IdempotencyWebFilter(IdempotencyEngine engine, List<String> paths, int order, ReactiveTransactionJoin join) {
+    /**
+     * @param join   how the handler joins the atomic mode's transaction ({@link ReactiveTransactionJoin#NONE}: not at all)
+     * @param codecs the application's, to parse a held multipart body again
+     */
+    IdempotencyWebFilter(IdempotencyEngine engine, List<String> paths, int order, ReactiveTransactionJoin join,
+                         ServerCodecConfigurer codecs) {
         this.engine = engine;
         this.paths = new CoveredPaths(paths);
         this.order = order;
@@ -67,6 +74,7 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
         this.join = join;
         this.rolledBack = engine.problem("idempotency_transaction_rolled_back", "Transaction rolled back", 500,
                 "A transactional step failed; nothing of this request was committed").toReply();
+        this.codecs = codecs;
     }
 
     /** Stops the schedulers of a blocking store's calls (the engine is its owner's to close). */
@@ -114,24 +122,41 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
     }
 
     private Mono<Void> keyed(ServerWebExchange exchange, WebFilterChain chain, DispatchedPath path, Principal principal) {
-        return BufferedRequest.read(exchange.getRequest(), engine.config().maxRequestBodyBytes())
-                .map(Optional::of)
-                .onErrorResume(error -> {
-                    log.debug("Request body could not be read; answered 400: {}", error.getClass().getName());
-                    return Mono.just(Optional.empty());
-                })
-                .flatMap(read -> {
-                    if (read.isEmpty()) {
-                        return Replies.write(engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_BODY_UNREADABLE, null)
-                                .toReply(), exchange.getResponse());
-                    }
-                    byte[] body = read.get();
-                    ExchangeRequestView view = new ExchangeRequestView(exchange, path, principal, body);
-                    ServerWebExchange buffered = exchange.mutate()
-                            .request(new BufferedRequest(exchange.getRequest(), body, exchange.getResponse().bufferFactory()))
-                            .build();
-                    return decide(view).flatMap(decision -> apply(decision, buffered, chain));
+        boolean form = BufferedExchange.isForm(exchange.getRequest());
+        Mono<byte[]> body = form
+                ? BufferedExchange.formBody(exchange)
+                : BufferedRequest.read(exchange.getRequest(), engine.config().maxRequestBodyBytes());
+        return body.onErrorResume(error -> Replies.write(unread(error, form), exchange.getResponse()).then(Mono.empty()))
+                .flatMap(bytes -> {
+                    ExchangeRequestView view = new ExchangeRequestView(exchange, path, principal, bytes);
+                    BufferedExchange buffered = new BufferedExchange(exchange.mutate()
+                            .request(new BufferedRequest(exchange.getRequest(), bytes, exchange.getResponse().bufferFactory()))
+                            .build(), codecs);
+                    // WebFlux deletes the parts of its own exchange only: these are deleted here.
+                    return Mono.usingWhen(Mono.just(buffered),
+                            b -> decide(view).flatMap(decision -> apply(decision, b, chain)),
+                            BufferedExchange::cleanupMultipart, (b, e) -> b.cleanupMultipart(),
+                            BufferedExchange::cleanupMultipart);
                 });
+    }
+
+    /**
+     * The answer to a keyed request whose body could not be read: 413 for a form larger than the
+     * codecs read, else 400 (also when a filter in front read the body first, which is logged).
+     */
+    private HttpReply unread(Throwable error, boolean form) {
+        log.debug("Request body could not be read: {}", error.getClass().getName());
+        if (error instanceof BufferedRequest.ReadBefore) {
+            log.warn("A filter in front of the idempotency filter read the request body; the request is refused");
+            return engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_BODY_UNREADABLE,
+                    "The request body was read before it could be fingerprinted").toReply();
+        }
+        if (error instanceof DataBufferLimitException) {
+            return engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,
+                    "The form exceeds the size the application's codecs read").toReply();
+        }
+        return engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_BODY_UNREADABLE,
+                form ? "The request body could not be read as a URL-encoded form" : null).toReply();
     }
 
     /**

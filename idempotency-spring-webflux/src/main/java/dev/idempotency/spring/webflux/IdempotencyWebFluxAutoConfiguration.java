@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Mono;
@@ -40,13 +41,15 @@ public class IdempotencyWebFluxAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(name = "idempotencyWebFilter")
-    IdempotencyWebFilter idempotencyWebFilter(IdempotencyProperties properties, ObjectProvider<IdempotencyEngine> engines) {
+    IdempotencyWebFilter idempotencyWebFilter(IdempotencyProperties properties, ObjectProvider<IdempotencyEngine> engines,
+                                              ObjectProvider<ServerCodecConfigurer> codecs) {
         IdempotencyEngine engine = engines.getObject();
         if (engine.config().mode() == Mode.ATOMIC && engine.blocksCaller()) {
             throw new IllegalStateException(ATOMIC_REFUSED);
         }
         ReactiveTransactionJoin join = ClassUtils.isPresent(SPRING_R2DBC, getClass().getClassLoader())
                 ? new R2dbcTransactionJoin() : ReactiveTransactionJoin.NONE;
-        return new IdempotencyWebFilter(engine, properties.getPaths(), properties.getOrder(), join);
+        return new IdempotencyWebFilter(engine, properties.getPaths(), properties.getOrder(), join,
+                codecs.getIfUnique(ServerCodecConfigurer::create));
     }
 }
