@@ -4,6 +4,7 @@ import dev.idempotency.testkit.RawResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -97,7 +98,7 @@ public final class RawHttp {
                 }
                 writeFailure = e;
             }
-            raw = socket.getInputStream().readAllBytes();
+            raw = readAnswer(socket);
         } catch (IOException e) {
             if (writeFailure != null) {
                 e.addSuppressed(writeFailure);
@@ -105,6 +106,45 @@ public final class RawHttp {
             throw e;
         }
         return parse(raw);
+    }
+
+    /**
+     * Everything the server sends until it closes. A server that answers and closes before it read
+     * the whole request (Reactor Netty on a refused header) makes the kernel reset the connection,
+     * which can arrive after its complete answer: that answer is kept; a reset before it is not.
+     */
+    private static byte[] readAnswer(Socket socket) throws IOException {
+        ByteArrayOutputStream received = new ByteArrayOutputStream();
+        byte[] buffer = new byte[8192];
+        try {
+            for (int n; (n = socket.getInputStream().read(buffer)) >= 0; ) {
+                received.write(buffer, 0, n);
+            }
+        } catch (SocketException reset) {
+            if (!isCompleteWithLength(received.toByteArray())) {
+                throw reset;
+            }
+        }
+        return received.toByteArray();
+    }
+
+    /** Whether {@code raw} holds a response head and as many body bytes as its Content-Length says. */
+    private static boolean isCompleteWithLength(byte[] raw) {
+        int headEnd = indexOf(raw, "\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), 0);
+        if (headEnd < 0) {
+            return false;
+        }
+        for (String line : new String(raw, 0, headEnd, StandardCharsets.ISO_8859_1).split("\r\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase("Content-Length")) {
+                try {
+                    return raw.length >= headEnd + 4 + Long.parseLong(line.substring(colon + 1).trim());
+                } catch (NumberFormatException e) {
+                    return false;
+                }
+            }
+        }
+        return false;
     }
 
     static RawResponse parse(byte[] raw) throws IOException {
