@@ -26,7 +26,9 @@ class WebFluxExampleTest extends ExampleContractTest {
     @Override
     protected RunningExample start(ExampleSettings settings) {
         WebFluxExample.Services services = WebFluxExample.Services.open(settings);
-        ConfigurableApplicationContext context = WebFluxExample.start(services);
+        // Each test starts and closes a service: without Reactor Netty's 2 s quiet period on close.
+        ConfigurableApplicationContext context = WebFluxExample.start(services,
+                "--spring.reactor.netty.shutdown-quiet-period=0s");
         int port = WebFluxExample.port(context);
         return new RunningExample() {
             @Override
