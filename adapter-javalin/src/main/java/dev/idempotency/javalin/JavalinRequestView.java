@@ -46,6 +46,12 @@ final class JavalinRequestView implements RequestView {
         return fragment == null ? ctx.path() : ctx.path() + "#" + fragment;
     }
 
+    /** The servlet's raw query string. */
+    @Override
+    public String query() {
+        return ctx.queryString();
+    }
+
     /** Jetty gives one element per header field line. */
     @Override
     public List<String> headers(String name) {

@@ -64,7 +64,7 @@ class LateResponsesTest {
         String key = newKey();
         int before = controller.runs(route);
         List<HttpResponse<byte[]>> responses = concurrently(20, "/" + route + "?delayMs=1000", key);
-        HttpResponse<byte[]> retry = post("/" + route, key);
+        HttpResponse<byte[]> retry = post("/" + route + "?delayMs=1000", key);
 
         assertThat(controller.runs(route)).isEqualTo(before + 1);
         List<HttpResponse<byte[]>> originals = responses.stream().filter(r -> !replayed(r)).filter(
@@ -83,7 +83,7 @@ class LateResponsesTest {
         String key = newKey();
         int before = controller.runs(route);
         List<HttpResponse<byte[]>> responses = concurrently(20, "/" + route + "?delayMs=1000", key);
-        HttpResponse<byte[]> retry = post("/" + route, key);
+        HttpResponse<byte[]> retry = post("/" + route + "?delayMs=1000", key);
 
         assertThat(controller.runs(route)).isEqualTo(before + 1);
         List<HttpResponse<byte[]>> originals = responses.stream().filter(r -> r.statusCode() == 200).toList();
@@ -110,13 +110,13 @@ class LateResponsesTest {
 
         assertThat(first.statusCode()).isEqualTo(200);
         assertThat(firstChunk).contains("1 of");
-        HttpResponse<byte[]> duringTheStream = post("/" + route, key);
+        HttpResponse<byte[]> duringTheStream = post("/" + route + "?gate=" + gate, key);
         assertThat(duringTheStream.statusCode()).as("still in flight").isEqualTo(409);
 
         controller.open(gate);
         String rest = new String(body.readAllBytes(), StandardCharsets.UTF_8);
         assertThat(rest).contains("2");
-        assertNotStored(post("/" + route, key));
+        assertNotStored(post("/" + route + "?gate=" + gate, key));
         assertThat(controller.runs(route)).isEqualTo(before + 1);
     }
 
@@ -147,10 +147,10 @@ class LateResponsesTest {
             body.close();
 
             // The server learns of it when the connection closes: in flight until then.
-            HttpResponse<byte[]> retry = post("/chunks", key);
+            HttpResponse<byte[]> retry = post("/chunks?gate=" + gate, key);
             for (int i = 0; i < 200 && retry.statusCode() == 409; i++) {
                 Thread.sleep(50);
-                retry = post("/chunks", key);
+                retry = post("/chunks?gate=" + gate, key);
             }
             assertNotStored(retry);
             assertThat(controller.runs("chunks")).isEqualTo(runs);

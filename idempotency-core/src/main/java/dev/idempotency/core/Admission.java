@@ -86,7 +86,7 @@ sealed interface Admission {
         }
         byte[] content = ((ContentCodings.Decoded.Content) decoded).bytes();
         String contentType = request.header("Content-Type");
-        String fingerprint = Fingerprints.of(contentType, config.canonicalizer().canonicalize(content, contentType));
+        String fingerprint = Fingerprints.of(request.query(), contentType, config.canonicalizer().canonicalize(content, contentType));
         return new Admitted(recordKey, fingerprint, watch);
     }
 

@@ -36,6 +36,22 @@ public interface RequestView {
     }
 
     /**
+     * The query string as the client sent it — what follows the {@code ?} of the request target,
+     * not decoded — or {@code null} when there is none. The record is filed without it, but it is
+     * part of the fingerprint: a handler reads it, so a retry that changes it is another request.
+     * Defaults to the query of {@link #requestTarget()}.
+     */
+    default String query() {
+        String target = requestTarget();
+        int start = target == null ? -1 : target.indexOf('?');
+        if (start < 0) {
+            return null;
+        }
+        int fragment = target.indexOf('#', start);
+        return target.substring(start + 1, fragment < 0 ? target.length() : fragment);
+    }
+
+    /**
      * Every value of the named header, one element per header field line, in arrival order;
      * empty when absent. Names are matched case-insensitively.
      */

@@ -191,8 +191,9 @@ class IdempotencyEngineTest {
         Decision.Proceed first = proceed(engine.before(post("/orders?debug=true", "k1", BODY, "X-Tenant-Id", "t1")));
         assertThat(first.execution().key()).isEqualTo(new RecordKey("t1", "POST", "/orders", "k1"));
 
-        problemIgnoringBody(engine.before(post("/orders", "k1", BODY, "X-Tenant-Id", "t1")), 409);
-        problemIgnoringBody(engine.before(post("/orders/", "k1", BODY, "X-Tenant-Id", "t1")), 409);
+        problemIgnoringBody(engine.before(post("/orders?debug=true", "k1", BODY, "X-Tenant-Id", "t1")), 409);
+        problemIgnoringBody(engine.before(post("/orders/?debug=true", "k1", BODY, "X-Tenant-Id", "t1")), 409);
+        problemIgnoringBody(engine.before(post("/orders", "k1", BODY, "X-Tenant-Id", "t1")), 422);
         assertThat(engine.before(post("/payments", "k1", BODY, "X-Tenant-Id", "t1"))).isInstanceOf(Decision.Proceed.class);
         assertThat(engine.before(post("/orders", "k1", BODY, "X-Tenant-Id", "t2"))).isInstanceOf(Decision.Proceed.class);
         assertThat(engine.before(request("PUT", "/orders", "k1", BODY, "X-Tenant-Id", "t1")))
@@ -252,6 +253,20 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void aQueryIsHashedRawAheadOfTheMediaTypeBetweenTwoBytesUtf8NeverHas() throws Exception {
+        proceed(engine.before(post("/orders?item=%41&n=1", "k1", "{}")));
+
+        IdempotencyRecord record = memory.find(new RecordKey("public", "POST", "/orders", "k1"), clock.instant())
+                .orElseThrow();
+        MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+        sha256.update((byte) 0xFF);
+        sha256.update("item=%41&n=1".getBytes(StandardCharsets.UTF_8));
+        sha256.update((byte) 0xFF);
+        byte[] expected = sha256.digest("application/json\u0000{}".getBytes(StandardCharsets.UTF_8));
+        assertThat(record.fingerprint()).isEqualTo(HexFormat.of().formatHex(expected));
+    }
+
+    @Test
     void theMediaTypeIsPartOfTheFingerprintButItsParametersAndCaseAreNot() throws Exception {
         AtomicInteger runs = new AtomicInteger();
         run(post("/orders", "k1", BODY), created("{}"), runs);
@@ -288,12 +303,26 @@ class IdempotencyEngineTest {
         assertThat(runs).hasValue(1);
     }
 
-    // 4b. The path
+    // 4b. The path and the query
+    @Test
+    void theQueryIsPartOfTheFingerprintNotOfTheRecord() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        run(post("/orders?dryRun=true", "k1", BODY), created("{}"), runs);
+
+        assertThat(run(post("/orders/?dryRun=true", "k1", BODY), created("{}"), runs).header("Idempotent-Replayed"))
+                .isEqualTo("true");
+        for (String other : List.of("/orders", "/orders?dryRun=false", "/orders?dryRun=true&x=1", "/orders?DRYRUN=true")) {
+            problem(engine.before(post(other, "k1", BODY)), 422, "idempotency_key_conflict");
+        }
+        assertThat(runs).hasValue(1);
+        assertThat(memory.find(new RecordKey("public", "POST", "/orders", "k1"), clock.instant())).isPresent();
+    }
+
     @Test
     void theSpellingsEveryRouterFoldsAreOneRecord() {
         AtomicInteger runs = new AtomicInteger();
         run(post("/orders", "k1", BODY), created("{}"), runs);
-        for (String spelling : List.of("/orders/", "/orders?x=1", "/orders/?x=1&y=2")) {
+        for (String spelling : List.of("/orders/", "/orders?", "/orders/?")) {
             HttpReply reply = run(post(spelling, "k1", BODY), created("{}"), runs);
             assertThat(reply.header("Idempotent-Replayed")).as(spelling).isEqualTo("true");
         }

@@ -40,6 +40,12 @@ final class SpringRequestView implements RequestView {
         return request.getRequestURI();
     }
 
+    /** The servlet's raw query string. */
+    @Override
+    public String query() {
+        return request.getQueryString();
+    }
+
     @Override
     public List<String> headers(String name) {
         Enumeration<String> values = request.getHeaders(name);

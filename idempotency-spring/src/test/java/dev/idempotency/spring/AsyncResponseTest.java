@@ -48,6 +48,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
@@ -265,8 +266,10 @@ class AsyncResponseTest {
         CompletableFuture<HttpResponse<byte[]>> first = HTTP.sendAsync(request("/callable", key),
                 HttpResponse.BodyHandlers.ofByteArray());
         awaitRuns("/callable", 1);
-        CompletableFuture<HttpResponse<byte[]>> second = HTTP.sendAsync(
-                request("/callable?conflict=true&gate=second", key), HttpResponse.BodyHandlers.ofByteArray());
+        // The same request (a twin: headers outside the fingerprint tell its handler to answer 409).
+        HttpRequest twin = HttpRequest.newBuilder(request("/callable", key), (name, value) -> true)
+                .header("X-Conflict", "true").header("X-Gate", "second").build();
+        CompletableFuture<HttpResponse<byte[]>> second = HTTP.sendAsync(twin, HttpResponse.BodyHandlers.ofByteArray());
         awaitRuns("/callable", 2);
 
         GATES.get("main").countDown();
@@ -344,7 +347,7 @@ class AsyncResponseTest {
 
     /**
      * One handler per shape. Each counts its run, writes or computes "run N", waits on its gate
-     * ({@code main} unless {@code gate} names another), then ends with "end"; {@code fail} makes it
+     * ({@code main} unless {@code gate} or {@code X-Gate} names another), then ends with "end"; {@code fail} makes it
      * fail instead, after its first event when it streams.
      */
     @RestController
@@ -379,8 +382,8 @@ class AsyncResponseTest {
 
         @PostMapping("/callable")
         Callable<ResponseEntity<Map<String, Object>>> callable(@RequestParam(defaultValue = "false") boolean fail,
-                                                               @RequestParam(defaultValue = "false") boolean conflict,
-                                                               @RequestParam(defaultValue = "main") String gate) {
+                                                               @RequestHeader(name = "X-Conflict", defaultValue = "false") boolean conflict,
+                                                               @RequestHeader(name = "X-Gate", defaultValue = "main") String gate) {
             int run = ran("/callable");
             return () -> {
                 pass(gate);

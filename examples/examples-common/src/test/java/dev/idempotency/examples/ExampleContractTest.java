@@ -245,7 +245,7 @@ public abstract class ExampleContractTest {
                 .POST(HttpRequest.BodyPublishers.ofString(ORDER)).build(), HttpResponse.BodyHandlers.ofString());
         Thread.sleep(300);
 
-        HttpResponse<String> duplicate = post("/orders", ORDER, "Idempotency-Key", key);
+        HttpResponse<String> duplicate = post("/orders?delayMs=2000", ORDER, "Idempotency-Key", key);
 
         // Whichever reserved the key first ran; on a slow machine that may be the "duplicate".
         assertThat(List.of(first.get(10, TimeUnit.SECONDS).statusCode(), duplicate.statusCode()))
@@ -289,11 +289,11 @@ public abstract class ExampleContractTest {
                 .POST(HttpRequest.BodyPublishers.ofString(ORDER)).build(), HttpResponse.BodyHandlers.ofString());
         Thread.sleep(400);
 
-        HttpResponse<String> duplicate = post("/orders", ORDER, "Idempotency-Key", key);
+        HttpResponse<String> duplicate = post("/orders?delayMs=1500", ORDER, "Idempotency-Key", key);
         HttpResponse<String> unkeyed = post("/orders", "{\"item\":\"pen\",\"quantity\":1}");
         JsonNode listedMeanwhile = json(get("/orders"));
         HttpResponse<String> first = slow.get(10, TimeUnit.SECONDS);
-        HttpResponse<String> retry = post("/orders", ORDER, "Idempotency-Key", key);
+        HttpResponse<String> retry = post("/orders?delayMs=1500", ORDER, "Idempotency-Key", key);
 
         // Whichever took the key first ran; on a very slow machine that may be the "duplicate".
         assertThat(List.of(first.statusCode(), duplicate.statusCode())).containsExactlyInAnyOrder(201, 409);

@@ -120,9 +120,9 @@ class WebFluxConformanceTest extends HttpConformanceTest {
         }
         Thread.sleep(200);
 
-        HttpResponse<byte[]> meanwhile = post("/orders", key, new String(order, StandardCharsets.UTF_8));
+        HttpResponse<byte[]> meanwhile = post("/orders?delayMs=1500", key, new String(order, StandardCharsets.UTF_8));
         Thread.sleep(1500);
-        HttpResponse<byte[]> later = post("/orders", key, new String(order, StandardCharsets.UTF_8));
+        HttpResponse<byte[]> later = post("/orders?delayMs=1500", key, new String(order, StandardCharsets.UTF_8));
 
         assertThat(meanwhile.statusCode()).as("in flight, not released").isEqualTo(409);
         assertThat(later.statusCode()).isEqualTo(201);

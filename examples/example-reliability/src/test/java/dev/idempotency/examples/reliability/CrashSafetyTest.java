@@ -115,7 +115,7 @@ class CrashSafetyTest {
                 .as("the committed reservation outlives the process").isEqualTo(1);
 
         try (ExampleProcess restarted = start(example, "reserve", "reserve-2")) {
-            Answer retry = Answer.post(http, restarted.port(), "/orders", key, Answer.ORDER, Duration.ofSeconds(10));
+            Answer retry = Answer.post(http, restarted.port(), SLOW, key, Answer.ORDER, Duration.ofSeconds(10));
             assertThat(retry.status()).as(retry.describe()).isEqualTo(409);
             assertThat(retry.problemCode()).hasValue("idempotency_request_in_progress");
             assertThat(orders()).as("not executed while the lease runs").isZero();

@@ -141,8 +141,8 @@ class TwoInstancesTest {
             List<Answer> answers = sendTogether(http, ports, key);
             // Whatever ran has finished by now; the last answers came after it.
             List<Answer> later = List.of(
-                    Answer.post(http, ports[0], "/orders", key, Answer.ORDER, REQUEST_TIMEOUT),
-                    Answer.post(http, ports[1], "/orders", key, Answer.ORDER, REQUEST_TIMEOUT));
+                    Answer.post(http, ports[0], PATH, key, Answer.ORDER, REQUEST_TIMEOUT),
+                    Answer.post(http, ports[1], PATH, key, Answer.ORDER, REQUEST_TIMEOUT));
             // Counted once both services are gone (SIGKILL adds no row): their pools, up to 2 × 40
             // connections after a burst in the atomic mode (the Vert.x one's reactive pool keeps
             // them), no longer compete with this query for PostgreSQL's 100.
