@@ -28,8 +28,8 @@ import reactor.core.publisher.Mono;
  * The service's routes, an annotated WebFlux controller returning {@link Mono}s. Bodies are read
  * as bytes and checked by the shared rules ({@link ExampleRequests}), so every framework's example
  * accepts and refuses the same requests; a refusal is a {@link ProblemException}, answered by
- * {@link ProblemAdvice}. {@code delayMs} is waited on a timer, before the write; in the atomic
- * mode's transaction after it, inside the transaction ({@link JoinedWrites}).
+ * {@link ProblemAdvice}. {@code delayMs} is waited on a timer: before the write, or after it
+ * inside the atomic mode's transaction ({@link JoinedWrites}).
  */
 @RestController
 class ShopController {
