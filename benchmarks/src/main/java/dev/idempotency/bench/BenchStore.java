@@ -16,8 +16,8 @@ enum BenchStore {
     PG("pg", "PgStore", Set.of(HttpConfig.RESERVE, HttpConfig.ATOMIC, HttpConfig.REPLAY)),
     /** {@code RedisStore}: any framework; no atomic mode (orders and records share no transaction). */
     REDIS("redis", "RedisStore", Set.of(HttpConfig.OPTIMISTIC, HttpConfig.RESERVE, HttpConfig.REPLAY)),
-    /** {@code R2dbcStore} (idempotency-r2dbc) on the orders' R2DBC pool: WebFlux only; no atomic mode. */
-    R2DBC("r2dbc", "R2dbcStore", Set.of(HttpConfig.OPTIMISTIC, HttpConfig.RESERVE, HttpConfig.REPLAY));
+    /** {@code R2dbcStore} (idempotency-r2dbc) on the orders' R2DBC pool: WebFlux only; every idempotent mode. */
+    R2DBC("r2dbc", "R2dbcStore", Set.of(HttpConfig.OPTIMISTIC, HttpConfig.RESERVE, HttpConfig.ATOMIC, HttpConfig.REPLAY));
 
     private final String label;
     private final String storeClass;

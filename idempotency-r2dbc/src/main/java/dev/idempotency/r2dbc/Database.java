@@ -119,6 +119,11 @@ abstract sealed class Database {
         private final PostgresSql sql;
         private final Sql reserveFresh;
         private final Sql reserve;
+        /**
+         * The DDL for each state the table may be found in ({@link #ddl(boolean, boolean)}), read
+         * from idempotency-jdbc's resources here: not on the connection's event loop.
+         */
+        private final List<List<String>> ddl;
 
         Postgres(PostgresSql sql, long timeoutMillis) {
             super(timeoutMillis, of(sql.find()), of(sql.insertCompleted()), of(sql.complete()), of(sql.release()),
@@ -126,6 +131,13 @@ abstract sealed class Database {
             this.sql = sql;
             reserveFresh = of(sql.reserveFresh());
             reserve = of(sql.reserve());
+            ddl = List.of(sql.ddl(false, false, null), sql.ddl(false, true, null), sql.ddl(true, false, null),
+                    sql.ddl(true, true, null));
+        }
+
+        /** {@link PostgresSql#ddl} for a table that is {@code present} or not, that {@code hasCaller} or not. */
+        private List<String> ddl(boolean present, boolean hasCaller) {
+            return ddl.get((present ? 2 : 0) + (hasCaller ? 1 : 0));
         }
 
         static Sql of(PostgresSql.Statement s) {
@@ -156,16 +168,16 @@ abstract sealed class Database {
         /** In one transaction after the DDL lock, as {@code PgStore}: what runs depends on the table found. */
         @Override
         Mono<Void> createTable(Connection c) {
-            Mono<Void> ddl = drain(c, sql.ddlLock())
+            Mono<Void> created = drain(c, sql.ddlLock())
                     .then(Flux.from(c.createStatement(sql.tableState()).bind(0, sql.renderedTable()).execute())
-                            .concatMap(result -> result.map((row, metadata) -> sql.ddl(
+                            .concatMap(result -> result.map((row, metadata) -> ddl(
                                     Boolean.TRUE.equals(row.get("present", Boolean.class)),
-                                    Boolean.TRUE.equals(row.get("caller", Boolean.class)), null)))
+                                    Boolean.TRUE.equals(row.get("caller", Boolean.class)))))
                             .next())
                     .flatMapMany(Flux::fromIterable)
                     .concatMap(statement -> drain(c, statement))
                     .then(Mono.from(c.commitTransaction()));
-            return Mono.from(c.beginTransaction()).then(ddl)
+            return Mono.from(c.beginTransaction()).then(created)
                     .onErrorResume(failure -> Mono.from(c.rollbackTransaction()).onErrorResume(rollback -> Mono.empty())
                             .then(Mono.error(failure)));
         }
@@ -225,6 +237,8 @@ abstract sealed class Database {
         private static final Logger log = LoggerFactory.getLogger(R2dbcStore.class);
 
         private final MariaDbSql sql;
+        /** The DDL, read from idempotency-jdbc's resources here: not on the connection's event loop. */
+        private final List<String> ddl;
         /** Whether the server has named locks; without them (Galera), batches run without the purge lock. */
         private volatile boolean namedLocks = true;
 
@@ -232,6 +246,7 @@ abstract sealed class Database {
             super(timeoutMillis, of(sql.find()), of(sql.upsert()), of(sql.complete()), of(sql.release()),
                     of(sql.renew()), of(sql.purge()), sql.columnsRowProbe(), sql);
             this.sql = sql;
+            this.ddl = sql.ddl();
         }
 
         private static Sql of(MariaDbSql.Statement s) {
@@ -259,7 +274,7 @@ abstract sealed class Database {
         Mono<Void> createTable(Connection c) {
             Mono<Void> unlock = drain(c, sql.ddlUnlock());
             return Mono.usingWhen(drain(c, sql.ddlLock()).thenReturn(c),
-                    locked -> Flux.fromIterable(sql.ddl()).concatMap(statement -> drain(c, statement)).then(),
+                    locked -> Flux.fromIterable(ddl).concatMap(statement -> drain(c, statement)).then(),
                     locked -> unlock, (locked, failure) -> unlock, locked -> unlock);
         }
 

@@ -131,7 +131,8 @@ public final class R2dbcStore implements AsyncTransactionalStore {
     /**
      * Creates the table and its index if missing and adds the caller to a table from before it
      * ({@code V4}): idempotency-jdbc's DDL, serialized between instances. For development and
-     * tests: production schemas belong in migrations.
+     * tests: production schemas belong in migrations. The DDL was read when the store was built,
+     * so a call on an event loop blocks nothing.
      */
     public CompletionStage<Void> createTableIfMissing() {
         return stage(connected(db::createTable)

@@ -198,7 +198,7 @@ public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode,
     /**
      * {@link #fromEnvironmentOrExit()} with the framework's own refusals: {@code refusals} throws
      * an {@link IllegalArgumentException} saying why for a setting that framework's example cannot
-     * run (the WebFlux example: the atomic mode).
+     * run (the WebFlux example: the atomic mode anywhere but on R2DBC).
      */
     public static ExampleSettings fromEnvironmentOrExit(Consumer<ExampleSettings> refusals) {
         try {

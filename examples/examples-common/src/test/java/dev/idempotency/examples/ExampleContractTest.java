@@ -60,8 +60,9 @@ public abstract class ExampleContractTest {
     }
 
     /**
-     * What a service that has no atomic mode says when started with {@code IDEMPOTENCY_MODE=atomic}
-     * (an {@link IllegalArgumentException} from {@link #start}); empty (the default) when it runs it.
+     * What a service that has no atomic mode on this class's {@link #storage()} says when started
+     * with {@code IDEMPOTENCY_MODE=atomic} (an {@link IllegalArgumentException} from {@link #start});
+     * empty (the default) when it runs it.
      */
     protected Optional<String> atomicModeRefusal() {
         return Optional.empty();

@@ -3,7 +3,6 @@ package dev.idempotency.spring.webflux;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
-import dev.idempotency.jdbc.internal.PostgresSql;
 import dev.idempotency.r2dbc.R2dbcStore;
 import dev.idempotency.testkit.internal.PostgresTestSchema;
 import io.r2dbc.pool.ConnectionPool;
@@ -66,9 +65,8 @@ class R2dbcOrderService {
                 "--orders.schema=" + schema.name, "--orders.name=" + name};
     }
 
-    /** The tables, over JDBC (R2dbcStore.createTableIfMissing reads its DDL on an event loop). */
+    /** The orders' table, over JDBC; the store creates its own ({@link #r2dbcStore}). */
     static void createTables(PostgresTestSchema schema) {
-        PostgresSql.forTable(R2dbcStore.DEFAULT_TABLE).ddl(false, false, null).forEach(schema::execute);
         schema.execute("CREATE TABLE orders (idempotency_key TEXT NOT NULL)");
     }
 
@@ -85,9 +83,15 @@ class R2dbcOrderService {
                 .maxAcquireTime(Duration.ofSeconds(5)).build());
     }
 
+    /**
+     * The store, its table created if missing: the DDL statements run on the connections' event loop,
+     * where BlockHound (installed for the test run) fails any blocking call, such as reading a resource.
+     */
     @Bean
     R2dbcStore r2dbcStore(ConnectionPool pool) {
-        return R2dbcStore.create(pool);
+        R2dbcStore store = R2dbcStore.create(pool);
+        store.createTableIfMissing().toCompletableFuture().join();
+        return store;
     }
 
     @Bean(destroyMethod = "close")

@@ -34,9 +34,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Vert.x example on {@code PgStore}, whose atomic mode writes the order through the reservation's
  * reactive connection, and the Spring Boot example on {@code JdbcStore}, whose atomic mode writes it
  * with {@code JdbcTemplate} in a {@code @Transactional} service that joins the reservation's
- * transaction as Spring's current one; the WebFlux example on {@code R2dbcStore}, which has no
- * atomic mode, in the reserve case only. Before the kill the test sees the order's INSERT and the
- * reservation's held by the same database backend, inside one open transaction.
+ * transaction as Spring's current one, and the WebFlux example on {@code R2dbcStore}, whose atomic
+ * mode writes it with {@code DatabaseClient} in a {@code TransactionalOperator} that joins the
+ * reservation's transaction as Spring's current reactive one. Before the kill the test sees the
+ * order's INSERT and the reservation's held by the same database backend, inside one open
+ * transaction.
  */
 class CrashSafetyTest {
 
@@ -56,7 +58,7 @@ class CrashSafetyTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = ExampleService.class, mode = EnumSource.Mode.EXCLUDE, names = ExampleService.NO_ATOMIC_MODE)
+    @EnumSource(ExampleService.class)
     void atomicModeKilledInsideTheTransactionLeavesNothingAndTheRetryRunsOnce(ExampleService example) throws Exception {
         String key = "crash-" + UUID.randomUUID();
 
@@ -139,7 +141,7 @@ class CrashSafetyTest {
      * A backend of the service is inside a transaction and holds the lock an INSERT into
      * {@code example_orders} takes, which it keeps until commit or rollback — and the same backend
      * holds the one the reservation's INSERT into {@code idempotency_keys} took: the order is
-     * written in the reservation's own transaction (for Spring, through the joined transaction),
+     * written in the reservation's own transaction (for Spring and WebFlux, through the joined transaction),
      * not in one of its own that merely has not committed yet.
      */
     private boolean orderWrittenButNotCommitted() {

@@ -68,11 +68,13 @@ class DatabaseOutageTest {
      * orders go through HikariCP as Javalin's do; the case took 11–12 s and showed nothing the
      * others do not: 3 December 2026, 65–78 × 201, 61–67 × 503 database_unavailable.) Spring Boot
      * in the atomic mode, where the terminated backend holds the transaction its
-     * {@code @Transactional} {@code JdbcTemplate} writes joined.
+     * {@code @Transactional} {@code JdbcTemplate} writes joined; WebFlux/R2dbcStore likewise, the
+     * transaction its {@code TransactionalOperator} joined.
      */
     static List<Arguments> terminateCases() {
         return List.of(Arguments.of(ExampleService.JAVALIN_JDBC, "reserve"), Arguments.of(ExampleService.JAVALIN_JDBC, "atomic"),
-                Arguments.of(ExampleService.VERTX_PG, "atomic"), Arguments.of(ExampleService.SPRING_JDBC, "atomic"));
+                Arguments.of(ExampleService.VERTX_PG, "atomic"), Arguments.of(ExampleService.SPRING_JDBC, "atomic"),
+                Arguments.of(ExampleService.WEBFLUX_R2DBC, "atomic"));
     }
 
     @ParameterizedTest(name = "{0}, {1}")

@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * line with a PostgreSQL {@code DATABASE_URL}: the Javalin example on {@code JdbcStore}, or the
  * Vert.x example on {@code PgStore} (the reactive Vert.x SQL client; in the atomic mode its keyed
  * {@code POST}s write the order through the reservation's reactive connection), or the Spring Boot
- * example on {@code JdbcStore}.
+ * example on {@code JdbcStore}, or the Spring WebFlux example on {@code R2dbcStore}.
  */
 enum ExampleService {
 
@@ -36,12 +36,11 @@ enum ExampleService {
 
     /**
      * The Spring WebFlux example, its orders and its records ({@code R2dbcStore}) over one R2DBC
-     * pool; reserve and optimistic modes only. Runs on example-webflux's own runtime classpath.
+     * pool; in the atomic mode its keyed {@code POST}s write the order with {@code DatabaseClient}
+     * in a {@code TransactionalOperator} that joins the reservation's transaction (Spring's current
+     * reactive one). Runs on example-webflux's own runtime classpath.
      */
     WEBFLUX_R2DBC("webflux", "R2dbcStore", "dev.idempotency.examples.webflux.WebFluxExample", "webflux");
-
-    /** The service without an atomic mode, for the atomic cases' {@code @EnumSource(mode = EXCLUDE)}. */
-    static final String NO_ATOMIC_MODE = "WEBFLUX_R2DBC";
 
     private final String framework;
     private final String store;

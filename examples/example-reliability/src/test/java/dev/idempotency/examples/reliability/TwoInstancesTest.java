@@ -34,8 +34,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * run is answered with its own {@code 201}, one response is stored, and later retries replay it.
  *
  * <p>{@code reserve} and {@code atomic} run against each {@link ExampleService} (Javalin on
- * {@code JdbcStore}, Vert.x on {@code PgStore}, Spring Boot on {@code JdbcStore}; WebFlux on
- * {@code R2dbcStore} in the reserve mode only); {@code optimistic},
+ * {@code JdbcStore}, Vert.x on {@code PgStore}, Spring Boot on {@code JdbcStore}, WebFlux on
+ * {@code R2dbcStore}); {@code optimistic},
  * which proves nothing about a store's exclusion, on Javalin only.
  */
 class TwoInstancesTest {
@@ -53,7 +53,7 @@ class TwoInstancesTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = ExampleService.class, mode = EnumSource.Mode.EXCLUDE, names = ExampleService.NO_ATOMIC_MODE)
+    @EnumSource(ExampleService.class)
     void atomicModeRunsTheHandlerExactlyOnce(ExampleService example) throws Exception {
         Burst burst = burst(example, "atomic");
 

@@ -29,6 +29,13 @@ final class R2dbcShop implements Shop {
 
     /** Connections: as many as the JDBC examples' pool. */
     static final int POOL_SIZE = 16;
+    /** In the atomic mode each keyed request in flight holds one (its transaction), as in the other examples. */
+    static final int ATOMIC_POOL_SIZE = 40;
+    /**
+     * Connections kept open while idle in the atomic mode, as the JDBC examples' atomic pool: a
+     * burst of keyed requests does not wait for new connections to be made.
+     */
+    static final int ATOMIC_MIN_IDLE = 10;
     /** The session's bound on every statement (the store's and these), as JdbcStore's default. */
     static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
@@ -45,8 +52,12 @@ final class R2dbcShop implements Shop {
         this.description = description;
     }
 
-    /** Opens the pool (lazily: the first connection is made by the first statement). */
-    static R2dbcShop open(PostgresUrl url) {
+    /**
+     * Opens the pool (lazily: the first statement makes the first connection, or
+     * {@link #ATOMIC_MIN_IDLE} of them when {@code atomic}), of up to {@link #ATOMIC_POOL_SIZE}
+     * connections when {@code atomic}, else {@link #POOL_SIZE}.
+     */
+    static R2dbcShop open(PostgresUrl url, boolean atomic) {
         for (String name : url.parameters().keySet()) {
             if (!PARAMETERS.contains(name)) {
                 throw new IllegalArgumentException("DATABASE_URL parameter '" + name + "' is not supported by the "
@@ -71,8 +82,9 @@ final class R2dbcShop implements Shop {
         ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration
                 .builder(new PostgresqlConnectionFactory(config.build()))
                 .name("example-r2dbc")
-                .initialSize(0)
-                .maxSize(POOL_SIZE)
+                .initialSize(atomic ? ATOMIC_MIN_IDLE : 0)
+                .minIdle(atomic ? ATOMIC_MIN_IDLE : 0)
+                .maxSize(atomic ? ATOMIC_POOL_SIZE : POOL_SIZE)
                 // a request gets its 503 within seconds when the database is gone
                 .maxAcquireTime(Duration.ofSeconds(2))
                 .maxIdleTime(Duration.ofMinutes(10))

@@ -26,16 +26,20 @@ import org.springframework.context.support.GenericApplicationContext;
  * otherwise, the idempotency records ({@link R2dbcStore}) go through one R2DBC pool; with
  * {@code IDEMPOTENCY_STORE=jdbc} the records are {@code JdbcStore}'s, whose blocking calls the
  * filter runs on bounded elastic schedulers. Without {@code DATABASE_URL}: embedded H2 over JDBC
- * ({@link JdbcShop}). The atomic mode is refused at start.
+ * ({@link JdbcShop}). The atomic mode runs on R2DBC only: a keyed request's order or payment is
+ * written by {@link JoinedWrites}, which joins the reservation's transaction; on JDBC it is
+ * refused at start.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
 @Import({ShopController.class, ProblemAdvice.class, BodyRefusals.class})
 public class WebFluxExample {
 
-    static final String ATOMIC_REFUSED = "IDEMPOTENCY_MODE=atomic is not available in the WebFlux example yet: the "
-            + "atomic mode runs the handler inside the store's transaction, which a reactive handler cannot join. "
-            + "Use IDEMPOTENCY_MODE=reserve or optimistic.";
+    static final String ATOMIC_REFUSED = "IDEMPOTENCY_MODE=atomic needs a PostgreSQL DATABASE_URL in the WebFlux "
+            + "example (e.g. postgresql://postgres@127.0.0.1:5432/test, IDEMPOTENCY_STORE unset or r2dbc): the atomic "
+            + "mode runs the handler inside the store's transaction, which a reactive handler joins on R2DBC, not on "
+            + "JDBC (the embedded H2 default, IDEMPOTENCY_STORE=jdbc, other databases). Set such a DATABASE_URL, or use "
+            + "IDEMPOTENCY_MODE=reserve or optimistic.";
 
     /** The longest body the routes read: the engine's {@code maxRequestBodyBytes}, 1 MiB. */
     static final int MAX_BODY_BYTES = 1 << 20;
@@ -47,9 +51,10 @@ public class WebFluxExample {
         System.out.println(services.app().startupLine("webflux", port(context)));
     }
 
-    /** What this example cannot run: the atomic mode (with idempotency on). */
+    /** What this example cannot run: the atomic mode (with idempotency on) on any store but {@code R2dbcStore}. */
     static void refuseUnsupported(ExampleSettings settings) {
-        if (settings.idempotencyEnabled() && settings.mode() == Mode.ATOMIC) {
+        if (settings.idempotencyEnabled() && settings.mode() == Mode.ATOMIC
+                && settings.store(ExampleSettings.StoreKind.R2DBC) != ExampleSettings.StoreKind.R2DBC) {
             throw new IllegalArgumentException(ATOMIC_REFUSED);
         }
     }
@@ -65,7 +70,9 @@ public class WebFluxExample {
          */
         static Services open(ExampleSettings settings) {
             refuseUnsupported(settings);
-            R2dbcShop r2dbc = settings.postgres().map(R2dbcShop::open).orElse(null);
+            R2dbcShop r2dbc = settings.postgres()
+                    .map(url -> R2dbcShop.open(url, settings.idempotencyEnabled() && settings.mode() == Mode.ATOMIC))
+                    .orElse(null);
             try {
                 ExampleApp app = ExampleApp.create(settings, new ExampleApp.StoreSupport(true,
                         ExampleSettings.StoreKind.R2DBC, (s, url) -> r2dbcStore(r2dbc)));
@@ -119,6 +126,10 @@ public class WebFluxExample {
             // Beans, so they are closed with the context after the server has stopped, in the
             // reverse order: the engine and the JDBC pool (ExampleApp), then the R2DBC pool.
             beans.registerBean("shop", Shop.class, services::shop);
+            if (services.shop() instanceof R2dbcShop r2dbc) {
+                // the atomic mode's writes, which join a keyed request's transaction
+                beans.registerBean(JoinedWrites.class, () -> new JoinedWrites(r2dbc));
+            }
             beans.registerBean("exampleApp", ExampleApp.class, () -> app);
             app.engine().ifPresent(engine -> beans.registerBean("idempotencyEngine", IdempotencyEngine.class,
                     () -> engine,

@@ -1,6 +1,7 @@
 package dev.idempotency.examples.webflux;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.examples.ExampleContractTest;
@@ -9,18 +10,46 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
-/** The examples' HTTP contract against the WebFlux service (embedded H2, JdbcStore). */
+/**
+ * The examples' HTTP contract against the WebFlux service (embedded H2, JdbcStore), where the
+ * atomic mode is refused: it runs on R2DBC only ({@link WebFluxExampleOnR2dbcTest}).
+ */
 class WebFluxExampleTest extends ExampleContractTest {
+
+    private static final String NEEDS_POSTGRES = "IDEMPOTENCY_MODE=atomic needs a PostgreSQL DATABASE_URL in the "
+            + "WebFlux example";
 
     @Override
     protected Optional<String> atomicModeRefusal() {
-        return Optional.of(WebFluxExample.ATOMIC_REFUSED);
+        return Optional.of(NEEDS_POSTGRES);
+    }
+
+    /**
+     * Every store but {@code R2dbcStore} refuses the atomic mode before anything is opened, and
+     * says to use a PostgreSQL {@code DATABASE_URL}: the embedded H2, {@code IDEMPOTENCY_STORE=jdbc}
+     * on PostgreSQL, another database.
+     */
+    @Test
+    void theAtomicModeOnJdbcIsRefusedWithThePostgresAdvice() {
+        for (Map<String, String> env : List.of(Map.<String, String>of(),
+                Map.of("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test", "IDEMPOTENCY_STORE", "jdbc"),
+                Map.of("DATABASE_URL", "jdbc:mariadb://127.0.0.1:3306/test?user=root"))) {
+            Map<String, String> atomic = new HashMap<>(env);
+            atomic.put("IDEMPOTENCY_MODE", "atomic");
+            assertThatThrownBy(() -> WebFluxExample.Services.open(ExampleSettings.from(atomic).withPort(0)))
+                    .as(env.toString())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining(NEEDS_POSTGRES)
+                    .hasMessageContaining("postgresql://");
+        }
     }
 
     @Override
