@@ -98,8 +98,8 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         SpringRequestView view = new SpringRequestView(buffered, path);
         Decision decision;
         try {
-            decision = path.trailingSlash() && view.header(engine.config().headerName()) != null
-                    ? engine.reject(view, ProblemCode.IDEMPOTENCY_PATH_INVALID, DispatchedPath.TRAILING_SLASH)
+            decision = path.refusal() != null && view.header(engine.config().headerName()) != null
+                    ? engine.reject(view, ProblemCode.IDEMPOTENCY_PATH_INVALID, path.refusal())
                     : engine.before(view);
         } catch (SpringRequestView.UnreadableBody e) {
             unreadable(request, response, e);

@@ -89,18 +89,25 @@ class SpringRoutingTest {
         }
     }
 
-    @Test
-    void matrixParametersAndEscapesThatSpringMvcIgnoresShareTheRecord() throws Exception {
-        String key = UUID.randomUUID().toString();
-        RawResponse first = post("/orders;x", key);
-        RawResponse again = post("/orders;y=1", key);
-        RawResponse canonical = post("/orders", key);
-        assertThat(first.status()).isEqualTo(201);
-        assertThat(first.replayed()).isFalse();
-        assertThat(again.replayed()).isTrue();
-        assertThat(canonical.replayed()).isTrue();
-        assertThat(canonical.bodyText()).isEqualTo(first.bodyText());
+    /**
+     * Spring MVC matches {@code /orders;x=1} to {@code /orders} and hands the handler the parameter
+     * ({@code @MatrixVariable}), which the record's path leaves out: refused under a key, so that
+     * {@code ;x=1} and {@code ;x=2} never share a record and a fingerprint.
+     */
+    @ParameterizedTest(name = "POST {0} under a key -> 400")
+    @CsvSource({"/orders;x", "/orders;x=1;y", "/orders/bulk;v=2", "/;x/orders"})
+    void pathParametersAreRefusedUnderAKey(String target) throws Exception {
+        int before = app.executions("orders") + app.executions("bulk");
+        RawResponse refused = post(target, UUID.randomUUID().toString());
+        assertThat(refused.status()).isEqualTo(400);
+        JsonNode problem = JSON.readTree(refused.body());
+        assertThat(problem.path("code").asText()).isEqualTo("idempotency_path_invalid");
+        assertThat(problem.path("detail").asText()).contains("Path parameters");
+        assertThat(app.executions("orders") + app.executions("bulk")).isEqualTo(before);
+    }
 
+    @Test
+    void escapesThatSpringMvcDecodesShareTheRecord() throws Exception {
         String other = UUID.randomUUID().toString();
         int before = app.executions("order-item");
         RawResponse bang = post("/orders/!", other);
@@ -135,11 +142,9 @@ class SpringRoutingTest {
         assertThat(app.executions("orders")).isEqualTo(before + 1);
     }
 
-    /** Spring MVC drops a segment's path parameters, so {@code /;x/orders} has an empty first segment. */
     @ParameterizedTest(name = "POST {0} under a key -> {1}")
     @CsvSource(delimiter = '|', textBlock = """
             //orders      | empty segment
-            /;x/orders    | empty segment
             /orders/.     | dot segment
             """)
     void aRefusedPathIsAnsweredWithItsOwnReason(String target, String reason) throws Exception {

@@ -100,21 +100,21 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
         }
         boolean keyed = request.getHeaders().containsHeader(engine.config().headerName());
         return exchange.getPrincipal().map(Optional::of).defaultIfEmpty(Optional.empty())
-                .flatMap(principal -> keyed && !path.trailingSlash()
+                .flatMap(principal -> keyed && path.refusal() == null
                         ? keyed(exchange, chain, path, principal.orElse(null))
                         : unkeyed(exchange, chain, new ExchangeRequestView(exchange, path, principal.orElse(null), null),
-                                keyed && path.trailingSlash()));
+                                keyed ? path.refusal() : null));
     }
 
     /**
      * Without a key the engine passes the request through, or refuses it when keys are required,
-     * without storage; with a key on a path ending in {@code /} it is refused (WebFlux does not route
-     * it to the path without the slash, under which core would file it). Decided where it is.
+     * without storage; with a key on a path {@link DispatchedPath#refusal() refused} under one (a
+     * trailing slash, {@code ;parameters}) it is refused. Decided where it is.
      */
     private Mono<Void> unkeyed(ServerWebExchange exchange, WebFilterChain chain, ExchangeRequestView view,
-                               boolean trailingSlash) {
-        Mono<Decision> decision = trailingSlash
-                ? Mono.just(engine.reject(view, ProblemCode.IDEMPOTENCY_PATH_INVALID, DispatchedPath.TRAILING_SLASH))
+                               String refusal) {
+        Mono<Decision> decision = refusal != null
+                ? Mono.just(engine.reject(view, ProblemCode.IDEMPOTENCY_PATH_INVALID, refusal))
                 : Mono.fromCompletionStage(() -> engine.beforeAsync(view)); // no key: no storage
         return decision.flatMap(decided -> decided instanceof Decision.Respond respond
                 ? Replies.write(respond.reply(), exchange.getResponse())

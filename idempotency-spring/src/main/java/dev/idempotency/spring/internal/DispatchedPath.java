@@ -19,36 +19,47 @@ import org.springframework.http.server.RequestPath;
  * came: empty segments ({@code //}) and dot segments stay, and core's
  * {@link dev.idempotency.core.RequestPaths#normalize} refuses them.
  *
- * @param path          the record's path as described above
- * @param trailingSlash whether the request path ended in {@code /} (and is not {@code /} itself):
- *                      Spring MVC 7 does not route {@code /orders/} to {@code /orders}, while core
- *                      files both under {@code /orders}, so such a request is refused under a key
+ * <p>Two spellings are refused under a key ({@link #refusal()}): a trailing slash — Spring MVC 7
+ * does not route {@code /orders/} to {@code /orders}, while core files both under {@code /orders} —
+ * and {@code ;parameters}, which the handler can read ({@code @MatrixVariable}) but the record's
+ * path leaves out, so {@code /orders;v=1} and {@code /orders;v=2} would share a record and a
+ * fingerprint.
+ *
+ * @param path    the record's path as described above
+ * @param refusal why a keyed request on this path is refused, or {@code null}
  */
-public record DispatchedPath(String path, boolean trailingSlash) {
+public record DispatchedPath(String path, String refusal) {
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    /** The detail of the refusal of a keyed request whose path ends in {@code /}. */
+    public static final String TRAILING_SLASH = "Spring does not route a path with a trailing slash to the path without it";
+
+    /** The detail of the refusal of a keyed request whose path carries {@code ;parameters}. */
+    public static final String PATH_PARAMETERS = "Path parameters (;name=value) reach the handler but are not part of "
+            + "the idempotency record; send the request without them";
 
     /** The path of {@code within}, a request's {@link RequestPath#pathWithinApplication()}. */
     public static DispatchedPath of(PathContainer within) {
         StringBuilder out = new StringBuilder(within.value().length() + 8);
+        boolean parameters = false;
         for (PathContainer.Element element : within.elements()) {
             if (element instanceof PathContainer.PathSegment segment) {
                 encodeSegment(segment.valueToMatch(), out);
+                parameters |= !segment.parameters().isEmpty();
             } else {
                 out.append('/');
             }
         }
         String path = out.length() == 0 ? "/" : out.toString();
-        return new DispatchedPath(path, path.length() > 1 && path.endsWith("/"));
+        String refusal = path.length() > 1 && path.endsWith("/") ? TRAILING_SLASH : parameters ? PATH_PARAMETERS : null;
+        return new DispatchedPath(path, refusal);
     }
 
     /** A path as it came, for a request whose path Spring could not parse. */
     public static DispatchedPath raw(String path) {
-        return new DispatchedPath(path, false);
+        return new DispatchedPath(path, null);
     }
-
-    /** The detail of the refusal of a keyed request whose path ends in {@code /}. */
-    public static final String TRAILING_SLASH = "Spring does not route a path with a trailing slash to the path without it";
 
     private static void encodeSegment(String value, StringBuilder out) {
         for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
