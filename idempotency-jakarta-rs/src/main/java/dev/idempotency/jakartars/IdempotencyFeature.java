@@ -1,0 +1,217 @@
+package dev.idempotency.jakartars;
+
+import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.store.Store;
+import jakarta.ws.rs.HttpMethod;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.DynamicFeature;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Feature;
+import jakarta.ws.rs.core.FeatureContext;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Idempotency-Key handling for Jakarta REST: register it once and the resources stay as they are.
+ *
+ * <pre>{@code
+ * IdempotencyFeature idempotency = IdempotencyFeature.builder(engine).store(store).build();
+ * ResourceConfig app = new ResourceConfig(OrderResource.class).register(idempotency);
+ * }</pre>
+ *
+ * <p>It binds a request filter, a response filter and a writer interceptor to each resource method
+ * it covers: every method of every resource ({@link Builder#paths} narrows that down to request paths,
+ * {@link Builder#annotatedOnly} to {@link Idempotent} resources), requests whose HTTP method the
+ * engine covers. A method annotated {@link Idempotent} is covered whatever its path and HTTP method,
+ * with its own {@code keyRequired} and {@code ttl}; an engine for those settings is made over the
+ * same store, so they need {@link Builder#store}. The filters run at {@link Priorities#HEADER_DECORATOR}:
+ * after authentication, so the caller is {@code SecurityContext.getUserPrincipal()}; the interceptor
+ * sees the bytes an entity coder (such as gzip, {@link Priorities#ENTITY_CODER}) has written.
+ *
+ * <p>On Jersey it also listens to the request's events, for what Jakarta REST offers no hook for:
+ * an exception the runtime maps (even to a 2xx) releases the key, as does one it leaves unmapped.
+ *
+ * <p>{@link #close()} closes the engines it made (not the one it was given).
+ */
+public final class IdempotencyFeature implements Feature, AutoCloseable {
+
+    private static final String JERSEY_EVENTS = "org.glassfish.jersey.server.monitoring.ApplicationEventListener";
+
+    private final IdempotencyEngine engine;
+    private final Store store;
+    private final PathPatterns paths;
+    private final boolean annotatedOnly;
+    private final Map<Settings, IdempotencyEngine> engines = new ConcurrentHashMap<>();
+
+    private IdempotencyFeature(Builder builder) {
+        this.engine = builder.engine;
+        this.store = builder.store;
+        this.annotatedOnly = builder.annotatedOnly;
+        this.paths = builder.paths.isEmpty() ? null : new PathPatterns(builder.paths);
+    }
+
+    /** A feature over {@code engine}, covering every resource until {@link Builder} says otherwise. */
+    public static Builder builder(IdempotencyEngine engine) {
+        return new Builder(engine);
+    }
+
+    /** {@code builder(engine).build()}: every resource, no per-resource settings. */
+    public static IdempotencyFeature of(IdempotencyEngine engine) {
+        return builder(engine).build();
+    }
+
+    @Override
+    public boolean configure(FeatureContext context) {
+        context.register(new Binding());
+        if (jersey()) {
+            context.register(new JerseyEvents());
+        }
+        return true;
+    }
+
+    private static boolean jersey() {
+        try {
+            Class.forName(JERSEY_EVENTS, false, IdempotencyFeature.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError absent) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        engines.values().forEach(IdempotencyEngine::close);
+        engines.clear();
+    }
+
+    /** Binds the filter to each resource method covered. */
+    private final class Binding implements DynamicFeature {
+        @Override
+        public void configure(ResourceInfo resource, FeatureContext context) {
+            Method method = resource.getResourceMethod();
+            if (method == null) {
+                return;
+            }
+            Idempotent annotation = method.getAnnotation(Idempotent.class);
+            if (annotation == null && resource.getResourceClass() != null) {
+                annotation = resource.getResourceClass().getAnnotation(Idempotent.class);
+            }
+            IdempotencyFilter filter;
+            if (annotation != null) {
+                filter = new IdempotencyFilter(engineFor(Settings.of(annotation, httpMethod(method))), null);
+            } else if (!annotatedOnly) {
+                filter = new IdempotencyFilter(engine, paths);
+            } else {
+                return;
+            }
+            context.register(filter, Priorities.HEADER_DECORATOR);
+        }
+    }
+
+    private IdempotencyEngine engineFor(Settings settings) {
+        IdempotencyConfig base = engine.config();
+        if (settings.sameAs(base)) {
+            return engine;
+        }
+        if (store == null) {
+            throw new IllegalStateException("@Idempotent(keyRequired, ttl) or an HTTP method the engine does not "
+                    + "cover needs an engine of its own: give IdempotencyFeature the engine's store (builder.store)");
+        }
+        return engines.computeIfAbsent(settings, s -> new IdempotencyEngine(store, s.apply(base)));
+    }
+
+    private static String httpMethod(Method method) {
+        for (Annotation annotation : method.getAnnotations()) {
+            HttpMethod http = annotation.annotationType().getAnnotation(HttpMethod.class);
+            if (http != null) {
+                return http.value();
+            }
+        }
+        return null;
+    }
+
+    /** What an {@link Idempotent} resource sets apart from the engine. */
+    private record Settings(boolean keyRequired, Duration ttl, String method) {
+
+        static Settings of(Idempotent annotation, String method) {
+            Duration ttl = annotation.ttl().isEmpty() ? null : Duration.parse(annotation.ttl());
+            return new Settings(annotation.keyRequired(), ttl, method);
+        }
+
+        boolean sameAs(IdempotencyConfig config) {
+            return (!keyRequired || config.keyRequired()) && (ttl == null || ttl.equals(config.ttl()))
+                    && (method == null || config.covers(method));
+        }
+
+        IdempotencyConfig apply(IdempotencyConfig base) {
+            IdempotencyConfig.Builder builder = base.toBuilder();
+            if (keyRequired) {
+                builder.keyRequired(true);
+            }
+            if (ttl != null) {
+                builder.ttl(ttl);
+                if (base.lease().compareTo(ttl) > 0) {
+                    builder.lease(ttl);
+                }
+            }
+            if (method != null && !base.covers(method)) {
+                Set<String> methods = new LinkedHashSet<>(base.methods());
+                methods.add(method);
+                builder.methods(methods);
+            }
+            return builder.build();
+        }
+    }
+
+    /** The feature's settings; the engine carries everything else. */
+    public static final class Builder {
+        private final IdempotencyEngine engine;
+        private final List<String> paths = new ArrayList<>();
+        private Store store;
+        private boolean annotatedOnly;
+
+        private Builder(IdempotencyEngine engine) {
+            this.engine = Objects.requireNonNull(engine, "engine");
+        }
+
+        /**
+         * Ant-style patterns of the request paths covered ({@code /orders}, {@code /orders/*},
+         * {@code /api/**}), matched against the path the record is filed under; every path when
+         * none is given. {@link Idempotent} resources are covered whatever their path.
+         */
+        public Builder paths(String... patterns) {
+            for (String pattern : patterns) {
+                paths.add(Objects.requireNonNull(pattern, "pattern"));
+            }
+            return this;
+        }
+
+        /** Cover only {@link Idempotent} resources. */
+        public Builder annotatedOnly() {
+            this.annotatedOnly = true;
+            return this;
+        }
+
+        /**
+         * The engine's store, over which the engines of {@link Idempotent} resources with settings
+         * of their own are made.
+         */
+        public Builder store(Store store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        public IdempotencyFeature build() {
+            return new IdempotencyFeature(this);
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package dev.idempotency.jakartars;
+
+import dev.idempotency.core.RequestView;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.core.UriInfo;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.SequenceInputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.security.Principal;
+import java.util.List;
+import java.util.Optional;
+
+/** The engine's view of a Jakarta REST request, as a request filter sees it once it was matched. */
+final class JakartaRequestView implements RequestView {
+
+    private final ContainerRequestContext request;
+    private final int bodyLimit;
+    private byte[] body;
+
+    /** {@code bodyLimit}: the engine's request body limit; one byte more is read at most. */
+    JakartaRequestView(ContainerRequestContext request, int bodyLimit) {
+        this.request = request;
+        this.bodyLimit = bodyLimit;
+    }
+
+    @Override
+    public String method() {
+        return request.getMethod();
+    }
+
+    /**
+     * The path the runtime matched its resources against: the application's base path and the
+     * request path within it ({@link UriInfo#getPath(boolean) getPath(false)}), still encoded, with
+     * each segment's matrix parameters removed. Jersey matches its templates on that string: it
+     * sends {@code /orders;x} to {@code /orders} and decodes only what a template captures.
+     */
+    @Override
+    public String path() {
+        return dispatchedPath(request.getUriInfo());
+    }
+
+    static String dispatchedPath(UriInfo uri) {
+        String base = uri.getBaseUri().getRawPath();
+        String within = uri.getPath(false);
+        if (base == null || base.isEmpty()) {
+            base = "/";
+        }
+        StringBuilder path = new StringBuilder(base.length() + within.length() + 1).append(base);
+        if (path.charAt(path.length() - 1) != '/') {
+            path.append('/');
+        }
+        boolean inParameters = false;
+        for (int i = within.startsWith("/") ? 1 : 0; i < within.length(); i++) {
+            char c = within.charAt(i);
+            if (c == '/') {
+                inParameters = false;
+            } else if (c == ';') {
+                inParameters = true;
+            }
+            if (!inParameters) {
+                path.append(c);
+            }
+        }
+        return path.toString();
+    }
+
+    /**
+     * The request URI's path with its raw query and, where the server kept one, its fragment; the
+     * engine refuses a target with a fragment.
+     */
+    @Override
+    public String requestTarget() {
+        URI uri = request.getUriInfo().getRequestUri();
+        StringBuilder target = new StringBuilder(uri.getRawPath() == null ? "/" : uri.getRawPath());
+        if (uri.getRawQuery() != null) {
+            target.append('?').append(uri.getRawQuery());
+        }
+        if (uri.getRawFragment() != null) {
+            target.append('#').append(uri.getRawFragment());
+        }
+        return target.toString();
+    }
+
+    /** The raw query string ({@code UriInfo.getRequestUri().getRawQuery()}), or {@code null} when there is none. */
+    public String query() {
+        return request.getUriInfo().getRequestUri().getRawQuery();
+    }
+
+    @Override
+    public List<String> headers(String name) {
+        List<String> values = request.getHeaders().get(name);
+        return values == null ? List.of() : List.copyOf(values);
+    }
+
+    /**
+     * Up to one byte over the engine's limit (a larger body is refused with 413 anyway); the entity
+     * stream is replaced, so the resource still reads the whole body.
+     */
+    @Override
+    public byte[] body() {
+        if (body == null) {
+            if (!request.hasEntity()) {
+                body = new byte[0];
+                return body;
+            }
+            InputStream in = request.getEntityStream();
+            try {
+                body = in.readNBytes(bodyLimit + 1);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            request.setEntityStream(new SequenceInputStream(new ByteArrayInputStream(body), in));
+        }
+        return body;
+    }
+
+    /** The name of {@link SecurityContext#getUserPrincipal()}, or empty when there is none. */
+    @Override
+    public Optional<String> principalName() {
+        SecurityContext security = request.getSecurityContext();
+        Principal principal = security == null ? null : security.getUserPrincipal();
+        return principal == null || principal.getName() == null || principal.getName().isEmpty()
+                ? Optional.empty() : Optional.of(principal.getName());
+    }
+
+    /** {@code ContainerRequestContext.class} gives the request context; any other type, empty. */
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        return type.isInstance(request) ? Optional.of(type.cast(request)) : Optional.empty();
+    }
+}
