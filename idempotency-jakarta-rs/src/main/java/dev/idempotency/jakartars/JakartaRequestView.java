@@ -69,8 +69,8 @@ final class JakartaRequestView implements RequestView {
     }
 
     /**
-     * The request URI's path with its raw query and, where the server kept one, its fragment; the
-     * engine refuses a target with a fragment.
+     * The request URI's path with its raw query ({@code UriInfo.getRequestUri().getRawQuery()})
+     * and, where the server kept one, its fragment; the engine refuses a target with a fragment.
      */
     @Override
     public String requestTarget() {
@@ -83,11 +83,6 @@ final class JakartaRequestView implements RequestView {
             target.append('#').append(uri.getRawFragment());
         }
         return target.toString();
-    }
-
-    /** The raw query string ({@code UriInfo.getRequestUri().getRawQuery()}), or {@code null} when there is none. */
-    public String query() {
-        return request.getUriInfo().getRequestUri().getRawQuery();
     }
 
     @Override

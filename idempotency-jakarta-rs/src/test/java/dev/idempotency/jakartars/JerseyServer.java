@@ -12,6 +12,7 @@ import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpContainer;
 import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpServerFactory;
 import org.glassfish.jersey.server.ContainerFactory;
 import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.server.ServerProperties;
 
 /**
  * A Jersey application on Grizzly, on a free port of 127.0.0.1.
@@ -31,6 +32,7 @@ final class JerseyServer implements HttpConformanceTest.RunningServer {
     }
 
     static JerseyServer start(ResourceConfig app) throws IOException {
+        app.property(ServerProperties.WADL_FEATURE_DISABLE, true);
         GrizzlyHttpContainer container = ContainerFactory.createContainer(GrizzlyHttpContainer.class, app);
         HttpServer server = GrizzlyHttpServerFactory.createHttpServer(URI.create("http://127.0.0.1:0/"), container,
                 false, null, false);
