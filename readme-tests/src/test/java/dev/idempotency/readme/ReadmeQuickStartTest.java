@@ -42,7 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ReadmeQuickStartTest {
 
     /** The applications the READMEs must describe completely. */
-    private static final List<String> APPS = List.of("javalin", "micronaut", "readme", "spring", "spring-webflux", "vertx",
+    private static final List<String> APPS = List.of("jakarta-rs", "javalin", "micronaut", "readme", "spring", "spring-webflux", "vertx",
             "vertx-pg");
     /** Applications started on PostgreSQL only: the quick start with Liquibase instead of Flyway. */
     private static final List<String> LIQUIBASE_APPS = List.of("micronaut-liquibase", "spring-liquibase");
