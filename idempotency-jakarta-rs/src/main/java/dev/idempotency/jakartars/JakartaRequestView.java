@@ -69,8 +69,8 @@ final class JakartaRequestView implements RequestView {
     }
 
     /**
-     * The request URI's path with its raw query ({@code UriInfo.getRequestUri().getRawQuery()})
-     * and, where the server kept one, its fragment; the engine refuses a target with a fragment.
+     * The request URI's path with its raw query and, where the server kept one, its fragment; the
+     * engine refuses a target with a fragment.
      */
     @Override
     public String requestTarget() {
@@ -83,6 +83,15 @@ final class JakartaRequestView implements RequestView {
             target.append('#').append(uri.getRawFragment());
         }
         return target.toString();
+    }
+
+    /**
+     * {@code UriInfo.getRequestUri().getRawQuery()}: the query as the runtime keeps it, not decoded
+     * (Jersey's Grizzly container escapes the characters a URI may not hold), or {@code null}.
+     */
+    @Override
+    public String query() {
+        return request.getUriInfo().getRequestUri().getRawQuery();
     }
 
     @Override
