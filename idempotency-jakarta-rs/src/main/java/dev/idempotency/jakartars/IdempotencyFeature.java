@@ -72,13 +72,17 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
     @Override
     public boolean configure(FeatureContext context) {
         context.register(new Binding());
-        if (jersey()) {
+        if (jersey(context)) {
             context.register(new JerseyEvents());
         }
         return true;
     }
 
-    private static boolean jersey() {
+    /** Whether the runtime configuring the feature is Jersey, with its request events at hand. */
+    private static boolean jersey(FeatureContext context) {
+        if (!context.getConfiguration().getClass().getName().startsWith("org.glassfish.jersey.")) {
+            return false;
+        }
         try {
             Class.forName(JERSEY_EVENTS, false, IdempotencyFeature.class.getClassLoader());
             return true;
