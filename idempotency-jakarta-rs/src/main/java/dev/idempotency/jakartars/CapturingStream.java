@@ -59,6 +59,15 @@ final class CapturingStream extends OutputStream {
         }
     }
 
+    /**
+     * Sends {@code body} in place of what is held and passes everything written later on (an
+     * inner stream that writes when it is closed); after this, nothing more is held.
+     */
+    void release(byte[] body) throws IOException {
+        held = null;
+        wire.write(body);
+    }
+
     /** Closing is the runtime's business, once the interceptor has decided what to send. */
     @Override
     public void close() {

@@ -5,10 +5,13 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.Store;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
+import jakarta.ws.rs.ext.WriterInterceptor;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -34,8 +37,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * engine covers. A method annotated {@link Idempotent} is covered whatever its path and HTTP method,
  * with its own {@code keyRequired} and {@code ttl}; an engine for those settings is made over the
  * same store, so they need {@link Builder#store}. The filters run at {@link Priorities#HEADER_DECORATOR}:
- * after authentication, so the caller is {@code SecurityContext.getUserPrincipal()}; the interceptor
- * sees the bytes an entity coder (such as gzip, {@link Priorities#ENTITY_CODER}) has written.
+ * after authentication, so the caller is {@code SecurityContext.getUserPrincipal()}. The interceptor
+ * runs inside any entity coder (such as gzip, {@link Priorities#ENTITY_CODER}): it stores the bytes
+ * the writer wrote, and a replay is encoded for the request it answers.
  *
  * <p>On Jersey it also listens to the request's events, for what Jakarta REST offers no hook for:
  * an exception the runtime maps (even to a 2xx) releases the key, as does one it leaves unmapped.
@@ -43,6 +47,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>{@link #close()} closes the engines it made (not the one it was given).
  */
 public final class IdempotencyFeature implements Feature, AutoCloseable {
+
+    /** Inside the entity coders ({@link Priorities#ENTITY_CODER}), before the application's interceptors. */
+    private static final int WRITER_PRIORITY = Priorities.ENTITY_CODER + 500;
 
     private static final String JERSEY_EVENTS = "org.glassfish.jersey.server.monitoring.ApplicationEventListener";
 
@@ -117,7 +124,9 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
             } else {
                 return;
             }
-            context.register(filter, Priorities.HEADER_DECORATOR);
+            context.register(filter, Map.of(ContainerRequestFilter.class, Priorities.HEADER_DECORATOR,
+                    ContainerResponseFilter.class, Priorities.HEADER_DECORATOR,
+                    WriterInterceptor.class, WRITER_PRIORITY));
         }
     }
 

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * The engine around one resource method: the request filter asks it before the method runs (a
  * replay or a problem aborts the request), the response filter finishes a response without an
  * entity, and the writer interceptor holds the entity's bytes as the writer produces them, hands
- * them to the engine, and only then writes them (or the engine's reply instead).
+ * them to the engine, and only then writes them (or the engine's reply instead), inside any entity
+ * coder: the bytes stored are the writer's, and each answer is encoded for its own request.
  *
  * <p>A response that cannot be held whole — larger than {@code maxStoredBodyBytes}, or a
  * {@link StreamingOutput} that flushes — goes to the client as it is written and is finished
@@ -124,7 +125,7 @@ final class IdempotencyFilter implements ContainerRequestFilter, ContainerRespon
             }
             throw e;
         } finally {
-            context.setOutputStream(wire);
+            context.setOutputStream(wire); // the runtime closes the stream it gave, an entity coder's included
         }
         int status = exchange.response.getStatus();
         if (capture.passedOn()) {
@@ -139,7 +140,7 @@ final class IdempotencyFilter implements ContainerRequestFilter, ContainerRespon
             Replies.replaceHeaders(context.getHeaders(), reply);
             body = reply.body();
         }
-        wire.write(body);
+        capture.release(body);
     }
 
     /** The headers as they will be sent, with the entity's media type. */
