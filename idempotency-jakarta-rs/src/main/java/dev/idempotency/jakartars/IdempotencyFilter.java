@@ -137,7 +137,7 @@ final class IdempotencyFilter implements ContainerRequestFilter, ContainerRespon
         if (instead.isPresent()) {
             HttpReply reply = instead.get();
             exchange.response.setStatus(reply.status());
-            Replies.replaceHeaders(context.getHeaders(), reply);
+            Replies.replaceHeadersKeepingEncoding(context.getHeaders(), reply);
             body = reply.body();
         }
         capture.release(body);

@@ -1,6 +1,7 @@
 package dev.idempotency.jakartars;
 
 import dev.idempotency.core.HttpReply;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.RuntimeDelegate;
@@ -26,6 +27,18 @@ final class Replies {
     static void replaceHeaders(MultivaluedMap<String, Object> headers, HttpReply reply) {
         headers.clear();
         reply.headers().forEach((name, values) -> headers.put(name, new ArrayList<>(values)));
+    }
+
+    /**
+     * {@link #replaceHeaders}, for a body that an entity coder already set up will encode: its
+     * {@code Content-Encoding} stays, unless the reply names one.
+     */
+    static void replaceHeadersKeepingEncoding(MultivaluedMap<String, Object> headers, HttpReply reply) {
+        List<Object> encoding = headers.get(HttpHeaders.CONTENT_ENCODING);
+        replaceHeaders(headers, reply);
+        if (encoding != null && reply.header(HttpHeaders.CONTENT_ENCODING) == null) {
+            headers.put(HttpHeaders.CONTENT_ENCODING, encoding);
+        }
     }
 
     /** Header values as strings, each as the runtime writes it ({@code MediaType}, {@code NewCookie}, ...). */

@@ -10,15 +10,20 @@ import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
+import java.io.ByteArrayInputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.GZIPInputStream;
+import org.glassfish.jersey.message.GZipEncoder;
 import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.server.filter.EncodingFilter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,7 +32,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The optimistic mode's late replay: a resource that answers 409 because a twin with its key
  * finished first has its response replaced by the twin's stored one — with an entity (in the
- * writer interceptor) and without (in the response filter).
+ * writer interceptor, encoded as the request asks) and without (in the response filter).
  */
 class LateReplayTest {
 
@@ -58,7 +63,9 @@ class LateReplayTest {
     @BeforeAll
     static void start() throws Exception {
         engine = new IdempotencyEngine(new InMemoryStore(), IdempotencyConfig.builder().mode(Mode.OPTIMISTIC).build());
-        server = JerseyServer.start(new ResourceConfig(Orders.class).register(IdempotencyFeature.of(engine)));
+        ResourceConfig app = new ResourceConfig(Orders.class).register(IdempotencyFeature.of(engine));
+        EncodingFilter.enableFor(app, GZipEncoder.class);
+        server = JerseyServer.start(app);
     }
 
     @AfterAll
@@ -83,29 +90,40 @@ class LateReplayTest {
         return request.build();
     }
 
-    private static void check(String conflict) throws Exception {
+    private static void check(String conflict, boolean gzip) throws Exception {
         String key = "key-" + UUID.randomUUID();
-        CompletableFuture<HttpResponse<String>> slow = HTTP.sendAsync(post(key, "X-Slow", "true", "X-Conflict", conflict),
-                HttpResponse.BodyHandlers.ofString());
+        HttpRequest slowRequest = gzip ? post(key, "X-Slow", "true", "X-Conflict", conflict, "Accept-Encoding", "gzip")
+                : post(key, "X-Slow", "true", "X-Conflict", conflict);
+        CompletableFuture<HttpResponse<byte[]>> slow = HTTP.sendAsync(slowRequest, HttpResponse.BodyHandlers.ofByteArray());
         assertThat(slowStarted.await(10, TimeUnit.SECONDS)).isTrue();
         HttpResponse<String> twin = HTTP.send(post(key), HttpResponse.BodyHandlers.ofString());
         twinDone.countDown();
-        HttpResponse<String> late = slow.get(10, TimeUnit.SECONDS);
+        HttpResponse<byte[]> late = slow.get(10, TimeUnit.SECONDS);
 
         assertThat(twin.statusCode()).isEqualTo(201);
         assertThat(late.statusCode()).isEqualTo(201);
-        assertThat(late.body()).isEqualTo(twin.body());
+        byte[] body = late.body();
+        if (gzip) {
+            assertThat(late.headers().firstValue("Content-Encoding")).hasValue("gzip");
+            body = new GZIPInputStream(new ByteArrayInputStream(body)).readAllBytes();
+        }
+        assertThat(new String(body, StandardCharsets.UTF_8)).isEqualTo(twin.body());
         assertThat(late.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(late.headers().firstValue("Content-Type")).hasValue("application/json");
     }
 
     @Test
     void a409WithAnEntityIsReplacedByTheTwinsResponse() throws Exception {
-        check("entity");
+        check("entity", false);
+    }
+
+    @Test
+    void aGzipped409IsReplacedByTheTwinsResponseGzipped() throws Exception {
+        check("entity", true);
     }
 
     @Test
     void a409WithoutAnEntityIsReplacedByTheTwinsResponse() throws Exception {
-        check("empty");
+        check("empty", false);
     }
 }
