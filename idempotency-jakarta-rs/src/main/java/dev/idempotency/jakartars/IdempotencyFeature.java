@@ -15,6 +15,7 @@ import jakarta.ws.rs.ext.WriterInterceptor;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -118,7 +119,7 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
             }
             IdempotencyFilter filter;
             if (annotation != null) {
-                filter = new IdempotencyFilter(engineFor(Settings.of(annotation, httpMethod(method))), null);
+                filter = new IdempotencyFilter(engineFor(Settings.of(annotation, httpMethod(method), method)), null);
             } else if (!annotatedOnly) {
                 filter = new IdempotencyFilter(engine, paths);
             } else {
@@ -155,9 +156,18 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
     /** What an {@link Idempotent} resource sets apart from the engine. */
     private record Settings(boolean keyRequired, Duration ttl, String method) {
 
-        static Settings of(Idempotent annotation, String method) {
-            Duration ttl = annotation.ttl().isEmpty() ? null : Duration.parse(annotation.ttl());
-            return new Settings(annotation.keyRequired(), ttl, method);
+        static Settings of(Idempotent annotation, String httpMethod, Method resource) {
+            Duration ttl = null;
+            if (!annotation.ttl().isEmpty()) {
+                try {
+                    ttl = Duration.parse(annotation.ttl());
+                } catch (DateTimeParseException e) {
+                    throw new IllegalArgumentException("@Idempotent(ttl = \"" + annotation.ttl() + "\") on "
+                            + resource.getDeclaringClass().getName() + "." + resource.getName()
+                            + " is no ISO-8601 duration (e.g. PT1H)", e);
+                }
+            }
+            return new Settings(annotation.keyRequired(), ttl, httpMethod);
         }
 
         boolean sameAs(IdempotencyConfig config) {

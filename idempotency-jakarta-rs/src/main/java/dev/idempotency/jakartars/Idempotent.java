@@ -10,7 +10,8 @@ import java.lang.annotation.Target;
 /**
  * Puts a resource method (or every method of a resource class) under Idempotency-Key handling,
  * whatever paths {@link IdempotencyFeature} covers and whatever its HTTP method, with settings of
- * its own. The annotation on a method wins over the one on its class.
+ * its own. The annotation on a method wins over the one on its class. It is a name binding too: the
+ * application's own filters annotated with it run on the same resources.
  */
 @NameBinding
 @Documented

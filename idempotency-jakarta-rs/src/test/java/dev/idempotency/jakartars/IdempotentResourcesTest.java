@@ -215,6 +215,22 @@ class IdempotentResourcesTest {
         assertThat(lenient.statusCode()).isEqualTo(201);
     }
 
+    @Path("/bad")
+    public static class BadTtl {
+        @POST
+        @Idempotent(ttl = "1 hour")
+        public Response create() {
+            return ran("bad");
+        }
+    }
+
+    @Test
+    void aTtlThatIsNoDurationFailsTheStartNamingTheResource() {
+        IdempotencyFeature bad = IdempotencyFeature.builder(engine).store(new InMemoryStore()).build();
+        assertThatThrownBy(() -> JerseyServer.start(new ResourceConfig(BadTtl.class).register(bad)))
+                .hasStackTraceContaining("@Idempotent(ttl = \"1 hour\") on " + BadTtl.class.getName() + ".create");
+    }
+
     @Test
     void settingsOfTheirOwnNeedTheStore() {
         IdempotencyFeature withoutStore = IdempotencyFeature.of(engine);
