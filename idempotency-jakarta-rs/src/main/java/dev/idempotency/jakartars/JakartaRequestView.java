@@ -35,12 +35,17 @@ final class JakartaRequestView implements RequestView {
     /**
      * The path the runtime matched its resources against: the application's base path and the
      * request path within it ({@link UriInfo#getPath(boolean) getPath(false)}), still encoded, with
-     * each segment's matrix parameters removed. Jersey matches its templates on that string: it
+     * each segment's {@code ;parameters} removed. Jersey matches its templates on that string: it
      * sends {@code /orders;x} to {@code /orders} and decodes only what a template captures.
      */
     @Override
     public String path() {
         return dispatchedPath(request.getUriInfo());
+    }
+
+    /** Whether a segment of the path carries {@code ;parameters}, which the resource can read. */
+    boolean hasPathParameters() {
+        return request.getUriInfo().getPath(false).indexOf(';') >= 0;
     }
 
     static String dispatchedPath(UriInfo uri) {

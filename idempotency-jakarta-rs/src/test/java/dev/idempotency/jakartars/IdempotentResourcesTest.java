@@ -160,6 +160,19 @@ class IdempotentResourcesTest {
     }
 
     @Test
+    void aKeyedRequestWhosePathCarriesParametersIsRefused() throws Exception {
+        int before = runs("covered");
+        HttpResponse<String> keyed = post("/covered/4;v=2", key());
+        HttpResponse<String> keyless = post("/covered/4;v=2", null);
+
+        assertThat(keyed.statusCode()).isEqualTo(400);
+        assertThat(code(keyed)).isEqualTo("idempotency_path_invalid");
+        assertThat(JSON.readTree(keyed.body()).path("detail").asText()).startsWith("Path parameters (;name=value)");
+        assertThat(keyless.statusCode()).as("without a key the resource runs as usual").isEqualTo(201);
+        assertThat(runs("covered")).isEqualTo(before + 1);
+    }
+
+    @Test
     void anIdempotentResourceRequiresItsKeyWhereTheEngineDoesNot() throws Exception {
         int before = runs("required");
         HttpResponse<String> missing = post("/required", null);
