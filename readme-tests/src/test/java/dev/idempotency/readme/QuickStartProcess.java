@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 final class QuickStartProcess implements AutoCloseable {
 
     static final Duration START_LIMIT = Duration.ofSeconds(60);
+    /** Quick to start on a small, shared machine: no optimising compiler, one GC thread. */
+    static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
     private static final String ORDER = "{\"item\":\"book\",\"quantity\":1}";
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -38,7 +40,9 @@ final class QuickStartProcess implements AutoCloseable {
     static QuickStartProcess start(Path dir, String classpath, String main, Map<String, String> environment,
             List<String> args, Path log) throws Exception {
         int port = freePort();
-        List<String> command = new ArrayList<>(List.of(javaExecutable(), "-cp", classpath, main));
+        List<String> command = new ArrayList<>(List.of(javaExecutable()));
+        command.addAll(JVM_OPTIONS);
+        command.addAll(List.of("-cp", classpath, main));
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());

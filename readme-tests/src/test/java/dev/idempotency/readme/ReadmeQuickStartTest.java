@@ -24,8 +24,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The READMEs' quick starts, as a new user would follow them: install the artifacts with the
  * README's own command into a fresh local repository, make a project of each application's marked
  * blocks ({@link Snippets}: the BOM import, the dependencies, the Java files, the configuration),
- * build it with Maven, start it, and send the same {@code POST /orders} twice: the second answer is
- * the first's replay, and a new key runs the handler again; a request without a key (keys are
+ * build it with Maven (all of them in one reactor), start it, and send the same
+ * {@code POST /orders} twice: the second answer is the first's replay, and a new key runs the handler again; a request without a key (keys are
  * optional by default) is answered by the handler too, never replayed. The Vert.x PostgreSQL one
  * also starts on a schema that does not exist and must exit. The Spring Boot and Micronaut builds
  * are started once more as their READMEs' PostgreSQL sections say, on an empty schema: migrated,
@@ -49,6 +49,7 @@ class ReadmeQuickStartTest {
     /** The Micronaut quick start with micronaut-security and the README's tenant resolver. */
     private static final String MICRONAUT_TENANTS = "micronaut-tenants";
     private static final Duration BUILD_LIMIT = Duration.ofMinutes(6);
+    private static final Duration ALL_BUILDS_LIMIT = Duration.ofMinutes(12);
     private static final Duration PURGE_LIMIT = Duration.ofSeconds(20);
     /**
      * What readme-tests adds to these builds to run the README's tenant recipe: the class
@@ -66,6 +67,7 @@ class ReadmeQuickStartTest {
     private final Path root = Path.of(System.getProperty("idempotency.root", "..")).toAbsolutePath().normalize();
     private final Path work = Path.of("target", "readme-apps").toAbsolutePath();
     private final Map<String, Build> builds = new HashMap<>();
+    private String buildFailure;
     private Snippets snippets;
     private Path repository;
 
@@ -78,7 +80,11 @@ class ReadmeQuickStartTest {
         List<String> install = snippets.installCommands();
         assertThat(install).as("the README's install command").isNotEmpty();
         for (String command : install) {
-            run(root, work.resolve("install.log"), command + " -B -ntp -q -Dmaven.repo.local=" + repository);
+            // useIncrementalCompilation=false: classes this build already compiled are installed as they
+            // are (stale sources are still compiled), rather than every module compiled again because
+            // the jars it depends on were written anew.
+            run(root, work.resolve("install.log"), command + " -B -ntp -q -Dmaven.repo.local=" + repository
+                    + " -Dmaven.compiler.useIncrementalCompilation=false", BUILD_LIMIT);
         }
         assertThat(repository.resolve("dev/idempotency/idempotency-bom")).as("the BOM was installed").isDirectory();
     }
@@ -259,11 +265,29 @@ class ReadmeQuickStartTest {
         }
     }
 
+    /**
+     * {@code app}'s build. The first call writes every quick start's project and builds them all in
+     * one Maven reactor (one JVM, one resolution; {@code --fail-at-end}, so one application's broken
+     * build does not hide the others'); an application whose build failed fails here with the log.
+     */
     private synchronized Build build(String app) throws Exception {
+        if (builds.isEmpty() && buildFailure == null) {
+            buildAll();
+        }
         Build built = builds.get(app);
         if (built == null) {
+            throw new AssertionError("The build of " + app + " failed: " + buildFailure);
+        }
+        return built;
+    }
+
+    private void buildAll() throws Exception {
+        List<String> all = Stream.of(APPS, LIQUIBASE_APPS, List.of(MICRONAUT_TENANTS)).flatMap(List::stream).toList();
+        Map<String, String> mains = new HashMap<>();
+        StringBuilder modules = new StringBuilder();
+        for (String app : all) {
             Path dir = work.resolve(app);
-            String main = QuickStartProject.write(dir, app, snippets);
+            mains.put(app, QuickStartProject.write(dir, app, snippets));
             TenantCheck check = TENANT_CHECK.get(app);
             if (check != null) {
                 String added = check.added();
@@ -272,15 +296,35 @@ class ReadmeQuickStartTest {
                     Files.copy(source, dir.resolve("src/main/java/" + added.replace('.', '/') + ".java"));
                 }
             }
-            run(dir, dir.resolve("build.log"), "mvn -B -ntp -q -Dmaven.repo.local=" + repository + " package"
-                    + " org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath"
-                    + " -Dmdep.includeScope=runtime -Dmdep.outputFile=target/runtime.classpath");
-            String classpath = "target/classes" + java.io.File.pathSeparator
-                    + Files.readString(dir.resolve("target/runtime.classpath")).strip();
-            built = new Build(dir, main, classpath);
-            builds.put(app, built);
+            modules.append("<module>").append(app).append("</module>");
         }
-        return built;
+        // Only lists the projects: not their parent, so each builds with its own pom alone.
+        Files.writeString(work.resolve("pom.xml"), """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <project xmlns="http://maven.apache.org/POM/4.0.0">
+                  <modelVersion>4.0.0</modelVersion>
+                  <groupId>quickstart</groupId>
+                  <artifactId>all</artifactId>
+                  <version>1</version>
+                  <packaging>pom</packaging>
+                  <modules>%s</modules>
+                </project>
+                """.formatted(modules));
+        try {
+            run(work, work.resolve("build.log"), "mvn -B -ntp -q --fail-at-end -Dmaven.repo.local=" + repository
+                    + " package org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath"
+                    + " -Dmdep.includeScope=runtime -Dmdep.outputFile=target/runtime.classpath", ALL_BUILDS_LIMIT);
+        } catch (AssertionError failed) {
+            buildFailure = failed.getMessage(); // which application failed: the one without a class path
+        }
+        for (String app : all) {
+            Path dir = work.resolve(app);
+            Path classpath = dir.resolve("target/runtime.classpath");
+            if (Files.isRegularFile(classpath)) {
+                builds.put(app, new Build(dir, mains.get(app), "target/classes" + java.io.File.pathSeparator
+                        + Files.readString(classpath).strip()));
+            }
+        }
     }
 
     /**
@@ -289,8 +333,10 @@ class ReadmeQuickStartTest {
      */
     private static void doesNotStartWithoutItsTable(Build build, QuickStartDatabase database) throws Exception {
         Path failedLog = build.dir().resolve("app-without-table.log");
-        ProcessBuilder builder = new ProcessBuilder(QuickStartProcess.javaExecutable(), "-cp", build.classpath(),
-                build.main()).directory(build.dir().toFile()).redirectErrorStream(true)
+        List<String> command = new ArrayList<>(List.of(QuickStartProcess.javaExecutable()));
+        command.addAll(QuickStartProcess.JVM_OPTIONS);
+        command.addAll(List.of("-cp", build.classpath(), build.main()));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(build.dir().toFile()).redirectErrorStream(true)
                 .redirectOutput(failedLog.toFile());
         builder.environment().put("DATABASE_URL", database.vertxUriOfAMissingSchema());
         builder.environment().put("PORT", String.valueOf(QuickStartProcess.freePort()));
@@ -307,13 +353,13 @@ class ReadmeQuickStartTest {
     }
 
     /** {@code command} in a shell in {@code dir}, its output to {@code log}; fails with the log's end. */
-    private static void run(Path dir, Path log, String command) throws Exception {
+    private static void run(Path dir, Path log, String command, Duration limit) throws Exception {
         Files.createDirectories(log.getParent());
         Process p = new ProcessBuilder("bash", "-c", command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
-        if (!p.waitFor(BUILD_LIMIT.toSeconds(), TimeUnit.SECONDS)) {
+        if (!p.waitFor(limit.toSeconds(), TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new AssertionError("Timed out after " + BUILD_LIMIT + ": " + command + "; "
+            throw new AssertionError("Timed out after " + limit + ": " + command + "; "
                     + QuickStartProcess.tail(log));
         }
         if (p.exitValue() != 0) {

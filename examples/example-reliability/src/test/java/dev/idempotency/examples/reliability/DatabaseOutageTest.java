@@ -89,7 +89,7 @@ class DatabaseOutageTest {
                      Map.of("DATABASE_URL", schema.exampleUrlThrough(proxy.port()), "IDEMPOTENCY_MODE", mode));
              Load load = warmedUp(http, service)) {
             load.phase("healthy");
-            Thread.sleep(1500);
+            awaitOrders(load, "healthy", Duration.ofSeconds(15));
             load.phase("down");
             proxy.stop();
             Thread.sleep(4000);
@@ -115,7 +115,7 @@ class DatabaseOutageTest {
                      Map.of("DATABASE_URL", schema.exampleUrl(), "IDEMPOTENCY_MODE", mode));
              Load load = warmedUp(http, service)) {
             load.phase("healthy");
-            Thread.sleep(1500);
+            awaitOrders(load, "healthy", Duration.ofSeconds(15));
             load.phase("terminating");
             long terminated = 0;
             long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
