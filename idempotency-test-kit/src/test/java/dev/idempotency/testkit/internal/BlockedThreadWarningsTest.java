@@ -7,6 +7,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.RequestView;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.testkit.InterceptingStore;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -20,7 +21,8 @@ class BlockedThreadWarningsTest {
     void aSlowStoreCallOnTheEventLoopIsCaught() throws Exception {
         InterceptingStore slow = new InterceptingStore(new InMemoryStore(), operation -> {
             try {
-                Thread.sleep(3 * BlockedThreadWarnings.MAX_EVENT_LOOP_MILLIS);
+                // Long enough that a checker thread starved of CPU still finds the loop asleep in it.
+                Thread.sleep(10 * BlockedThreadWarnings.MAX_EVENT_LOOP_MILLIS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -35,7 +37,14 @@ class BlockedThreadWarningsTest {
             });
             done.get(10, TimeUnit.SECONDS);
 
-            assertThat(checker.takeWarnings()).anyMatch(w -> w.inEngineOrStore() && w.waiting());
+            // The checker logs from its own thread, which may finish after the loop went on.
+            List<BlockedThreadWarnings.Warning> warnings = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (warnings.stream().noneMatch(w -> w.inEngineOrStore() && w.waiting()) && System.nanoTime() < deadline) {
+                warnings.addAll(checker.takeWarnings());
+                Thread.sleep(20);
+            }
+            assertThat(warnings).anyMatch(w -> w.inEngineOrStore() && w.waiting());
         }
     }
 }
