@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -106,7 +107,9 @@ class WebFluxExampleTest extends ExampleContractTest {
 
     private static HttpResponse<String> send(HttpClient http, URI uri, String key, String contentType, String body)
             throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri).header("Content-Type", contentType)
+        // A bound, so that a connection the server stops reading fails the test instead of hanging it.
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", contentType)
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (key != null) {
             request.header("Idempotency-Key", key);
