@@ -39,6 +39,14 @@ public final class RequestPaths {
             + "(such as %6F for o, or %2E for a dot), which routers decode differently, so it cannot scope an "
             + "Idempotency-Key";
 
+    /**
+     * The detail of the refusal of a keyed request whose path carries {@code ;parameters}, for the
+     * routers that match {@code /orders;v=2} to {@code /orders} and let the handler read {@code v}:
+     * the record leaves them out, so {@code ;v=1} and {@code ;v=2} would share one.
+     */
+    public static final String PATH_PARAMETERS = "Path parameters (;name=value) reach the handler but are not part "
+            + "of the idempotency record; send the request without them";
+
     private RequestPaths() {
     }
 

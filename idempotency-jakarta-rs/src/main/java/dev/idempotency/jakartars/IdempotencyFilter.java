@@ -40,14 +40,6 @@ final class IdempotencyFilter implements ContainerRequestFilter, ContainerRespon
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
 
-    /**
-     * The detail of the refusal of a keyed request whose path carries {@code ;parameters}: Jersey
-     * matches {@code /orders;v=2} to {@code /orders} and the resource reads {@code v} with
-     * {@code @MatrixParam}, but the record leaves it out, so {@code ;v=1} and {@code ;v=2} would share one.
-     */
-    static final String PATH_PARAMETERS = "Path parameters (;name=value) reach the resource but are not part of "
-            + "the idempotency record; send the request without them";
-
     private final IdempotencyEngine engine;
     private final PathPatterns paths;
 
@@ -70,7 +62,7 @@ final class IdempotencyFilter implements ContainerRequestFilter, ContainerRespon
         Decision decision;
         try {
             decision = view.hasPathParameters() && view.header(engine.config().headerName()) != null
-                    ? engine.reject(view, ProblemCode.IDEMPOTENCY_PATH_INVALID, PATH_PARAMETERS)
+                    ? engine.reject(view, ProblemCode.IDEMPOTENCY_PATH_INVALID, RequestPaths.PATH_PARAMETERS)
                     : engine.before(view);
         } catch (UncheckedIOException e) {
             log.debug("Request body could not be read; answered 400: {}", String.valueOf(e.getCause()));

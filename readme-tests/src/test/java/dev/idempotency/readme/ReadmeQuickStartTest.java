@@ -82,7 +82,8 @@ class ReadmeQuickStartTest {
         for (String command : install) {
             // useIncrementalCompilation=false: classes this build already compiled are installed as they
             // are (stale sources are still compiled), rather than every module compiled again because
-            // the jars it depends on were written anew.
+            // the jars it depends on were written anew. (A module whose dependency changed its API
+            // since that build is then not recompiled: run the build over the changed modules first.)
             run(root, work.resolve("install.log"), command + " -B -ntp -q -Dmaven.repo.local=" + repository
                     + " -Dmaven.compiler.useIncrementalCompilation=false", BUILD_LIMIT);
         }

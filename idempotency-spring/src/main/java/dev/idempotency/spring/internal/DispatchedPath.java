@@ -1,5 +1,6 @@
 package dev.idempotency.spring.internal;
 
+import dev.idempotency.core.RequestPaths;
 import java.nio.charset.StandardCharsets;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
@@ -35,10 +36,6 @@ public record DispatchedPath(String path, String refusal) {
     /** The detail of the refusal of a keyed request whose path ends in {@code /}. */
     public static final String TRAILING_SLASH = "Spring does not route a path with a trailing slash to the path without it";
 
-    /** The detail of the refusal of a keyed request whose path carries {@code ;parameters}. */
-    public static final String PATH_PARAMETERS = "Path parameters (;name=value) reach the handler but are not part of "
-            + "the idempotency record; send the request without them";
-
     /** The path of {@code within}, a request's {@link RequestPath#pathWithinApplication()}. */
     public static DispatchedPath of(PathContainer within) {
         StringBuilder out = new StringBuilder(within.value().length() + 8);
@@ -52,7 +49,7 @@ public record DispatchedPath(String path, String refusal) {
             }
         }
         String path = out.length() == 0 ? "/" : out.toString();
-        String refusal = path.length() > 1 && path.endsWith("/") ? TRAILING_SLASH : parameters ? PATH_PARAMETERS : null;
+        String refusal = path.length() > 1 && path.endsWith("/") ? TRAILING_SLASH : parameters ? RequestPaths.PATH_PARAMETERS : null;
         return new DispatchedPath(path, refusal);
     }
 
