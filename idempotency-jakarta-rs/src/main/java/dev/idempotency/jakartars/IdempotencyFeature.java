@@ -5,6 +5,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.Store;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Feature;
@@ -131,6 +132,19 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
             context.register(filter, Priorities.HEADER_DECORATOR);
             context.register(new IdempotencyWriter(filter.engine()), WRITER_PRIORITY);
         });
+    }
+
+    /**
+     * Tells the filters that {@code request} ended, for a runtime with a completion callback
+     * (Quarkus REST's {@code CompletionCallback}): a covered request whose response never reached
+     * them, after an exception nothing mapped ({@code failure}), releases its key; one whose
+     * response went out unseen counts as sent. Nothing happens to a request already finished.
+     */
+    public static void requestEnded(ContainerRequestContext request, Throwable failure) {
+        Exchange exchange = Exchange.of(request.getProperty(Exchange.PROPERTY));
+        if (exchange != null) {
+            exchange.ended(failure);
+        }
     }
 
     private Optional<IdempotencyFilter> filterFor(ResourceInfo resource) {
