@@ -113,15 +113,6 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
     }
 
     /**
-     * The engine that handles requests to {@code resource}'s method: the feature's, or for an
-     * {@link Idempotent} method with settings of its own, one made for them; empty when the feature
-     * does not cover the method.
-     */
-    public Optional<IdempotencyEngine> engineFor(ResourceInfo resource) {
-        return filterFor(resource).map(IdempotencyFilter::engine);
-    }
-
-    /**
      * Binds the filters to {@code resource}'s method when the feature covers it, as the feature's
      * own {@link DynamicFeature} does. For a runtime whose {@link Feature} cannot register a
      * {@code DynamicFeature} (Quarkus REST): the application's {@code DynamicFeature} calls this.
