@@ -41,4 +41,20 @@ final class Exchange {
         done = true;
         execution.fail(cause);
     }
+
+    /**
+     * The request ended before this exchange was decided: after an exception nothing mapped the
+     * key is released; a response that went out unseen counts as sent.
+     */
+    void ended(Throwable failure) {
+        if (done) {
+            return;
+        }
+        ContainerResponseContext seen = response;
+        if (failure != null || seen == null) {
+            fail(failure != null ? failure : new JerseyEvents.NotWritten());
+        } else {
+            finish(CapturedResponse.uncaptured(seen.getStatus(), Replies.strings(seen.getHeaders())));
+        }
+    }
 }

@@ -5,13 +5,11 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.Store;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Priorities;
-import jakarta.ws.rs.container.ContainerRequestFilter;
-import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
-import jakarta.ws.rs.ext.WriterInterceptor;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -21,6 +19,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -109,26 +108,49 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
     private final class Binding implements DynamicFeature {
         @Override
         public void configure(ResourceInfo resource, FeatureContext context) {
-            Method method = resource.getResourceMethod();
-            if (method == null) {
-                return;
-            }
-            Idempotent annotation = method.getAnnotation(Idempotent.class);
-            if (annotation == null && resource.getResourceClass() != null) {
-                annotation = resource.getResourceClass().getAnnotation(Idempotent.class);
-            }
-            IdempotencyFilter filter;
-            if (annotation != null) {
-                filter = new IdempotencyFilter(engineFor(Settings.of(annotation, httpMethod(method), method)), null);
-            } else if (!annotatedOnly) {
-                filter = new IdempotencyFilter(engine, paths);
-            } else {
-                return;
-            }
-            context.register(filter, Map.of(ContainerRequestFilter.class, Priorities.HEADER_DECORATOR,
-                    ContainerResponseFilter.class, Priorities.HEADER_DECORATOR,
-                    WriterInterceptor.class, WRITER_PRIORITY));
+            bind(resource, context);
         }
+    }
+
+    /**
+     * Binds the filters to {@code resource}'s method when the feature covers it, as the feature's
+     * own {@link DynamicFeature} does. For a runtime whose {@link Feature} cannot register a
+     * {@code DynamicFeature} (Quarkus REST): the application's {@code DynamicFeature} calls this.
+     */
+    public void bind(ResourceInfo resource, FeatureContext context) {
+        filterFor(resource).ifPresent(filter -> {
+            // register(Object, int) per provider: the one registration with priorities every runtime takes
+            context.register(filter, Priorities.HEADER_DECORATOR);
+            context.register(new IdempotencyWriter(filter.engine()), WRITER_PRIORITY);
+        });
+    }
+
+    /**
+     * Tells the filters that {@code request} ended, for a runtime with a completion callback
+     * (Quarkus REST's {@code CompletionCallback}): a covered request whose response never reached
+     * them, after an exception nothing mapped ({@code failure}), releases its key; one whose
+     * response went out unseen counts as sent. Nothing happens to a request already finished.
+     */
+    public static void requestEnded(ContainerRequestContext request, Throwable failure) {
+        Exchange exchange = Exchange.of(request.getProperty(Exchange.PROPERTY));
+        if (exchange != null) {
+            exchange.ended(failure);
+        }
+    }
+
+    private Optional<IdempotencyFilter> filterFor(ResourceInfo resource) {
+        Method method = resource.getResourceMethod();
+        if (method == null) {
+            return Optional.empty();
+        }
+        Idempotent annotation = method.getAnnotation(Idempotent.class);
+        if (annotation == null && resource.getResourceClass() != null) {
+            annotation = resource.getResourceClass().getAnnotation(Idempotent.class);
+        }
+        if (annotation != null) {
+            return Optional.of(new IdempotencyFilter(engineFor(Settings.of(annotation, httpMethod(method), method)), null));
+        }
+        return annotatedOnly ? Optional.empty() : Optional.of(new IdempotencyFilter(engine, paths));
     }
 
     private IdempotencyEngine engineFor(Settings settings) {

@@ -45,12 +45,36 @@ final class JakartaRequestView implements RequestView {
 
     /** Whether a segment of the path carries {@code ;parameters}, which the resource can read. */
     boolean hasPathParameters() {
-        return request.getUriInfo().getPath(false).indexOf(';') >= 0;
+        return encodedPath(request.getUriInfo()).indexOf(';') >= 0;
+    }
+
+    /**
+     * {@link UriInfo#getPath(boolean) getPath(false)}; where the runtime keeps no encoded path
+     * (Quarkus REST refuses with {@code IllegalArgumentException}), the request URI's raw path
+     * within the base URI's.
+     */
+    static String encodedPath(UriInfo uri) {
+        try {
+            return uri.getPath(false);
+        } catch (IllegalArgumentException | UnsupportedOperationException notKept) {
+            String raw = uri.getRequestUri().getRawPath();
+            String base = uri.getBaseUri().getRawPath();
+            if (raw == null) {
+                return "";
+            }
+            if (base != null && base.length() > 1) {
+                String prefix = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
+                if (raw.startsWith(prefix)) {
+                    raw = raw.substring(prefix.length());
+                }
+            }
+            return raw.startsWith("/") ? raw.substring(1) : raw;
+        }
     }
 
     static String dispatchedPath(UriInfo uri) {
         String base = uri.getBaseUri().getRawPath();
-        String within = uri.getPath(false);
+        String within = encodedPath(uri);
         if (base == null || base.isEmpty()) {
             base = "/";
         }

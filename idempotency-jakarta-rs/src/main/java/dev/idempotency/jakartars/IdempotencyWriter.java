@@ -1,0 +1,86 @@
+package dev.idempotency.jakartars;
+
+import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.IdempotencyEngine;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MultivaluedMap;
+import jakarta.ws.rs.core.StreamingOutput;
+import jakarta.ws.rs.ext.WriterInterceptor;
+import jakarta.ws.rs.ext.WriterInterceptorContext;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Finishes a response with an entity for {@link IdempotencyFilter}: it holds the entity's bytes as
+ * the writer produces them, hands them to the engine, and only then writes them (or the engine's
+ * reply instead), inside any entity coder: the bytes stored are the writer's, and each answer is
+ * encoded for its own request. A separate provider from the filter, so that it is registered at
+ * its own priority with {@code register(Object, int)}, which every runtime supports.
+ *
+ * <p>A response that cannot be held whole — larger than {@code maxStoredBodyBytes}, or a
+ * {@link StreamingOutput} that flushes — goes to the client as it is written and is finished
+ * uncaptured once written: a retry gets 410, the resource never runs twice. A writer that fails
+ * before any byte went out releases the key; after, the response counts as sent.
+ */
+final class IdempotencyWriter implements WriterInterceptor {
+
+    private final IdempotencyEngine engine;
+
+    IdempotencyWriter(IdempotencyEngine engine) {
+        this.engine = engine;
+    }
+
+    @Override
+    public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
+        Exchange exchange = Exchange.of(context.getProperty(Exchange.PROPERTY));
+        if (exchange == null || exchange.done() || exchange.response == null) {
+            context.proceed();
+            return;
+        }
+        OutputStream wire = context.getOutputStream();
+        CapturingStream capture = new CapturingStream(wire, engine.config().maxStoredBodyBytes(),
+                context.getEntity() instanceof StreamingOutput);
+        context.setOutputStream(capture);
+        try {
+            context.proceed();
+        } catch (IOException | RuntimeException | Error e) {
+            if (capture.passedOn()) {
+                // Part of it reached the client: the resource ran, and must not run again.
+                exchange.finish(CapturedResponse.uncaptured(exchange.response.getStatus(), headers(context)));
+            } else {
+                exchange.fail(e);
+            }
+            throw e;
+        } finally {
+            context.setOutputStream(wire); // the runtime closes the stream it gave, an entity coder's included
+        }
+        int status = exchange.response.getStatus();
+        if (capture.passedOn()) {
+            exchange.finish(CapturedResponse.uncaptured(status, headers(context)));
+            return;
+        }
+        byte[] body = capture.bytes();
+        Optional<HttpReply> instead = exchange.finish(CapturedResponse.of(status, headers(context), body));
+        if (instead.isPresent()) {
+            HttpReply reply = instead.get();
+            exchange.response.setStatus(reply.status());
+            Replies.replaceHeadersKeepingEncoding(context.getHeaders(), reply);
+            body = reply.body();
+        }
+        capture.release(body);
+    }
+
+    /** The headers as they will be sent, with the entity's media type. */
+    private static Map<String, List<String>> headers(WriterInterceptorContext context) {
+        MultivaluedMap<String, Object> headers = context.getHeaders();
+        Map<String, List<String>> strings = Replies.strings(headers);
+        if (!headers.containsKey(HttpHeaders.CONTENT_TYPE) && context.getMediaType() != null) {
+            strings.put(HttpHeaders.CONTENT_TYPE, List.of(context.getMediaType().toString()));
+        }
+        return strings;
+    }
+}

@@ -1,0 +1,48 @@
+package dev.idempotency.quarkus;
+
+import io.smallrye.common.annotation.Blocking;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The application's own resources under {@code idempotency.paths=/app/**}: one Quarkus runs on a
+ * worker thread, one returning {@code Uni} made {@code @Blocking}, and a {@code GET} returning
+ * {@code Uni}, left on the event loop (the engine does not cover {@code GET}).
+ */
+@Path("/app")
+@Produces(MediaType.APPLICATION_JSON)
+public class OrdersResource {
+
+    static final AtomicInteger ORDERS = new AtomicInteger();
+    static final AtomicInteger LATER = new AtomicInteger();
+
+    @POST
+    @Path("orders")
+    public Response create(byte[] body) {
+        int id = ORDERS.incrementAndGet();
+        return Response.status(201).header("Location", "/app/orders/" + id).header("X-Order-Id", id)
+                .entity("{\"id\":" + id + "}").build();
+    }
+
+    @POST
+    @Path("later")
+    @Blocking
+    public Uni<Response> createLater(byte[] body) {
+        int id = LATER.incrementAndGet();
+        return Uni.createFrom().item(id).onItem().delayIt().by(Duration.ofMillis(300))
+                .map(n -> Response.status(201).header("Location", "/app/later/" + n).entity("{\"id\":" + n + "}").build());
+    }
+
+    @GET
+    @Path("orders")
+    public Uni<String> list() {
+        return Uni.createFrom().item("[]");
+    }
+}
