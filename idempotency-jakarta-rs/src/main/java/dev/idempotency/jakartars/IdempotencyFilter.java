@@ -39,10 +39,13 @@ final class IdempotencyFilter implements ContainerRequestFilter, ContainerRespon
 
     @Override
     public void filter(ContainerRequestContext request) {
-        if (!engine.config().covers(request.getMethod()) || !covered(request)) {
+        if (!engine.config().covers(request.getMethod())) {
             return;
         }
         JakartaRequestView view = new JakartaRequestView(request, engine.config().maxRequestBodyBytes());
+        if (!covered(view.path())) {
+            return;
+        }
         Decision decision;
         try {
             decision = view.hasPathParameters() && view.header(engine.config().headerName()) != null
@@ -61,11 +64,10 @@ final class IdempotencyFilter implements ContainerRequestFilter, ContainerRespon
         }
     }
 
-    private boolean covered(ContainerRequestContext request) {
+    private boolean covered(String path) {
         if (paths == null) {
             return true;
         }
-        String path = JakartaRequestView.dispatchedPath(request.getUriInfo());
         return paths.matches(RequestPaths.normalize(path).orElse(path));
     }
 

@@ -19,12 +19,18 @@ final class JakartaRequestView implements RequestView {
 
     private final ContainerRequestContext request;
     private final int bodyLimit;
+    private final String path;
+    private final boolean pathParameters;
     private byte[] body;
 
     /** {@code bodyLimit}: the engine's request body limit; one byte more is read at most. */
     JakartaRequestView(ContainerRequestContext request, int bodyLimit) {
         this.request = request;
         this.bodyLimit = bodyLimit;
+        UriInfo uri = request.getUriInfo();
+        String encoded = encodedPath(uri);
+        this.path = dispatchedPath(uri.getBaseUri().getRawPath(), encoded);
+        this.pathParameters = encoded.indexOf(';') >= 0;
     }
 
     @Override
@@ -40,12 +46,12 @@ final class JakartaRequestView implements RequestView {
      */
     @Override
     public String path() {
-        return dispatchedPath(request.getUriInfo());
+        return path;
     }
 
     /** Whether a segment of the path carries {@code ;parameters}, which the resource can read. */
     boolean hasPathParameters() {
-        return encodedPath(request.getUriInfo()).indexOf(';') >= 0;
+        return pathParameters;
     }
 
     /**
@@ -53,7 +59,7 @@ final class JakartaRequestView implements RequestView {
      * (Quarkus REST refuses with {@code IllegalArgumentException}), the request URI's raw path
      * within the base URI's.
      */
-    static String encodedPath(UriInfo uri) {
+    private static String encodedPath(UriInfo uri) {
         try {
             return uri.getPath(false);
         } catch (IllegalArgumentException | UnsupportedOperationException notKept) {
@@ -72,9 +78,7 @@ final class JakartaRequestView implements RequestView {
         }
     }
 
-    static String dispatchedPath(UriInfo uri) {
-        String base = uri.getBaseUri().getRawPath();
-        String within = encodedPath(uri);
+    private static String dispatchedPath(String base, String within) {
         if (base == null || base.isEmpty()) {
             base = "/";
         }
@@ -112,15 +116,6 @@ final class JakartaRequestView implements RequestView {
             target.append('#').append(uri.getRawFragment());
         }
         return target.toString();
-    }
-
-    /**
-     * {@code UriInfo.getRequestUri().getRawQuery()}: the query as the runtime keeps it, not decoded
-     * (Jersey's Grizzly container escapes the characters a URI may not hold), or {@code null}.
-     */
-    @Override
-    public String query() {
-        return request.getUriInfo().getRequestUri().getRawQuery();
     }
 
     @Override
