@@ -2,6 +2,7 @@ package dev.idempotency.quarkus;
 
 import io.smallrye.common.annotation.Blocking;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -9,12 +10,15 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The application's own resources under {@code idempotency.paths=/app/**}: one Quarkus runs on a
- * worker thread, one returning {@code Uni} made {@code @Blocking}, and a {@code GET} returning
- * {@code Uni}, left on the event loop (the engine does not cover {@code GET}).
+ * worker thread, one returning {@code Uni} made {@code @Blocking}, one returning {@code Uni} that
+ * Quarkus runs on the event loop (recording whether it did), and a {@code GET} returning
+ * {@code Uni} (the engine does not cover {@code GET}).
  */
 @Path("/app")
 @Produces(MediaType.APPLICATION_JSON)
@@ -22,6 +26,9 @@ public class OrdersResource {
 
     static final AtomicInteger ORDERS = new AtomicInteger();
     static final AtomicInteger LATER = new AtomicInteger();
+    static final AtomicInteger REACTIVE = new AtomicInteger();
+    /** For each run of {@link #createReactive}: whether it ran on an event loop. */
+    static final Queue<Boolean> REACTIVE_ON_EVENT_LOOP = new ConcurrentLinkedQueue<>();
 
     @POST
     @Path("orders")
@@ -38,6 +45,15 @@ public class OrdersResource {
         int id = LATER.incrementAndGet();
         return Uni.createFrom().item(id).onItem().delayIt().by(Duration.ofMillis(300))
                 .map(n -> Response.status(201).header("Location", "/app/later/" + n).entity("{\"id\":" + n + "}").build());
+    }
+
+    @POST
+    @Path("reactive")
+    public Uni<Response> createReactive(byte[] body) {
+        int id = REACTIVE.incrementAndGet();
+        REACTIVE_ON_EVENT_LOOP.add(Context.isOnEventLoopThread());
+        return Uni.createFrom().item(id).onItem().delayIt().by(Duration.ofMillis(300))
+                .map(n -> Response.status(201).header("Location", "/app/reactive/" + n).entity("{\"id\":" + n + "}").build());
     }
 
     @GET
