@@ -64,11 +64,19 @@ final class IdempotencyFilter implements ContainerRequestFilter, ContainerRespon
         }
     }
 
+    /**
+     * Whether the path the record is filed under matches the patterns. A path that names no record
+     * (a dot segment, an escaped unreserved character, a malformed escape) is covered whatever the
+     * patterns: runtimes resolve such a path differently before they match their resources (Quarkus
+     * REST sends {@code /%6Frders} and {@code /x/%2E%2E/orders} to {@code /orders}), so its spelling
+     * does not tell which resource it reaches. The engine refuses it under a key and lets it through
+     * without one.
+     */
     private boolean covered(String path) {
         if (paths == null) {
             return true;
         }
-        return paths.matches(RequestPaths.normalize(path).orElse(path));
+        return RequestPaths.normalize(path).map(paths::matches).orElse(true);
     }
 
     /** A response without an entity is finished here; one with an entity once it is written. */

@@ -80,6 +80,28 @@ class QuarkusApplicationTest {
         assertThat(rows()).isPositive();
     }
 
+    /**
+     * Quarkus REST decodes a path and resolves its dot segments before it matches a resource, so
+     * these spellings reach {@code /app/orders} although none matches {@code /app/**} as written:
+     * under a key each is refused, not run outside the Idempotency-Key handling; without one it runs.
+     */
+    @Test
+    void aKeyedSpellingThatQuarkusRoutesToACoveredPathIsRefusedNotRunUncovered() throws Exception {
+        for (String path : new String[] {"/%61pp/orders", "/x/%2E%2E/app/orders"}) {
+            int before = OrdersResource.ORDERS.get();
+
+            HttpResponse<String> keyed = post(path, "key-" + UUID.randomUUID());
+
+            assertThat(keyed.statusCode()).as(path + ": " + keyed.body()).isEqualTo(400);
+            assertThat(JSON.readTree(keyed.body()).path("code").asText()).isEqualTo("idempotency_path_invalid");
+            assertThat(OrdersResource.ORDERS.get()).as(path).isEqualTo(before);
+            HttpResponse<String> unkeyed = http.send(HttpRequest.newBuilder(base.resolve(path))
+                    .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(unkeyed.statusCode()).as(path + " without a key").isEqualTo(201);
+            assertThat(OrdersResource.ORDERS.get()).as(path).isEqualTo(before + 1);
+        }
+    }
+
     @Test
     void readinessIsDownWithTheReasonWhileTheTableIsMissing() throws Exception {
         assertThat(idempotencyCheck().path("status").asText()).isEqualTo("UP");

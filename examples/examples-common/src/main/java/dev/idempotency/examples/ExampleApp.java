@@ -3,6 +3,7 @@ package dev.idempotency.examples;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
+import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -126,6 +127,14 @@ public final class ExampleApp implements AutoCloseable {
     /** The engine to hand to the framework's adapter; empty with {@code IDEMPOTENCY=off}. */
     public Optional<IdempotencyEngine> engine() {
         return Optional.ofNullable(engine);
+    }
+
+    /**
+     * The blocking store under {@link #engine()}, for a binding that takes the store too (Quarkus:
+     * the {@code Store} bean); empty with {@code IDEMPOTENCY=off} or a non-blocking store.
+     */
+    public Optional<Store> blockingStore() {
+        return store == null ? Optional.empty() : store.blockingStore();
     }
 
     public ShopRepository repository() {

@@ -4,6 +4,7 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.Store;
+import java.util.Optional;
 
 /**
  * The idempotency store an example runs on — blocking ({@link Store}: JdbcStore, RedisStore) or
@@ -37,6 +38,11 @@ public final class ExampleStore implements AutoCloseable {
     /** The engine over this store. */
     IdempotencyEngine engine(IdempotencyConfig config) {
         return blocking != null ? new IdempotencyEngine(blocking, config) : new IdempotencyEngine(async, config);
+    }
+
+    /** The blocking store; empty for a non-blocking one. */
+    public Optional<Store> blockingStore() {
+        return Optional.ofNullable(blocking);
     }
 
     /** E.g. {@code RedisStore (key prefix idempotency:) at redis://127.0.0.1:6379}. */

@@ -1,0 +1,80 @@
+package dev.idempotency.examples.quarkus;
+
+import dev.idempotency.core.Mode;
+import dev.idempotency.examples.ExampleApp;
+import dev.idempotency.examples.ExampleSettings;
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.QuarkusApplication;
+import io.quarkus.runtime.annotations.QuarkusMain;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * The orders/payments example on Quarkus REST. The idempotency part is idempotency-quarkus's CDI
+ * beans, bound to the covered routes by {@code idempotency.enabled} and {@code idempotency.paths}
+ * (application.properties, and {@code IDEMPOTENCY} below), over the engine and store of
+ * {@link ExampleApp} (the ones every example builds, so all frameworks behave alike), which
+ * {@link ExampleBeans} makes the application's {@code IdempotencyEngine} and {@code Store} beans.
+ * The routes ({@link ShopResource}) are plain resource methods, run on worker threads.
+ *
+ * <p>Two settings are refused at start (one line on standard error, exit status 2): the atomic
+ * mode, as idempotency-quarkus gives a resource no handle on the reservation's transaction, so the
+ * order could not commit with the stored response; and {@code REDIS_URL}, as the Redis store's
+ * client needs a newer Netty than Quarkus runs on.
+ */
+@QuarkusMain
+public class QuarkusExample implements QuarkusApplication {
+
+    static final String ATOMIC_REFUSED = "IDEMPOTENCY_MODE=atomic is not available in the Quarkus example: the atomic "
+            + "mode commits the order with the stored response in the reservation's transaction, and idempotency-quarkus "
+            + "gives a resource no handle on that transaction, so the order would commit on its own. Use "
+            + "IDEMPOTENCY_MODE=reserve or optimistic (or the atomic mode in the Javalin, Micronaut, Vert.x or Spring example).";
+
+    static final String REDIS_REFUSED = "REDIS_URL is not available in the Quarkus example: the Redis store's client "
+            + "(Lettuce 7) needs Netty 4.2, and Quarkus 3.33 runs on Netty 4.1. Unset REDIS_URL (the records then stay "
+            + "in the DATABASE_URL database, JdbcStore), or use Redis in the Javalin, Micronaut, Vert.x or Spring example.";
+
+    @Inject
+    ExampleApp app;
+
+    /**
+     * Reads the environment (a setting that makes no sense: one line on standard error, exit status
+     * 2), hands {@code PORT}, {@code HOST} and {@code IDEMPOTENCY} to Quarkus's configuration, and
+     * runs the application until it is stopped.
+     */
+    public static void main(String[] args) {
+        ExampleSettings settings = ExampleSettings.fromEnvironmentOrExit(QuarkusExample::refuseUnsupported);
+        // System properties are read when Quarkus initialises, after this.
+        System.setProperty("quarkus.http.port", Integer.toString(settings.port()));
+        settings.host().ifPresent(host -> System.setProperty("quarkus.http.host", host)); // unset: every interface
+        // IDEMPOTENCY=off: the same routes without the filters (the benchmark baseline).
+        System.setProperty("idempotency.enabled", Boolean.toString(settings.idempotencyEnabled()));
+        Quarkus.run(QuarkusExample.class, args);
+    }
+
+    /**
+     * What this example cannot run, with idempotency on: the atomic mode, and the records in Redis
+     * (also {@code IDEMPOTENCY_STORE=pg} or {@code r2dbc}, which {@link ExampleSettings#store} refuses).
+     */
+    static void refuseUnsupported(ExampleSettings settings) {
+        if (!settings.idempotencyEnabled()) {
+            return;
+        }
+        if (settings.store(false) == ExampleSettings.StoreKind.REDIS) {
+            throw new IllegalArgumentException(REDIS_REFUSED);
+        }
+        if (settings.mode() == Mode.ATOMIC) {
+            throw new IllegalArgumentException(ATOMIC_REFUSED);
+        }
+    }
+
+    /** Called once the server listens: prints the start-up line and waits for the stop. */
+    @Override
+    public int run(String... args) {
+        // With PORT=0 Quarkus puts the port it bound into its configuration.
+        int port = ConfigProvider.getConfig().getValue("quarkus.http.port", Integer.class);
+        System.out.println(app.startupLine("quarkus", port));
+        Quarkus.waitForExit();
+        return 0;
+    }
+}

@@ -1,0 +1,87 @@
+package dev.idempotency.examples.quarkus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.examples.ExampleContractTest;
+import dev.idempotency.examples.ExampleSettings;
+import dev.idempotency.examples.PostgresTestSchema;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The examples' HTTP contract against the Quarkus service (embedded H2, JdbcStore), each service
+ * the built application in a child process ({@link QuarkusProcess}); the atomic mode and Redis are
+ * refused. One more start runs it on PostgreSQL.
+ */
+class QuarkusExampleTest extends ExampleContractTest {
+
+    @Override
+    protected Optional<String> atomicModeRefusal() {
+        return Optional.of("IDEMPOTENCY_MODE=atomic is not available in the Quarkus example");
+    }
+
+    /**
+     * Quarkus REST matches {@code /orders#x} to no resource and answers 404 itself: the filters,
+     * bound to resource methods, never see it.
+     */
+    @Override
+    protected OptionalInt serverRefusesFragmentsWith() {
+        return OptionalInt.of(404);
+    }
+
+    @Override
+    protected RunningExample start(ExampleSettings settings) throws Exception {
+        return QuarkusProcess.start(settings);
+    }
+
+    @Test
+    void redisIsRefusedWithTheReason() {
+        assertThatThrownBy(() -> start(settings(Map.of("REDIS_URL", "redis://127.0.0.1:6379"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("REDIS_URL is not available in the Quarkus example")
+                .hasMessageContaining("Netty");
+    }
+
+    /** A {@code postgresql://} URL: the orders and the records in a throwaway schema, through JdbcStore. */
+    @Test
+    void onPostgresTheRecordIsInTheDatabaseAndTheRetryIsReplayed() throws Exception {
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        try (PostgresTestSchema schema = new PostgresTestSchema();
+             RunningExample example = start(settings(Map.of("DATABASE_URL", schema.postgresqlUrl())))) {
+            assertThat(example.startupLine())
+                    .contains("idempotency store: JdbcStore (table idempotency_keys) in PostgreSQL at jdbc:postgresql://");
+            HttpRequest order = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + example.port() + "/orders"))
+                    .header("Idempotency-Key", UUID.randomUUID().toString()).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"item\":\"book\",\"quantity\":1}")).build();
+
+            HttpResponse<String> first = http.send(order, HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> retry = http.send(order, HttpResponse.BodyHandlers.ofString());
+
+            assertThat(first.statusCode()).isEqualTo(201);
+            assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+            assertThat(retry.body()).isEqualTo(first.body());
+            assertThat(schema.queryLong("SELECT count(*) FROM idempotency_keys")).isEqualTo(1);
+            assertThat(schema.queryLong("SELECT count(*) FROM example_orders")).isEqualTo(1);
+        }
+    }
+
+    /** The variables the test hands the process spell the same settings. */
+    @Test
+    void theProcessEnvironmentReadsBackAsTheSameSettings() {
+        ExampleSettings settings = ExampleSettings.from(Map.of("DATABASE_URL", "postgresql://u@db:5432/shop",
+                "REDIS_URL", "redis://cache:6379", "REDIS_KEY_PREFIX", "shop:", "IDEMPOTENCY_STORE", "jdbc",
+                "IDEMPOTENCY_MODE", "optimistic", "IDEMPOTENCY", "off", "HOST", "127.0.0.1", "PORT", "9090"));
+
+        assertThat(ExampleSettings.from(QuarkusProcess.environment(settings))).isEqualTo(settings);
+        assertThat(ExampleSettings.from(QuarkusProcess.environment(ExampleSettings.defaults())))
+                .isEqualTo(ExampleSettings.defaults());
+    }
+}
