@@ -15,8 +15,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A built quick start, running: {@code java -cp <classpath> <main> <args>} in its project directory
- * with {@code PORT} and {@code MICRONAUT_SERVER_PORT} set to a free port, its output in a log.
+ * A built quick start, running: {@code java -cp <classpath> <main> <args>} (or {@code java -jar
+ * <launcher> <args>}) in its project directory with {@code PORT}, {@code MICRONAUT_SERVER_PORT} and
+ * {@code QUARKUS_HTTP_PORT} set to a free port, its output in a log.
  */
 final class QuickStartProcess implements AutoCloseable {
 
@@ -37,18 +38,18 @@ final class QuickStartProcess implements AutoCloseable {
     }
 
     /** Starts the application and waits until it answers HTTP; fails with the log's end when it exits first. */
-    static QuickStartProcess start(Path dir, String classpath, String main, Map<String, String> environment,
+    static QuickStartProcess start(Path dir, List<String> launch, Map<String, String> environment,
             List<String> args, Path log) throws Exception {
         int port = freePort();
         List<String> command = new ArrayList<>(List.of(javaExecutable()));
         command.addAll(JVM_OPTIONS);
-        command.addAll(List.of("-cp", classpath, main));
+        command.addAll(launch);
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         builder.environment().putAll(environment);
         builder.environment().putAll(Map.of("PORT", String.valueOf(port),
-                "MICRONAUT_SERVER_PORT", String.valueOf(port)));
+                "MICRONAUT_SERVER_PORT", String.valueOf(port), "QUARKUS_HTTP_PORT", String.valueOf(port)));
         QuickStartProcess started = new QuickStartProcess(builder.start(), URI.create("http://127.0.0.1:" + port),
                 log);
         try {

@@ -30,7 +30,10 @@ final class QuickStartProject {
         return Pattern.compile("<" + tag + ">(.*?)</" + tag + ">", Pattern.DOTALL);
     }
 
-    /** Writes the project into {@code dir}; returns the main class (the file block with a {@code main}). */
+    /**
+     * Writes the project into {@code dir}; returns the main class (the file block with a {@code main}),
+     * or null when no block has one: a Quarkus application, whose build makes its own launcher.
+     */
     static String write(Path dir, String app, Snippets snippets) throws IOException {
         StringBuilder properties = new StringBuilder();
         StringBuilder managed = new StringBuilder();
@@ -120,9 +123,6 @@ final class QuickStartProject {
                 String simple = target.getFileName().toString().replace(".java", "");
                 main = pkg.find() ? pkg.group(1) + "." + simple : simple;
             }
-        }
-        if (main == null) {
-            throw new IllegalStateException("No file block of " + app + " has a main method");
         }
         return main;
     }

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ReadmeGradleTest {
 
     private static final List<String> APPS = List.of("jakarta-rs", "javalin", "micronaut", "micronaut-liquibase", "micronaut-tenants",
-            "readme", "spring", "spring-liquibase", "spring-webflux", "vertx", "vertx-pg");
+            "quarkus", "readme", "spring", "spring-liquibase", "spring-webflux", "vertx", "vertx-pg");
     private static final Pattern MAVEN_ENTRY = Pattern.compile("<(dependency|path)>(.*?)</\\1>", Pattern.DOTALL);
     private static final Pattern GRADLE_ENTRY = Pattern.compile(
             "^\\s*([A-Za-z]+)\\((platform\\()?\"([^\"]+)\"\\)?\\)\\s*(//.*)?$");

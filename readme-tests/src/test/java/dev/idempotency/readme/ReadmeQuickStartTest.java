@@ -24,9 +24,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The READMEs' quick starts, as a new user would follow them: install the artifacts with the
  * README's own command into a fresh local repository, make a project of each application's marked
  * blocks ({@link Snippets}: the BOM import, the dependencies, the Java files, the configuration),
- * build it with Maven (all of them in one reactor), start it, and send the same
- * {@code POST /orders} twice: the second answer is the first's replay, and a new key runs the handler again; a request without a key (keys are
- * optional by default) is answered by the handler too, never replayed. The Vert.x PostgreSQL one
+ * build it with Maven (all of them in one reactor), start it (a Quarkus one with the launcher its
+ * build made), and send the same {@code POST /orders} twice: the second answer is the first's
+ * replay, and a new key runs the handler again; a request without a key (keys are optional by
+ * default) is answered by the handler too, never replayed. The Vert.x PostgreSQL one
  * also starts on a schema that does not exist and must exit. The Spring Boot and Micronaut builds
  * are started once more as their READMEs' PostgreSQL sections say, on an empty schema: migrated,
  * healthy, replaying, and purging an expired record by themselves. Rename a class in a README and
@@ -42,12 +43,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ReadmeQuickStartTest {
 
     /** The applications the READMEs must describe completely. */
-    private static final List<String> APPS = List.of("jakarta-rs", "javalin", "micronaut", "readme", "spring", "spring-webflux", "vertx",
-            "vertx-pg");
+    private static final List<String> APPS = List.of("jakarta-rs", "javalin", "micronaut", "quarkus", "readme", "spring",
+            "spring-webflux", "vertx", "vertx-pg");
     /** Applications started on PostgreSQL only: the quick start with Liquibase instead of Flyway. */
     private static final List<String> LIQUIBASE_APPS = List.of("micronaut-liquibase", "spring-liquibase");
     /** The Micronaut quick start with micronaut-security and the README's tenant resolver. */
     private static final String MICRONAUT_TENANTS = "micronaut-tenants";
+    /** What quarkus-maven-plugin's {@code build} goal makes: a Quarkus application has no main class of its own. */
+    private static final String QUARKUS_LAUNCHER = "target/quarkus-app/quarkus-run.jar";
     private static final Duration BUILD_LIMIT = Duration.ofMinutes(6);
     private static final Duration ALL_BUILDS_LIMIT = Duration.ofMinutes(12);
     private static final Duration PURGE_LIMIT = Duration.ofSeconds(20);
@@ -234,8 +237,9 @@ class ReadmeQuickStartTest {
     @MethodSource("tenantCheckedApps")
     void theTenantRecipeKeepsTenantsApart(String app) throws Exception {
         Build build = build(app);
-        try (QuickStartProcess running = QuickStartProcess.start(build.dir(), build.classpath(),
-                TENANT_CHECK.get(app).main(), Map.of(), List.of(), build.dir().resolve("app-tenants.log"))) {
+        try (QuickStartProcess running = QuickStartProcess.start(build.dir(),
+                List.of("-cp", build.classpath(), TENANT_CHECK.get(app).main()), Map.of(), List.of(),
+                build.dir().resolve("app-tenants.log"))) {
             HttpResponse<String> a = running.postOrder("tenant-key", Map.of("X-Test-Tenant", "a"));
             HttpResponse<String> b = running.postOrder("tenant-key", Map.of("X-Test-Tenant", "b"));
             HttpResponse<String> aAgain = running.postOrder("tenant-key", Map.of("X-Test-Tenant", "a"));
@@ -258,11 +262,19 @@ class ReadmeQuickStartTest {
                 "JDBC_DATABASE_PASSWORD", database.password());
     }
 
-    /** A quick start's project, built once: its directory, main class and runtime class path. */
+    /**
+     * A quick start's project, built once: its directory, main class (null for a Quarkus application)
+     * and runtime class path.
+     */
     private record Build(Path dir, String main, String classpath) {
 
+        /** What {@code java} runs: the main class on the class path, else the launcher Quarkus built. */
+        List<String> launch() {
+            return main != null ? List.of("-cp", classpath, main) : List.of("-jar", QUARKUS_LAUNCHER);
+        }
+
         QuickStartProcess start(Map<String, String> environment, List<String> args, String log) throws Exception {
-            return QuickStartProcess.start(dir, classpath, main, environment, args, dir.resolve(log));
+            return QuickStartProcess.start(dir, launch(), environment, args, dir.resolve(log));
         }
     }
 
@@ -321,7 +333,10 @@ class ReadmeQuickStartTest {
         for (String app : all) {
             Path dir = work.resolve(app);
             Path classpath = dir.resolve("target/runtime.classpath");
-            if (Files.isRegularFile(classpath)) {
+            if (mains.get(app) == null && !Files.isRegularFile(dir.resolve(QUARKUS_LAUNCHER))) {
+                buildFailure = (buildFailure == null ? "" : buildFailure + "; ") + app
+                        + ": no file block has a main method, and its build made no " + QUARKUS_LAUNCHER;
+            } else if (Files.isRegularFile(classpath)) {
                 builds.put(app, new Build(dir, mains.get(app), "target/classes" + java.io.File.pathSeparator
                         + Files.readString(classpath).strip()));
             }
@@ -336,7 +351,7 @@ class ReadmeQuickStartTest {
         Path failedLog = build.dir().resolve("app-without-table.log");
         List<String> command = new ArrayList<>(List.of(QuickStartProcess.javaExecutable()));
         command.addAll(QuickStartProcess.JVM_OPTIONS);
-        command.addAll(List.of("-cp", build.classpath(), build.main()));
+        command.addAll(build.launch());
         ProcessBuilder builder = new ProcessBuilder(command).directory(build.dir().toFile()).redirectErrorStream(true)
                 .redirectOutput(failedLog.toFile());
         builder.environment().put("DATABASE_URL", database.vertxUriOfAMissingSchema());
