@@ -14,6 +14,7 @@ import jakarta.ws.rs.ext.WriterInterceptorContext;
 import java.io.IOException;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.jboss.resteasy.reactive.common.core.AbstractResteasyReactiveContext;
 import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext;
 
 /**
@@ -85,9 +86,18 @@ final class BoundFilters {
             }
         }
 
+        /**
+         * A response an exception mapper made for an exception the resource threw releases the key
+         * first (the resource did not finish, whatever the mapped status), as on Jersey.
+         */
         @Override
         public void filter(ContainerRequestContext request, ContainerResponseContext response) throws IOException {
             if (filters.bound().filter instanceof ContainerResponseFilter filter) {
+                if (request instanceof ResteasyReactiveContainerRequestContext quarkus
+                        && quarkus.getServerRequestContext() instanceof AbstractResteasyReactiveContext<?, ?> context
+                        && context.getThrowable() != null) {
+                    IdempotencyFeature.requestEnded(request, context.getThrowable());
+                }
                 filter.filter(request, response);
             }
         }

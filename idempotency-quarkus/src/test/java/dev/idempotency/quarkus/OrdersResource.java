@@ -9,6 +9,8 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -27,6 +29,7 @@ public class OrdersResource {
     static final AtomicInteger ORDERS = new AtomicInteger();
     static final AtomicInteger LATER = new AtomicInteger();
     static final AtomicInteger REACTIVE = new AtomicInteger();
+    static final AtomicInteger DECLINED = new AtomicInteger();
     /** For each run of {@link #createReactive}: whether it ran on an event loop. */
     static final Queue<Boolean> REACTIVE_ON_EVENT_LOOP = new ConcurrentLinkedQueue<>();
 
@@ -54,6 +57,28 @@ public class OrdersResource {
         REACTIVE_ON_EVENT_LOOP.add(Context.isOnEventLoopThread());
         return Uni.createFrom().item(id).onItem().delayIt().by(Duration.ofMillis(300))
                 .map(n -> Response.status(201).header("Location", "/app/reactive/" + n).entity("{\"id\":" + n + "}").build());
+    }
+
+    /** Always declines, which {@link DeclinedAsOk} answers with a 200, as some APIs do. */
+    @POST
+    @Path("declined")
+    public Response decline(byte[] body) {
+        DECLINED.incrementAndGet();
+        throw new Declined();
+    }
+
+    static final class Declined extends RuntimeException {
+        Declined() {
+            super("declined", null, false, false);
+        }
+    }
+
+    @Provider
+    public static class DeclinedAsOk implements ExceptionMapper<Declined> {
+        @Override
+        public Response toResponse(Declined exception) {
+            return Response.ok("{\"status\":\"declined\"}", MediaType.APPLICATION_JSON).build();
+        }
     }
 
     @GET

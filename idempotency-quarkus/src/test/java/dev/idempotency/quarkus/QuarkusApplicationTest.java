@@ -142,6 +142,21 @@ class QuarkusApplicationTest {
         throw new AssertionError("no idempotency check in " + ready.body());
     }
 
+    /** A resource that throws releases its key, also when an exception mapper answers a 2xx (as on Jersey). */
+    @Test
+    void aResourceThatThrowsReleasesItsKeyEvenWhenMappedToA2xx() throws Exception {
+        String key = "key-" + UUID.randomUUID();
+        int before = OrdersResource.DECLINED.get();
+
+        HttpResponse<String> first = post("/app/declined", key);
+        HttpResponse<String> retry = post("/app/declined", key);
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("released, not stored").isEmpty();
+        assertThat(OrdersResource.DECLINED.get() - before).isEqualTo(2);
+    }
+
     private HttpResponse<String> post(String path, String key) throws Exception {
         return http.send(HttpRequest.newBuilder(base.resolve(path)).header("Idempotency-Key", key)
                 .header("Content-Type", "application/json")
