@@ -88,8 +88,12 @@ public final class TestDatabase implements AutoCloseable {
 
     public static TestDatabase h2() {
         String name = uniqueName();
-        return new TestDatabase(Kind.H2, new Server("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "", "H2 in memory"),
-                name);
+        TestDatabase db = new TestDatabase(Kind.H2, new Server("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "",
+                "H2 in memory"), name);
+        // Created here, as the other kinds' are: H2's first start in a JVM is slow on a loaded machine,
+        // and must not count against a pool's connection timeout.
+        db.execute("SELECT 1");
+        return db;
     }
 
     private static String uniqueName() {
