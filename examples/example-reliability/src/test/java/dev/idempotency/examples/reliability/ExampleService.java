@@ -47,10 +47,9 @@ enum ExampleService {
     /**
      * The Quarkus example (Quarkus REST, idempotency-quarkus) on {@code JdbcStore}, started from
      * the application its build augments ({@code java -jar target/quarkus-app/quarkus-run.jar}):
-     * Quarkus cannot run from a plain classpath. It refuses the atomic mode, so it runs in the
-     * reserve and optimistic modes only.
+     * Quarkus cannot run from a plain classpath. It refuses the atomic mode.
      */
-    QUARKUS_JDBC("quarkus", "JdbcStore", "dev.idempotency.examples.quarkus.QuarkusExample", "quarkus");
+    QUARKUS_JDBC("quarkus", "JdbcStore", "dev.idempotency.examples.quarkus.QuarkusExample");
 
     private final String framework;
     private final String store;
