@@ -6,7 +6,8 @@ import java.util.Set;
 /**
  * Where an example service keeps its idempotency records ({@code IDEMPOTENCY_STORE}): the
  * {@code JdbcStore} next to the orders, {@code PgStore} on the reactive Vert.x PostgreSQL client
- * (the Vert.x example only), {@code R2dbcStore} (the WebFlux example only), or {@code RedisStore}.
+ * (the Vert.x example only), {@code R2dbcStore} (the WebFlux example only), or {@code RedisStore}
+ * (not the Quarkus example).
  * The orders stay in PostgreSQL in every case.
  */
 enum BenchStore {
@@ -14,7 +15,10 @@ enum BenchStore {
     JDBC("jdbc", "JdbcStore", Set.of(HttpConfig.values())),
     /** {@code PgStore} (idempotency-vertx-sql): Vert.x only; reserve, atomic and their replays. */
     PG("pg", "PgStore", Set.of(HttpConfig.RESERVE, HttpConfig.ATOMIC, HttpConfig.REPLAY)),
-    /** {@code RedisStore}: any framework; no atomic mode (orders and records share no transaction). */
+    /**
+     * {@code RedisStore}: any framework but Quarkus (which refuses {@code REDIS_URL}); no atomic mode
+     * (orders and records share no transaction).
+     */
     REDIS("redis", "RedisStore", Set.of(HttpConfig.OPTIMISTIC, HttpConfig.RESERVE, HttpConfig.REPLAY)),
     /** {@code R2dbcStore} (idempotency-r2dbc) on the orders' R2DBC pool: WebFlux only; every idempotent mode. */
     R2DBC("r2dbc", "R2dbcStore", Set.of(HttpConfig.OPTIMISTIC, HttpConfig.RESERVE, HttpConfig.ATOMIC, HttpConfig.REPLAY));
@@ -44,7 +48,7 @@ enum BenchStore {
      */
     boolean runs(String framework, HttpConfig config) {
         return configs.contains(config) && (this != PG || framework.equals("vertx"))
-                && (this != R2DBC || framework.equals("webflux"));
+                && (this != R2DBC || framework.equals("webflux")) && (this != REDIS || !framework.equals("quarkus"));
     }
 
     static BenchStore of(String label) {

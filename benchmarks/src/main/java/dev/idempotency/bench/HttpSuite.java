@@ -318,7 +318,10 @@ final class HttpSuite {
                 }
             }
             List<String> jvm = new ArrayList<>(options.serverJvmArgs());
-            jvm.add("-D" + CountingDriver.COUNTERS_PROPERTY + "=" + countersFile);
+            if (jdbcCounted(framework, mode.store())) {
+                // not otherwise: Quarkus refuses to start on a property under its mapped idempotency.*
+                jvm.add("-D" + CountingDriver.COUNTERS_PROPERTY + "=" + countersFile);
+            }
             if (options.jfr()) {
                 jvm.add("-XX:StartFlightRecording=settings=profile," + System.getenv().getOrDefault("BENCH_JFR_EVENTS", "")
                         + "filename=" + workDir.resolve(name + ".jfr"));
@@ -372,10 +375,12 @@ final class HttpSuite {
 
     /**
      * Whether the service's JDBC statements go through the counting driver: not for the reactive
-     * stores (a plain PostgreSQL URL), nor for WebFlux (its orders go through R2DBC).
+     * stores (a plain PostgreSQL URL), nor for WebFlux (its orders go through R2DBC), nor for
+     * Quarkus (its class loader keeps the driver from the counting one, see {@link ExampleServer}).
      */
     private static boolean jdbcCounted(String framework, BenchStore store) {
-        return store != BenchStore.PG && store != BenchStore.R2DBC && !framework.equals("webflux");
+        return store != BenchStore.PG && store != BenchStore.R2DBC && !framework.equals("webflux")
+                && !framework.equals("quarkus");
     }
 
     /** The message, and the first line of the service's output that tells why, e.g. its exception. */

@@ -44,26 +44,27 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                int purgeRows, List<BenchStore> stores, String redisUrl) {
 
     static final String USAGE = """
-            usage: benchmarks/run [--frameworks=javalin,micronaut,vertx,spring,webflux] [--configs=off,optimistic,reserve,atomic,replay]
+            usage: benchmarks/run [--frameworks=javalin,micronaut,vertx,spring,webflux,quarkus] [--configs=off,optimistic,reserve,atomic,replay]
                                   [--stores=jdbc,pg,redis,r2dbc] [--redis-url=redis://127.0.0.1:6379]
                                   [--connections=16] [--rounds=4] [--requests=2400] [--open-requests=800] [--open-fraction=0.5]
                                   [--warmup-requests=3000] [--warmup-seconds=30] [--jfr] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
                                   [--no-purge] [--purge-rows=1000000]
                                   [--database-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres]
                                   [--wait-for-load=1.5]
-              --frameworks: the example services (default javalin,micronaut,vertx,spring; webflux on request)
+              --frameworks: the example services (default javalin,micronaut,vertx,spring; webflux and quarkus
+                       on request; quarkus refuses the atomic mode)
               --quick: a smoke run with few requests and short JMH iterations (numbers not for publishing)
               --wait-for-load=L: start only once the 1-minute load average is below L (waits at most 10 min)
               --stores: where the idempotent configurations keep their records (default jdbc, and r2dbc with
                        webflux): jdbc = JdbcStore, pg = PgStore on the reactive Vert.x client (vertx only: reserve,
                        atomic, replay), r2dbc = R2dbcStore (webflux only: optimistic, reserve, atomic, replay),
-                       redis = RedisStore (optimistic, reserve, replay); off opens no store and is measured once
+                       redis = RedisStore (optimistic, reserve, replay; not quarkus); off opens no store and is measured once
               --jfr:   record each service with Java Flight Recorder (benchmarks/target/bench-run/*.jfr);
                        summarize a recording with dev.idempotency.bench.JfrTop
             """;
 
     /** The example services benchmarks/run builds: {@code examples/example-<name>}. */
-    static final List<String> FRAMEWORKS = List.of("javalin", "micronaut", "vertx", "spring", "webflux");
+    static final List<String> FRAMEWORKS = List.of("javalin", "micronaut", "vertx", "spring", "webflux", "quarkus");
 
     private static List<String> frameworks(String list) {
         List<String> frameworks = Arrays.stream(list.split(",")).map(String::trim).toList();

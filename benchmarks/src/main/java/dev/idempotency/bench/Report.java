@@ -150,7 +150,8 @@ final class Report {
                     `× off` compares turns minutes apart, and their latency was taken at their pair's rate, so it \
                     has no ratio here. **JDBC** columns count \
                     the service's JDBC connections only: the orders for `redis`, everything for `jdbc`; `n/a` for \
-                    WebFlux (R2DBC orders, a plain URL) and `pg`, whose service gets a plain PostgreSQL URL (the example takes `PgStore` only for one, so \
+                    WebFlux (R2DBC orders, a plain URL), Quarkus (a plain URL: its class loader keeps the JDBC \
+                    driver from the counting one) and `pg`, whose service gets a plain PostgreSQL URL (the example takes `PgStore` only for one, so \
                     the counting driver is not in between; the reactive client is not JDBC anyway, and \
                     `pg_stat_statements` is not loaded on this server). **TCP segs/req**, from the kernel, on any \
                     client: the TCP data segments the service's connections sent to PostgreSQL (all of them: JDBC \
@@ -172,7 +173,8 @@ final class Report {
                 JDBC counts per request of the closed-loop phase, counted in the service by a wrapping JDBC driver: \
                 **round trips** = statement executions + explicit COMMIT/ROLLBACK + connection checks; **store \
                 stmts** = statements on `idempotency_keys`; **commits** = transactions committed (an autocommit \
-                statement is one, reads included). **CPU µs/req**: CPU time (user + system, from `/proc`) per \
+                statement is one, reads included; `n/a` where the service gets a plain URL: WebFlux, Quarkus, \
+                `pg`). **CPU µs/req**: CPU time (user + system, from `/proc`) per \
                 request over the closed-loop phase, of the service's JVM, of the PostgreSQL backends serving its \
                 connections, and of the load generator's JVM — on two cores, what the three together spend is \
                 what caps the throughput. **× off by CPU** = the `off` row's total CPU per request divided by this \
@@ -350,7 +352,7 @@ final class Report {
         String what = String.format(Locale.ROOT, "%s: %s ≥ %.2f× off (req/s)", framework, config.label(), bound);
         http.rows().stream().filter(r -> r.framework().equals(framework) && r.config() == config
                         && r.store() == BenchStore.JDBC).findFirst()
-                // a mode the service refuses (WebFlux: atomic) is no target; one that failed to start is missed
+                // a mode the service refuses (WebFlux on jdbc, Quarkus: atomic) is no target; one that failed to start is missed
                 .filter(row -> row.ran() || !"not available".equals(row.unavailable()))
                 .ifPresent(row -> {
                     if (!row.ran()) {

@@ -17,8 +17,11 @@ import java.util.regex.Pattern;
 /**
  * One example service in a JVM of its own, started the way {@code examples/run} starts it —
  * {@code java -cp <module classes>:<runtime classpath> <exec.mainClass>} with the settings in the
- * environment — plus this module's classes, for {@link dev.idempotency.bench.jdbc.CountingDriver}.
- * Its output goes to a log file; it is ready when it prints its start-up line.
+ * environment — plus this module's classes, for {@link dev.idempotency.bench.jdbc.CountingDriver};
+ * a module whose build augments a Quarkus application with
+ * {@code java -jar target/quarkus-app/quarkus-run.jar} (Quarkus cannot run from a plain class path,
+ * and its class loader does not let the counting driver reach its JDBC driver: such a service gets
+ * a plain URL). Its output goes to a log file; it is ready when it prints its start-up line.
  */
 public final class ExampleServer implements AutoCloseable {
 
@@ -62,14 +65,19 @@ public final class ExampleServer implements AutoCloseable {
     public static ExampleServer start(Path root, String framework, Map<String, String> env, List<String> jvmArgs,
                                       Path log, Duration timeout) {
         Path module = root.resolve("examples/example-" + framework);
-        String classpath = module.resolve("target/classes") + ":" + read(module.resolve("target/runtime.classpath")).trim()
-                + ":" + root.resolve("benchmarks/target/classes");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmArgs);
-        command.add("-cp");
-        command.add(classpath);
-        command.add(mainClass(module.resolve("pom.xml")));
+        Path quarkusRunner = quarkusRunner(module);
+        if (Files.isRegularFile(quarkusRunner)) {
+            command.add("-jar");
+            command.add(quarkusRunner.toString());
+        } else {
+            command.add("-cp");
+            command.add(module.resolve("target/classes") + ":" + read(module.resolve("target/runtime.classpath")).trim()
+                    + ":" + root.resolve("benchmarks/target/classes"));
+            command.add(mainClass(module.resolve("pom.xml")));
+        }
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         builder.environment().putAll(env);
@@ -119,6 +127,11 @@ public final class ExampleServer implements AutoCloseable {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** The application a Quarkus module's build augments; {@code examples/run} starts it when it exists. */
+    private static Path quarkusRunner(Path module) {
+        return module.resolve("target/quarkus-app/quarkus-run.jar");
     }
 
     /** The {@code exec.mainClass} property of a module's pom, as {@code examples/run} reads it. */

@@ -53,13 +53,15 @@ class DatabaseOutageTest {
 
     /**
      * Javalin in every mode as before; Vert.x/PgStore in the two modes with a reservation;
-     * WebFlux/R2dbcStore in the reserve mode, its orders and records on one R2DBC pool.
+     * WebFlux/R2dbcStore in the reserve mode, its orders and records on one R2DBC pool;
+     * Quarkus/JdbcStore in the reserve mode, the store's and the resource's failures answered
+     * through idempotency-quarkus's filters and the example's exception mapper.
      */
     static List<Arguments> proxyCases() {
         return List.of(Arguments.of(ExampleService.JAVALIN_JDBC, "reserve"), Arguments.of(ExampleService.JAVALIN_JDBC, "atomic"),
                 Arguments.of(ExampleService.JAVALIN_JDBC, "optimistic"),
                 Arguments.of(ExampleService.VERTX_PG, "reserve"), Arguments.of(ExampleService.VERTX_PG, "atomic"),
-                Arguments.of(ExampleService.WEBFLUX_R2DBC, "reserve"));
+                Arguments.of(ExampleService.WEBFLUX_R2DBC, "reserve"), Arguments.of(ExampleService.QUARKUS_JDBC, "reserve"));
     }
 
     /**

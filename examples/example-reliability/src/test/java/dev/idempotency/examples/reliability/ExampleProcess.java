@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 /**
  * A real example service in a child JVM: {@code java -cp <classpath> <main class>} of an
  * {@link ExampleService} (the Javalin example on this JVM's test classpath, or the Vert.x example
- * on its own) with {@code PORT=0} and the given environment, started and waited for until it
+ * on its own; {@code java -jar quarkus-run.jar} for Quarkus) with {@code PORT=0} and the given environment, started and waited for until it
  * prints its start-up line, which names the port it bound; with {@link #start(ExampleService,
  * String, Map)} the line must also name the service's store ({@code JdbcStore}, {@code PgStore}).
  *
@@ -89,10 +89,10 @@ final class ExampleProcess implements AutoCloseable {
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         // Small and quick to start: the machine is shared, and the load here is modest.
         command.addAll(List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
-        command.addAll(List.of("-cp", service.classPath(), service.mainClass()));
+        command.addAll(service.launchArguments());
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().keySet().removeIf(k -> k.equals("DATABASE_URL") || k.startsWith("IDEMPOTENCY")
-                || k.startsWith("REDIS_"));
+                || k.startsWith("REDIS_") || k.startsWith("QUARKUS_"));
         builder.environment().putAll(env);
         builder.environment().put("PORT", "0");
 

@@ -6,13 +6,15 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Which example service a test starts, and which idempotency store it must report on its start-up
  * line with a PostgreSQL {@code DATABASE_URL}: the Javalin example on {@code JdbcStore}, or the
  * Vert.x example on {@code PgStore} (the reactive Vert.x SQL client; in the atomic mode its keyed
  * {@code POST}s write the order through the reservation's reactive connection), or the Spring Boot
- * example on {@code JdbcStore}, or the Spring WebFlux example on {@code R2dbcStore}.
+ * example on {@code JdbcStore}, or the Spring WebFlux example on {@code R2dbcStore}, or the Quarkus
+ * example on {@code JdbcStore}.
  */
 enum ExampleService {
 
@@ -40,7 +42,14 @@ enum ExampleService {
      * in a {@code TransactionalOperator} that joins the reservation's transaction (Spring's current
      * reactive one). Runs on example-webflux's own runtime classpath.
      */
-    WEBFLUX_R2DBC("webflux", "R2dbcStore", "dev.idempotency.examples.webflux.WebFluxExample", "webflux");
+    WEBFLUX_R2DBC("webflux", "R2dbcStore", "dev.idempotency.examples.webflux.WebFluxExample", "webflux"),
+
+    /**
+     * The Quarkus example (Quarkus REST, idempotency-quarkus) on {@code JdbcStore}, started from
+     * the application its build augments ({@code java -jar target/quarkus-app/quarkus-run.jar}):
+     * Quarkus cannot run from a plain classpath. It refuses the atomic mode.
+     */
+    QUARKUS_JDBC("quarkus", "JdbcStore", "dev.idempotency.examples.quarkus.QuarkusExample");
 
     private final String framework;
     private final String store;
@@ -59,10 +68,6 @@ enum ExampleService {
         this.ownClasspath = ownClasspath;
     }
 
-    String mainClass() {
-        return mainClass;
-    }
-
     /** What the start-up line must contain: {@code (framework) listening on} and the store's name. */
     String expectedFramework() {
         return "(" + framework + ") listening on";
@@ -72,8 +77,29 @@ enum ExampleService {
         return "idempotency store: " + store + " ";
     }
 
+    /**
+     * What follows the JVM options on the child's command line: {@code -cp <classpath> <main class>},
+     * or for Quarkus {@code -jar <quarkus-run.jar>}.
+     */
+    List<String> launchArguments() {
+        if (this != QUARKUS_JDBC) {
+            return List.of("-cp", classPath(), mainClass);
+        }
+        String property = "idempotency.reliability.quarkus.runner";
+        String runner = System.getProperty(property);
+        if (runner == null) {
+            throw new IllegalStateException("The Quarkus example's application is set by this module's pom (" + property
+                    + "): run the tests with Maven");
+        }
+        if (!Files.isRegularFile(Path.of(runner))) {
+            throw new IllegalStateException("No " + runner + ": build examples/example-quarkus in the same reactor "
+                    + "(mvn -pl examples/example-reliability -am verify)");
+        }
+        return List.of("-jar", runner);
+    }
+
     /** The classpath of the child JVM. */
-    String classPath() {
+    private String classPath() {
         if (ownClasspath == null) {
             // Surefire may start tests from a manifest-only jar, so its property is preferred.
             String surefire = System.getProperty("surefire.test.class.path");
