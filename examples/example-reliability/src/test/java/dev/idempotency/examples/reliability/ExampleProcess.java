@@ -23,9 +23,10 @@ import java.util.regex.Pattern;
 /**
  * A real example service in a child JVM: {@code java -cp <classpath> <main class>} of an
  * {@link ExampleService} (the Javalin example on this JVM's test classpath, or the Vert.x example
- * on its own; {@code java -jar quarkus-run.jar} for Quarkus) with {@code PORT=0} and the given environment, started and waited for until it
- * prints its start-up line, which names the port it bound; with {@link #start(ExampleService,
- * String, Map)} the line must also name the service's store ({@code JdbcStore}, {@code PgStore}).
+ * on its own; {@code java -jar quarkus-run.jar} for Quarkus) with {@code PORT=0} and the given
+ * environment, started and waited for until it prints its start-up line, which names the port it
+ * bound; with {@link #start(ExampleService, String, Map)} the line must also name the service's
+ * store ({@code JdbcStore}, {@code PgStore}).
  *
  * <p>{@link #close()} kills it with SIGKILL ({@link Process#destroyForcibly()}) — always, also when
  * a test fails — and so does a shutdown hook of the test JVM for any child still alive.
