@@ -8,9 +8,14 @@ import dev.idempotency.core.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
+import dev.idempotency.core.store.AtomicAttempt;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.Reservation;
+import dev.idempotency.core.store.StoredResponse;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -25,7 +30,8 @@ import org.junit.jupiter.api.TestInstance;
  * the transaction's set-up, the reservation and the restored lock wait are one round trip, and the
  * completing UPDATE and the COMMIT another, so an executed request costs three — reserve, the
  * handler's statement, complete + commit — also now that the won reservation takes the in-flight
- * advisory locks (it cost four while the COMMIT went on its own). A duplicate of an uncommitted request costs
+ * advisory locks (it cost four while the COMMIT went on its own); a take-over of an expired record
+ * costs its reservation one more. A duplicate of an uncommitted request costs
  * three: the reservation that runs out of lock wait, the rollback, and the probe of {@code pg_locks}
  * that tells 409 from 422.
  *
@@ -102,6 +108,42 @@ class PostgresAtomicRoundTripTest {
             assertThat(proxied.roundTrips() - before).as("set-up + reservation, the releasing DELETE + COMMIT")
                     .isEqualTo(2);
         }
+    }
+
+    @Test
+    void aTakeOverCostsTheReservationOneMoreRoundTrip() throws Exception {
+        JdbcStore store = JdbcStore.builder(single).dialect(SQLDialect.POSTGRES).build();
+        Instant now = Instant.parse("2030-01-01T00:00:00Z");
+        Duration lease = Duration.ofSeconds(30);
+        Duration ttl = Duration.ofHours(1);
+        for (int i = 0; i < 6; i++) { // past pgJDBC's prepareThreshold, for both reservation statements
+            RecordKey warm = new RecordKey("default", "POST", "/orders", "warm-" + UUID.randomUUID());
+            complete(store.attemptInTransaction(warm, "f".repeat(64), "o-" + i, now, lease, ttl, Duration.ZERO));
+            complete(store.attemptInTransaction(warm, "f".repeat(64), "p-" + i, now.plus(ttl), lease, ttl,
+                    Duration.ZERO));
+        }
+        RecordKey key = new RecordKey("default", "POST", "/orders", "rt-" + UUID.randomUUID());
+        long before = proxied.roundTrips();
+        AtomicAttempt<Reservation> fresh = store.attemptInTransaction(key, "f".repeat(64), "first", now, lease, ttl,
+                Duration.ZERO);
+        assertThat(proxied.roundTrips() - before).as("a fresh key: set-up + reservation + restore").isEqualTo(1);
+        complete(fresh);
+
+        before = proxied.roundTrips();
+        AtomicAttempt<Reservation> takenOver = store.attemptInTransaction(key, "f".repeat(64), "second",
+                now.plus(ttl), lease, ttl, Duration.ZERO);
+        assertThat(proxied.roundTrips() - before)
+                .as("the fresh-key statement finds an expired record; the take-over follows").isEqualTo(2);
+        complete(takenOver);
+        assertThat(store.find(key, now.plus(ttl)).orElseThrow().expiresAt()).as("the take-over's record")
+                .isEqualTo(now.plus(ttl).plus(ttl));
+    }
+
+    private static void complete(AtomicAttempt<Reservation> attempt) {
+        assertThat(attempt).isInstanceOf(AtomicAttempt.Won.class);
+        Reservation won = ((AtomicAttempt.Won<Reservation>) attempt).reservation();
+        assertThat(won.complete(new StoredResponse(201, "application/json", Map.of(), new byte[] {'{', '}'})))
+                .isTrue();
     }
 
     @Test

@@ -25,7 +25,8 @@ class PostgresSqlTest {
     @Test
     void everyPlaceholderIsNamedAndCast() {
         PostgresSql sql = PostgresSql.forTable("app.idempotency_keys");
-        List<PostgresSql.Statement> all = List.of(sql.reserve(), sql.atomicReserve(), sql.find(),
+        List<PostgresSql.Statement> all = List.of(sql.reserveFresh(), sql.reserve(), sql.atomicReserveFresh(),
+                sql.atomicReserve(), sql.find(),
                 sql.insertCompleted(), sql.complete(), sql.release(), sql.renew(), sql.purge(),
                 sql.atomicSettings(true), sql.atomicLockTimeout(), sql.inFlightProbe());
         for (PostgresSql.Statement s : all) {

@@ -44,6 +44,7 @@ final class PostgresAtomicReservations implements AtomicReservations {
     private final PostgresSql sql;
     private final Database.Sql settings;
     private final Database.Sql lockTimeout;
+    private final Database.Sql reserveFresh;
     private final Database.Sql reserve;
     private final Database.Sql probe;
 
@@ -53,6 +54,7 @@ final class PostgresAtomicReservations implements AtomicReservations {
         this.sql = db.statements();
         this.settings = Database.Postgres.of(sql.atomicSettings(false));
         this.lockTimeout = Database.Postgres.of(sql.atomicLockTimeout());
+        this.reserveFresh = Database.Postgres.of(sql.atomicReserveFresh());
         this.reserve = Database.Postgres.of(sql.atomicReserve());
         this.probe = Database.Postgres.of(sql.inFlightProbe());
     }
@@ -104,7 +106,7 @@ final class PostgresAtomicReservations implements AtomicReservations {
                         : Database.drain(c, PostgresSql.localStatementTimeout(db.timeoutMillis)))
                         .then(store.rowsUpdated(c, lockTimeout, r.key(), Map.of("lock_timeout", r.lockTimeout())).then());
         String restore = db.timeoutMillis == 0 ? sql.restoreLockTimeout() : sql.restoreLockAndStatementTimeout();
-        Mono<Optional<IdempotencyRecord>> reserved = store.execute(c, reserve, r.key(), r.row())
+        Mono<Optional<IdempotencyRecord>> reserved = store.execute(c, attempt == 1 ? reserveFresh : reserve, r.key(), r.row())
                 .concatMap(result -> result.map((row, metadata) -> Boolean.TRUE.equals(row.get("won", Boolean.class))
                         ? Optional.<IdempotencyRecord>empty() : Optional.of(Records.read(r.key(), row, db))))
                 .collectList()

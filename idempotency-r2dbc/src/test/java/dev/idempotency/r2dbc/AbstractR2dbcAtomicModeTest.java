@@ -131,6 +131,24 @@ abstract class AbstractR2dbcAtomicModeTest {
     }
 
     @Test
+    void anExpiredRecordIsTakenOverAndItsSuccessorStored() {
+        RecordKey key = newKey();
+        assertThat(await(acquire(key, FP).complete(CREATED))).isTrue();
+        StoredResponse later = new StoredResponse(201, "application/json", Map.of(),
+                "{\"order\":2}".getBytes(StandardCharsets.UTF_8));
+
+        AsyncReserveResult result =
+                await(store.reserveInTransaction(key, OTHER_FP, NOW.plus(TTL), LEASE, TTL, Duration.ZERO));
+        assertThat(result).as("the record expired at NOW + TTL").isInstanceOf(AsyncReserveResult.Acquired.class);
+        assertThat(await(((AsyncReserveResult.Acquired) result).reservation().complete(later))).isTrue();
+
+        IdempotencyRecord stored = await(other.find(key, NOW.plus(TTL))).orElseThrow();
+        assertThat(stored.fingerprint()).isEqualTo(OTHER_FP);
+        assertThat(stored.response()).isEqualTo(later);
+        assertThat(stored.expiresAt()).isEqualTo(NOW.plus(TTL).plus(TTL));
+    }
+
+    @Test
     void abortRollsBackTheHandlersWriteAndTheReservation() {
         RecordKey key = newKey();
         AsyncReservation reservation = acquire(key, FP);

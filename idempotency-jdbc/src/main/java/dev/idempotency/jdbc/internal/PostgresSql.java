@@ -67,6 +67,7 @@ public final class PostgresSql implements SchemaCheck.Verdicts {
     private final Statement reserveFresh;
     private final Statement reserve;
     private final Statement atomicReserve;
+    private final Statement atomicReserveFresh;
     private final Statement find;
     private final Statement insertCompleted;
     private final Statement complete;
@@ -81,6 +82,7 @@ public final class PostgresSql implements SchemaCheck.Verdicts {
         reserveFresh = positional(s.reserveFresh);
         reserve = positional(s.reserve);
         atomicReserve = positional(s.atomicReserve);
+        atomicReserveFresh = positional(s.atomicReserveFresh);
         find = positional(s.find);
         insertCompleted = positional(s.insertCompleted);
         complete = positional(s.complete);
@@ -125,6 +127,15 @@ public final class PostgresSql implements SchemaCheck.Verdicts {
     /** The atomic mode's reservation: {@link #reserve()} plus the three shared advisory locks when it wins. */
     public Statement atomicReserve() {
         return atomicReserve;
+    }
+
+    /**
+     * The atomic mode's first attempt in a transaction: {@link #reserveFresh()} plus the three
+     * shared advisory locks when it wins; anything but a win or a live record is settled by
+     * {@link #atomicReserve()}.
+     */
+    public Statement atomicReserveFresh() {
+        return atomicReserveFresh;
     }
 
     public Statement find() {

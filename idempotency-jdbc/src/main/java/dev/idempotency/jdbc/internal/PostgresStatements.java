@@ -92,6 +92,7 @@ final class PostgresStatements extends Statements {
     final SqlStatement reserve;
     final SqlStatement reserveAsynchronousCommit;
     final SqlStatement atomicReserve;
+    final SqlStatement atomicReserveFresh;
     final PostgresInFlightLocks inFlightLocks;
     final SqlStatement atomicBegin;
     final SqlStatement atomicBeginWithTenant;
@@ -169,13 +170,25 @@ final class PostgresStatements extends Statements {
         atomicReserve = compile(ctx.with(cur).with(ins)
                 .select(wonLocking).from(ins)
                 .unionAll(select(lostLocking).from(cur).where(t.isLive(cur))));
+        // Its fresh-key path, as reserveFresh: a transaction's first attempt. A row in the way that
+        // is no longer live, or that this statement's snapshot cannot show, leaves the next attempt
+        // to the statement above.
+        List<SelectField<?>> wonFreshLocking = new ArrayList<>(wonFresh);
+        List<SelectField<?>> inTheWayLocking = new ArrayList<>(inTheWay);
+        addAdvisoryLock(wonFreshLocking, inTheWayLocking, PostgresInFlightLocks.KEY_HIGH_CLASS, "key_lock_high");
+        addAdvisoryLock(wonFreshLocking, inTheWayLocking, PostgresInFlightLocks.KEY_LOW_CLASS, "key_lock_low");
+        addAdvisoryLock(wonFreshLocking, inTheWayLocking, PostgresInFlightLocks.BODY_CLASS, "body_lock");
+        atomicReserveFresh = compile(ctx.with(fresh)
+                .select(wonFreshLocking).from(fresh)
+                .unionAll(select(inTheWayLocking).from(t.table).where(t.primaryKey())
+                        .and(notExists(selectOne().from(fresh)))));
 
         // The atomic mode's first attempt: open the READ COMMITTED transaction, save the session's
         // lock_timeout, bound the wait for an uncommitted duplicate, bound the idle time (and set the
         // tenant), reserve, and give the handler its usual lock wait back: one round trip.
         String begin = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n" + ATOMIC_SETTINGS;
-        atomicBegin = atomicReserve.between(begin, RESTORE_LOCK_TIMEOUT);
-        atomicBeginWithTenant = atomicReserve.between(begin + ATOMIC_TENANT_SETTING, RESTORE_LOCK_TIMEOUT);
+        atomicBegin = atomicReserveFresh.between(begin, RESTORE_LOCK_TIMEOUT);
+        atomicBeginWithTenant = atomicReserveFresh.between(begin + ATOMIC_TENANT_SETTING, RESTORE_LOCK_TIMEOUT);
         // A later attempt in the same transaction (a lost race the statement could not describe).
         atomicAgain = atomicReserve.between(ATOMIC_LOCK_TIMEOUT, RESTORE_LOCK_TIMEOUT);
 

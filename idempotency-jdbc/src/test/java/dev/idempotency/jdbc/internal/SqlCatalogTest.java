@@ -93,11 +93,18 @@ class SqlCatalogTest {
                         .append(PostgresInFlightLocks.BODY_CLASS).append(": 32 bits of the key with its body), which ")
                         .append("tell a duplicate that gave up waiting whether the same body is in flight.\n\n```sql\n")
                         .append(reserve).append(";\n```\n\n");
+                String fresh = postgres.atomicReserveFresh.namedSql;
+                out.append("### atomic mode: fresh-key reserve — 1 statement\n\n")
+                        .append("The fresh-key reservation above with the same three locks when it wins: a transaction's ")
+                        .append("first attempt. A row in the way that is no longer live, or that the statement's snapshot ")
+                        .append("cannot show, leaves the next attempt to the atomic reserve statement.\n\n```sql\n")
+                        .append(fresh).append(";\n```\n\n");
                 out.append("### atomic mode: set-up, reserve and restored lock wait — one round trip each\n\n")
                         .append("The first attempt, the same with the tenant for row-level security, and a later attempt in ")
                         .append("the same transaction; pgJDBC sends each string as one message.\n\n```sql\n");
                 for (SqlStatement statement : SqlSteps.atomicStatements(postgres)) {
-                    out.append(statement.namedSql.replace(reserve, "<the atomic reserve statement above>"))
+                    out.append(statement.namedSql.replace(reserve, "<the atomic reserve statement above>")
+                                    .replace(fresh, "<the atomic fresh-key reserve statement above>"))
                             .append(";\n\n");
                 }
                 out.append("```\n\n");

@@ -123,7 +123,8 @@ final class PgAtomicReservations {
             Future<?> lockWait = PgStore.query(c, sql.atomicLockTimeout(), Map.of("lock_timeout", r.lockTimeout()));
             setUp = bound.compose(v -> lockWait);
         }
-        Future<RowSet<Row>> reserved = PgStore.query(c, sql.atomicReserve(), row);
+        Future<RowSet<Row>> reserved =
+                PgStore.query(c, attempt == 1 ? sql.atomicReserveFresh() : sql.atomicReserve(), row);
         Future<RowSet<Row>> restored = c.query(store.statementTimeoutMillis == 0 ? sql.restoreLockTimeout()
                 : sql.restoreLockAndStatementTimeout()).execute();
         return setUp.compose(v -> reserved).compose(rows -> restored.map(v -> PgStore.Attempt.of(r.key(), rows, r.now())))
