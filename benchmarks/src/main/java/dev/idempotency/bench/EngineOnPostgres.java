@@ -19,32 +19,49 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The engine on PostgreSQL without HTTP: fresh keys through {@code before} → handler → {@code finish}
- * in each mode, the handler one {@code INSERT}, next to that {@code INSERT} alone ({@code bare}).
+ * in each mode, the handler one {@code INSERT}, next to that {@code INSERT} alone ({@code bare}) and
+ * the SQL floor of a fresh key ({@code floor-reserve}, {@code floor-atomic}: the same statements written
+ * by hand, without the engine).
  * Threads share one HikariCP pool in this JVM; the cases take turns in rotated order for a few
  * rounds. Per case: requests per second, the client's CPU per request (this JVM from {@code /proc},
  * and the request threads alone), and the CPU of the PostgreSQL backends serving the pool
  * (found by application name). Ratios are to {@code bare} of the same run.
  *
  * <p>{@code java -cp … dev.idempotency.bench.EngineOnPostgres [--threads=16] [--seconds=3]
- * [--rounds=3] [--warmup-seconds=5] [--cases=bare,optimistic,reserve,atomic] [--database-url=jdbc:postgresql://…] [--results=dir]}
+ * [--rounds=3] [--warmup-seconds=5] [--cases=bare,floor-reserve,floor-atomic,optimistic,reserve,atomic] [--database-url=jdbc:postgresql://…] [--results=dir]}
  */
 public final class EngineOnPostgres {
 
     private static final byte[] BODY = "{\"item\":\"book\",\"quantity\":1}".getBytes(StandardCharsets.UTF_8);
     private static final String INSERT = "INSERT INTO bench_orders (tenant, item, quantity, status) VALUES (?, ?, ?, ?)";
-    private static final List<String> ALL_CASES = List.of("bare", "optimistic", "reserve", "atomic");
+    private static final List<String> ALL_CASES =
+            List.of("bare", "floor-reserve", "floor-atomic", "optimistic", "reserve", "atomic");
+    /** The floor's reservation: the in-flight row, nothing else (no lease take-over, no replay read). */
+    private static final String FLOOR_RESERVE = "INSERT INTO idempotency_keys (key, tenant_id, caller, method, path, "
+            + "request_hash, state, owner_token, locked_until, format_version, expires_at, created_at) "
+            + "VALUES (?, 'default', ''::bytea, 'POST', '/orders', ?, 'IN_FLIGHT', ?, ?, 1, ?, ?) ON CONFLICT DO NOTHING";
+    /** The floor's completion: the response into the row its owner holds. */
+    private static final String FLOOR_COMPLETE = "UPDATE idempotency_keys SET state = 'COMPLETED', locked_until = NULL, "
+            + "response_status = 201, response_content_type = 'application/json', response_headers = ?, response_body = ? "
+            + "WHERE key = ? AND tenant_id = 'default' AND caller = ''::bytea AND method = 'POST' AND path = '/orders' "
+            + "AND owner_token = ?";
+    private static final String FINGERPRINT = "0".repeat(64);
 
     private final HikariDataSource pool;
     private final Map<String, IdempotencyEngine> engines = new LinkedHashMap<>();
@@ -61,7 +78,8 @@ public final class EngineOnPostgres {
     }
 
     /** What one turn of a case measured. */
-    private record Turn(long requests, long errors, long wallNanos, long clientNanos, long threadNanos, long backendNanos) {
+    private record Turn(long requests, long errors, long wallNanos, long clientNanos, long threadNanos, long jitNanos,
+                        long backendNanos) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -144,40 +162,53 @@ public final class EngineOnPostgres {
 
     private static String table(Map<String, List<Turn>> turns) {
         double[] bare = sums(turns.get("bare"));
+        double bareTotal = (bare[3] + bare[6]) / bare[0];
         StringBuilder sb = new StringBuilder();
-        sb.append("| case | req/s | × bare | client µs/req (JVM) | of it request threads | backends µs/req | total µs/req "
-                + "| client × bare | backends × bare | total × bare | errors |\n");
-        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        sb.append("| case | req/s | × bare | client µs/req (JVM) | of it request threads | of it JIT compiler "
+                + "| backends µs/req | total µs/req | client × bare | backends × bare | total × bare | total × its floor "
+                + "| errors |\n");
+        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (var e : turns.entrySet()) {
             double[] s = sums(e.getValue());
             double n = s[0];
             double rate = n * 1e9 / s[2];
             double client = s[3] / n / 1e3;
-            double thread = s[4] / n / 1e3;
-            double backend = s[5] / n / 1e3;
-            double bRate = bare[0] * 1e9 / bare[2];
-            double bClient = bare[3] / bare[0] / 1e3;
-            double bBackend = bare[5] / bare[0] / 1e3;
-            sb.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f× | %.0f | %.0f | %.0f | %.0f | %.2f× | %.2f× | %.2f× | %d |%n",
-                    e.getKey(), rate, rate / bRate, client, thread, backend, client + backend,
-                    client / bClient, backend / bBackend, (client + backend) / (bClient + bBackend), (long) s[1]));
+            double backend = s[6] / n / 1e3;
+            List<Turn> floor = turns.get(e.getKey().equals("atomic") ? "floor-atomic"
+                    : e.getKey().equals("reserve") || e.getKey().equals("optimistic") ? "floor-reserve" : "");
+            String toFloor = "";
+            if (floor != null) {
+                double[] f = sums(floor);
+                toFloor = String.format(Locale.ROOT, "%.2f×", (s[3] + s[6]) / n / ((f[3] + f[6]) / f[0]));
+            }
+            sb.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f× | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f× | %.2f× "
+                            + "| %.2f× | %s | %d |%n",
+                    e.getKey(), rate, rate / (bare[0] * 1e9 / bare[2]), client, s[4] / n / 1e3, s[5] / n / 1e3,
+                    backend, client + backend, client / (bare[3] / bare[0] / 1e3), backend / (bare[6] / bare[0] / 1e3),
+                    (client + backend) / (bareTotal / 1e3), toFloor, (long) s[1]));
         }
         sb.append("\nPer request, summed over the rounds: **client** = this JVM's CPU (user + system, `/proc`, "
                 + "all threads: the pool, the collector, the JIT compiler), **request threads** = the CPU time of the threads "
-                + "running the requests (`ThreadMXBean`), **backends** = the PostgreSQL processes serving the pool's connections "
-                + "(`/proc/<pid>/stat`). `bare` = the handler's `INSERT` alone on a pooled connection.\n");
+                + "running the requests (`ThreadMXBean`), **JIT compiler** = the compiler threads' share of the client "
+                + "(a warm-up cost, large on a busy machine), **backends** = the PostgreSQL processes serving the pool's "
+                + "connections (`/proc/<pid>/stat`). `bare` = the handler's `INSERT` alone on a pooled connection. "
+                + "`floor-reserve` and `floor-atomic` = the SQL floor: the in-flight row's `INSERT`, the handler's `INSERT` "
+                + "and the completing `UPDATE` written by hand, without the engine — three autocommit statements, or one "
+                + "transaction whose `UPDATE` carries the `COMMIT`; **total × its floor** compares reserve and optimistic "
+                + "with `floor-reserve`, atomic with `floor-atomic`.\n");
         return sb.toString();
     }
 
     private static double[] sums(List<Turn> ts) {
-        double[] s = new double[6];
+        double[] s = new double[7];
         for (Turn t : ts) {
             s[0] += t.requests;
             s[1] += t.errors;
             s[2] += t.wallNanos;
             s[3] += t.clientNanos;
             s[4] += t.threadNanos;
-            s[5] += t.backendNanos;
+            s[5] += t.jitNanos;
+            s[6] += t.backendNanos;
         }
         return s;
     }
@@ -215,6 +246,8 @@ public final class EngineOnPostgres {
             workers.add(w);
             w.start();
         }
+        long self = ProcessHandle.current().pid();
+        long jit0 = CpuMeter.jitCompilerNanos(self);
         long client0 = CpuMeter.selfNanos();
         long backend0 = CpuMeter.cpuNanos(backends);
         long t0 = System.nanoTime();
@@ -226,7 +259,7 @@ public final class EngineOnPostgres {
         }
         long wall = System.nanoTime() - t0;
         return new Turn(requests.get(), errors.get(), wall, CpuMeter.selfNanos() - client0, threadNanos.get(),
-                CpuMeter.cpuNanos(backends) - backend0);
+                CpuMeter.jitCompilerNanos(self) - jit0, CpuMeter.cpuNanos(backends) - backend0);
     }
 
     private void request(String c) throws SQLException {
@@ -237,6 +270,10 @@ public final class EngineOnPostgres {
             return;
         }
         String key = run + "-" + keys.incrementAndGet();
+        if (c.startsWith("floor-")) {
+            floor(key, c.equals("floor-atomic"));
+            return;
+        }
         RequestView request = RequestView.of("POST", "/orders", Map.of("Idempotency-Key", List.of(key),
                 "Content-Type", List.of("application/json")), BODY);
         Decision decision = engines.get(c).before(request);
@@ -257,6 +294,65 @@ public final class EngineOnPostgres {
                 ("{\"id\":" + id + ",\"item\":\"book\",\"quantity\":1,\"status\":\"created\"}").getBytes(StandardCharsets.UTF_8));
         if (proceed.execution().finish(response).isPresent()) {
             throw new IllegalStateException("the engine replaced the response");
+        }
+    }
+
+    /**
+     * The SQL floor of a fresh key: the statements any store of this table needs, hand-written and
+     * without the engine — the in-flight row, the handler's INSERT, the completion — as three
+     * autocommit statements (reserve) or in one transaction whose completion message carries the
+     * COMMIT (atomic).
+     */
+    private void floor(String key, boolean atomic) throws SQLException {
+        String owner = UUID.randomUUID().toString();
+        Instant now = Instant.now();
+        if (atomic) {
+            try (Connection connection = pool.getConnection()) {
+                connection.setAutoCommit(false);
+                floorReserve(connection, key, owner, now);
+                long id = insert(connection);
+                floorComplete(connection, key, owner, id, "; COMMIT");
+            }
+            return;
+        }
+        try (Connection connection = pool.getConnection()) {
+            floorReserve(connection, key, owner, now);
+        }
+        long id;
+        try (Connection connection = pool.getConnection()) {
+            id = insert(connection);
+        }
+        try (Connection connection = pool.getConnection()) {
+            floorComplete(connection, key, owner, id, "");
+        }
+    }
+
+    private static void floorReserve(Connection connection, String key, String owner, Instant now)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(FLOOR_RESERVE)) {
+            ps.setString(1, key);
+            ps.setString(2, FINGERPRINT);
+            ps.setString(3, owner);
+            ps.setObject(4, OffsetDateTime.ofInstant(now.plusSeconds(30), ZoneOffset.UTC));
+            ps.setObject(5, OffsetDateTime.ofInstant(now.plusSeconds(86_400), ZoneOffset.UTC));
+            ps.setObject(6, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
+            if (ps.executeUpdate() != 1) {
+                throw new IllegalStateException("not a fresh key");
+            }
+        }
+    }
+
+    private static void floorComplete(Connection connection, String key, String owner, long id, String then)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(FLOOR_COMPLETE + then)) {
+            ps.setString(1, "[[\"Location\",\"/orders/" + id + "\"]]");
+            ps.setBytes(2, ("{\"id\":" + id + ",\"item\":\"book\",\"quantity\":1,\"status\":\"created\"}")
+                    .getBytes(StandardCharsets.UTF_8));
+            ps.setString(3, key);
+            ps.setString(4, owner);
+            if (ps.executeUpdate() != 1) {
+                throw new IllegalStateException("the reservation is gone");
+            }
         }
     }
 
