@@ -12,6 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -139,12 +142,23 @@ class DatabaseOutageTest {
 
     /**
      * The bounded load on {@code service} (4 clients, at most 3,000 requests or 40 s), started once
-     * 40 sequential orders went through: the times measured are the outage's, not a cold JVM's.
+     * 40 orders, sent by 4 clients as the load's are, went through: the times measured are the
+     * outage's, not a cold JVM's.
      */
-    private static Load warmedUp(HttpClient http, ExampleProcess service) {
-        for (int i = 0; i < 40; i++) {
-            Answer a = Answer.post(http, service.port(), PATH, "warm-up-" + UUID.randomUUID(), Answer.ORDER, HUNG_AFTER);
-            assertThat(a.status()).as("warm-up: " + a.describe()).isEqualTo(201);
+    private static Load warmedUp(HttpClient http, ExampleProcess service) throws Exception {
+        ExecutorService clients = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Answer>> warmUp = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                warmUp.add(clients.submit(() -> Answer.post(http, service.port(), PATH, "warm-up-" + UUID.randomUUID(),
+                        Answer.ORDER, HUNG_AFTER)));
+            }
+            for (Future<Answer> answer : warmUp) {
+                Answer a = answer.get();
+                assertThat(a.status()).as("warm-up: " + a.describe()).isEqualTo(201);
+            }
+        } finally {
+            clients.shutdownNow();
         }
         return new Load(http, service.port(), PATH, 4, 3000, Duration.ofSeconds(40), HUNG_AFTER);
     }

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -29,7 +30,9 @@ import java.util.regex.Pattern;
  * store ({@code JdbcStore}, {@code PgStore}).
  *
  * <p>{@link #close()} kills it with SIGKILL ({@link Process#destroyForcibly()}) — always, also when
- * a test fails — and so does a shutdown hook of the test JVM for any child still alive.
+ * a test fails — and so does a shutdown hook of the test JVM for any child still alive. The first
+ * process of each service is first asked to write its {@link ClassDataArchive}, which the later
+ * ones start from.
  */
 final class ExampleProcess implements AutoCloseable {
 
@@ -48,13 +51,17 @@ final class ExampleProcess implements AutoCloseable {
     private final int port;
     private final Deque<String> output;
     private final String startupLine;
+    /** The archive this process is to write when closed; empty once it did or cannot. */
+    private final AtomicReference<ClassDataArchive> makes;
 
-    private ExampleProcess(String name, Process process, int port, Deque<String> output, String startupLine) {
+    private ExampleProcess(String name, Process process, int port, Deque<String> output, String startupLine,
+            ClassDataArchive makes) {
         this.name = name;
         this.process = process;
         this.port = port;
         this.output = output;
         this.startupLine = startupLine;
+        this.makes = new AtomicReference<>(makes);
     }
 
     /**
@@ -90,14 +97,26 @@ final class ExampleProcess implements AutoCloseable {
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         // Small and quick to start: the machine is shared, and the load here is modest.
         command.addAll(List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
-        command.addAll(service.launchArguments());
+        List<String> launch = service.launchArguments();
+        ClassDataArchive archive = ClassDataArchive.of(service, launch);
+        ClassDataArchive.Use cds = archive.use();
+        command.addAll(cds.options());
+        command.addAll(launch);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().keySet().removeIf(k -> k.equals("DATABASE_URL") || k.startsWith("IDEMPOTENCY")
                 || k.startsWith("REDIS_") || k.startsWith("QUARKUS_"));
         builder.environment().putAll(env);
         builder.environment().put("PORT", "0");
 
-        Process process = builder.start();
+        Process process;
+        try {
+            process = builder.start();
+        } catch (IOException | RuntimeException e) {
+            if (cds.maker()) {
+                archive.abandon();
+            }
+            throw e;
+        }
         RUNNING.add(process);
         Deque<String> output = new ArrayDeque<>();
         CompletableFuture<String> startup = new CompletableFuture<>();
@@ -108,13 +127,20 @@ final class ExampleProcess implements AutoCloseable {
             String line = startup.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             Matcher m = STARTUP_LINE.matcher(line);
             m.find(); // the reader completed with the line that matched
-            return new ExampleProcess(name, process, Integer.parseInt(m.group(1)), output, line);
+            return new ExampleProcess(name, process, Integer.parseInt(m.group(1)), output, line,
+                    cds.maker() ? archive : null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             kill(process);
+            if (cds.maker()) {
+                archive.abandon();
+            }
             throw new IllegalStateException("Interrupted while starting " + name, e);
         } catch (ExecutionException | TimeoutException e) {
             kill(process);
+            if (cds.maker()) {
+                archive.abandon();
+            }
             String why = e instanceof TimeoutException ? "did not start within " + START_TIMEOUT.toSeconds() + " s"
                     : "exited before it printed its start-up line";
             throw new IllegalStateException("Example " + name + " " + why + "; its output:\n"
@@ -170,10 +196,21 @@ final class ExampleProcess implements AutoCloseable {
     /** SIGKILL: no shutdown hook, no graceful stop, open transactions left to the database. */
     void kill() {
         kill(process);
+        ClassDataArchive archive = makes.getAndSet(null);
+        if (archive != null) {
+            archive.abandon();
+        }
     }
 
+    /** SIGKILL, as {@link #kill()}; the maker of its service's archive writes it first while it runs. */
     @Override
     public void close() {
+        ClassDataArchive archive = makes.getAndSet(null);
+        if (archive != null && process.isAlive()) {
+            archive.dump(process);
+        } else if (archive != null) {
+            archive.abandon();
+        }
         kill(process);
     }
 

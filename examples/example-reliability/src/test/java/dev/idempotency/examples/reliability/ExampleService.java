@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Which example service a test starts, and which idempotency store it must report on its start-up
@@ -98,26 +100,57 @@ enum ExampleService {
         return List.of("-jar", runner);
     }
 
-    /** The classpath of the child JVM. */
+    /**
+     * The classpath of the child JVM. Its directories come after the jars where that changes no
+     * lookup, as a class-data archive ({@link ClassDataArchive}) needs: this module's own output
+     * (its tests, which the services do not use) goes last, and an example's own classes come
+     * from the jar its build packaged when that holds the compiled classes as they are now.
+     */
     private String classPath() {
         if (ownClasspath == null) {
             // Surefire may start tests from a manifest-only jar, so its property is preferred.
             String surefire = System.getProperty("surefire.test.class.path");
-            return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
+            String testClassPath = surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
+            String own = Path.of("target").toAbsolutePath() + File.separator;
+            List<String> entries = List.of(testClassPath.split(File.pathSeparator));
+            return Stream.concat(entries.stream().filter(e -> !e.startsWith(own)), entries.stream().filter(e -> e.startsWith(own)))
+                    .collect(Collectors.joining(File.pathSeparator));
         }
         String classesProperty = "idempotency.reliability." + ownClasspath + ".classes";
+        String jarProperty = "idempotency.reliability." + ownClasspath + ".jar";
         String fileProperty = "idempotency.reliability." + ownClasspath + ".classpath";
         String classes = System.getProperty(classesProperty);
+        String jar = System.getProperty(jarProperty);
         String file = System.getProperty(fileProperty);
-        if (classes == null || file == null) {
+        if (classes == null || jar == null || file == null) {
             throw new IllegalStateException("The " + framework + " example's classpath is set by this module's pom "
-                    + "(" + classesProperty + " / " + fileProperty + "): run the tests with Maven");
+                    + "(" + classesProperty + " / " + jarProperty + " / " + fileProperty + "): run the tests with Maven");
         }
         try {
-            return classes + File.pathSeparator + Files.readString(Path.of(file), StandardCharsets.UTF_8).trim();
+            String own = isPackagedAsCompiled(Path.of(jar), Path.of(classes)) ? jar : classes;
+            return own + File.pathSeparator + Files.readString(Path.of(file), StandardCharsets.UTF_8).trim();
         } catch (IOException e) {
             throw new UncheckedIOException("No " + file + ": build examples/example-" + framework + " in the same reactor "
                     + "(mvn -pl examples/example-reliability -am verify)", e);
+        }
+    }
+
+    /** Whether {@code jar} exists and is not older than any file under {@code classes}. */
+    private static boolean isPackagedAsCompiled(Path jar, Path classes) throws IOException {
+        if (!Files.isRegularFile(jar)) {
+            return false;
+        }
+        long packaged = Files.getLastModifiedTime(jar).toMillis();
+        try (Stream<Path> files = Files.walk(classes)) {
+            return files.filter(Files::isRegularFile).allMatch(f -> lastModified(f) <= packaged);
+        }
+    }
+
+    private static long lastModified(Path file) {
+        try {
+            return Files.getLastModifiedTime(file).toMillis();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
