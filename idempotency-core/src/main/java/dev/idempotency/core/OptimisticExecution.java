@@ -7,13 +7,17 @@ import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The optimistic mode: nothing reserved; insert-if-absent after the handler. */
+/**
+ * The optimistic mode: nothing reserved; insert-if-absent after the handler, asked again while it
+ * fails, for at most a lease ({@link PersistRetries}).
+ */
 final class OptimisticExecution extends OnceExecution {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
@@ -24,8 +28,11 @@ final class OptimisticExecution extends OnceExecution {
     private final AsyncStore store;
     private final Answers answers;
     private final IdempotencyConfig config;
+    private final PersistRetries retries;
 
-    OptimisticExecution(Admission.Admitted request, AsyncStore store, Answers answers, IdempotencyConfig config) {
+    OptimisticExecution(Admission.Admitted request, AsyncStore store, Answers answers, IdempotencyConfig config,
+                        Pause pause) {
+        this.retries = new PersistRetries(pause, config.clock(), config.lease(), () -> Instant.MAX);
         this.key = request.key();
         this.fingerprint = request.fingerprint();
         this.watch = request.watch();
@@ -46,9 +53,15 @@ final class OptimisticExecution extends OnceExecution {
         CompletionStage<Optional<HttpReply>> finished;
         Optional<StoredResponse> stored = answers.toStored(response);
         if (stored.isPresent()) {
-            finished = attempt(() -> store.insertCompleted(key, fingerprint, stored.get(),
-                    clock.instant(), config.ttl())).thenApply(inserted -> {
-                        answers.emit(inserted ? Outcome.EXECUTED_STORED : Outcome.EXECUTED_NOT_STORED, key, watch);
+            finished = retries.persist(() -> store.insertCompleted(key, fingerprint, stored.get(),
+                    clock.instant(), config.ttl())).thenApply(result -> {
+                        if (result.ending() == PersistRetries.Ending.LEASE_ENDED) {
+                            result.logGaveUp(key);
+                            answers.emit(Outcome.PERSIST_FAILED, key, watch);
+                        } else {
+                            answers.emit(result.ending() == PersistRetries.Ending.STORED
+                                    ? Outcome.EXECUTED_STORED : Outcome.EXECUTED_NOT_STORED, key, watch);
+                        }
                         return Optional.empty();
                     });
         } else if (response.status() == 409) {

@@ -9,8 +9,11 @@ final class OptimisticFlow implements Flow {
     private final AsyncStore store;
     private final Answers answers;
     private final IdempotencyConfig config;
+    private final Pause pause;
 
-    OptimisticFlow(AsyncStore store, Answers answers, IdempotencyConfig config) {
+    /** @param pause how a failed insert waits before it is asked again */
+    OptimisticFlow(AsyncStore store, Answers answers, IdempotencyConfig config, Pause pause) {
+        this.pause = pause;
         this.store = store;
         this.answers = answers;
         this.config = config;
@@ -21,6 +24,6 @@ final class OptimisticFlow implements Flow {
         return Stages.attempt(() -> store.find(request.key(), config.clock().instant()))
                 .thenApply(record -> record.isPresent()
                         ? answers.existing(request.key(), request.fingerprint(), record.get(), request.watch())
-                        : new Decision.Proceed(new OptimisticExecution(request, store, answers, config)));
+                        : new Decision.Proceed(new OptimisticExecution(request, store, answers, config, pause)));
     }
 }

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * Reserve the key, run the handler under the reservation (its lease renewed while it runs), then
@@ -44,9 +45,22 @@ final class ReserveFlow implements Flow {
         return decision;
     }
 
-    private Decision proceed(AsyncReservation reservation, Stopwatch watch) {
-        AsyncReservation held = config.renewLease() ? new RenewingReservation(reservation, renewals, config) : reservation;
-        return new Decision.Proceed(new ReservedExecution(held, watch, answers, failure -> Optional.empty()));
+    /** Runs the handler under {@code reservation}, made at {@code reservedAt}; its completion is retried within the lease. */
+    private Decision proceed(AsyncReservation reservation, Instant reservedAt, Stopwatch watch) {
+        AsyncReservation held;
+        Supplier<Instant> leaseEnd;
+        if (config.renewLease()) {
+            RenewingReservation renewing = new RenewingReservation(reservation, reservedAt, renewals, config);
+            held = renewing;
+            leaseEnd = renewing::leaseEnd;
+        } else {
+            held = reservation;
+            Instant end = reservedAt.plus(config.lease());
+            leaseEnd = () -> end;
+        }
+        PersistRetries retries = new PersistRetries(pause, config.clock(), config.lease(), leaseEnd);
+        return new Decision.Proceed(new ReservedExecution(held, watch, answers, failure -> Optional.empty(), false,
+                retries));
     }
 
     /**
@@ -99,7 +113,7 @@ final class ReserveFlow implements Flow {
         /** The decision, or (when the duplicate may wait for the request in flight) how long to wait. */
         private Duration judge(AsyncReserveResult result, Instant now) {
             if (result instanceof AsyncReserveResult.Acquired acquired) {
-                decision.complete(proceed(acquired.reservation(), request.watch()));
+                decision.complete(proceed(acquired.reservation(), now, request.watch()));
                 return null;
             }
             IdempotencyRecord record = ((AsyncReserveResult.Existing) result).record();

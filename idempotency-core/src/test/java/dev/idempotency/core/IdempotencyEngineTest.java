@@ -691,7 +691,7 @@ class IdempotencyEngineTest {
     // 10. Persist failure
     @Test
     void aPersistFailureLeavesTheResponseAloneAndLogsOnlyAKeyPreview() {
-        ThrowingCompleteStore failing = new ThrowingCompleteStore();
+        ThrowingCompleteStore failing = new ThrowingCompleteStore(clock);
         engine.close();
         engine = engine(failing, c -> c);
         Decision.Proceed proceed = proceed(engine.before(post("/orders", "secret-key-123456", BODY)));
@@ -740,10 +740,16 @@ class IdempotencyEngineTest {
 
     /**
      * A store whose complete always fails, as a database error after the handler (or, in the
-     * atomic mode, a failed final commit) would.
+     * atomic mode, a failed final commit) would; each failure takes 10 s of {@code clock}, so the
+     * engine's retries run into the lease's end.
      */
     private static final class ThrowingCompleteStore implements dev.idempotency.core.store.TransactionalStore {
         private final InMemoryStore delegate = new InMemoryStore();
+        private final MutableClock clock;
+
+        ThrowingCompleteStore(MutableClock clock) {
+            this.clock = clock;
+        }
 
         @Override
         public dev.idempotency.core.store.AtomicAttempt<dev.idempotency.core.store.Reservation> attemptInTransaction(
@@ -769,6 +775,7 @@ class IdempotencyEngineTest {
                 return new ReserveResult.Acquired(new dev.idempotency.core.store.AbstractReservation(key, inner.ownerToken()) {
                     @Override
                     protected boolean doComplete(StoredResponse response) {
+                        clock.advance(Duration.ofSeconds(10));
                         throw new IllegalStateException("UPDATE failed");
                     }
 
@@ -805,7 +812,7 @@ class IdempotencyEngineTest {
     @Test
     void inTheAtomicModeAFailedCommitTurnsTheSuccessInto503() throws Exception {
         engine.close();
-        engine = engine(new ThrowingCompleteStore(), c -> c.mode(Mode.ATOMIC));
+        engine = engine(new ThrowingCompleteStore(clock), c -> c.mode(Mode.ATOMIC));
         Decision.Proceed proceed = proceed(engine.before(post("/orders", "k1", BODY)));
 
         Optional<HttpReply> reply = proceed.execution().finish(created("{}"));

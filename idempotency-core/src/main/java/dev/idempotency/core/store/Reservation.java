@@ -10,8 +10,9 @@ import java.util.Optional;
  *
  * <p>A handle is finished exactly once — by {@link #complete}, {@link #release} or
  * {@link #abort}; a second finish throws {@link IllegalStateException}
- * ({@link AbstractReservation} enforces it). {@link #renew} may be called any number of times
- * before that. A store that runs the reservation inside a database transaction (the atomic mode)
+ * ({@link AbstractReservation} enforces it). A {@link #complete} that throws did not finish it:
+ * its outcome is unknown, and the engine completes it again with the same owner token.
+ * {@link #renew} may be called any number of times before the handle is finished. A store that runs the reservation inside a database transaction (the atomic mode)
  * keeps the transaction here and exposes it through {@link #unwrap}.
  */
 public interface Reservation {

@@ -1,0 +1,150 @@
+package dev.idempotency.core;
+
+import dev.idempotency.core.store.RecordKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Stores one finished handler's response: the store call (a reservation's {@code complete},
+ * owner-checked, or the optimistic insert) is made again while it fails — a cut connection, a
+ * timeout: its outcome unknown — after a pause doubling from {@value #FIRST_RETRY_MS} ms to
+ * {@value #LAST_RETRY_MS} ms. An answer ends it ({@code true}: stored; {@code false}: not, the
+ * reservation was lost); so does the lease: no attempt starts where its pause would reach the end
+ * of the lease as last confirmed, nor a lease after the first attempt. The pauses are the flow's
+ * {@link Pause}: the engine's timer over a non-blocking store, a sleep of the thread that is
+ * blocked in the store call anyway over a blocking one. Times come from the engine's clock.
+ */
+final class PersistRetries {
+
+    static final long FIRST_RETRY_MS = 5;
+    static final long LAST_RETRY_MS = 500;
+
+    /** How a persist ended. */
+    enum Ending {
+        /** The store answered {@code true}. */
+        STORED,
+        /** The store answered {@code false}: ownership was lost (or a twin stored first). */
+        REFUSED,
+        /** The store call kept failing until the lease would end. */
+        LEASE_ENDED
+    }
+
+    /** How a persist ended, after how many attempts, and (when it did not answer) the last failure. */
+    record Result(Ending ending, int attempts, Throwable failure) {
+
+        /** Logs, once for the request, that its response was not stored because the store kept failing. */
+        void logGaveUp(RecordKey key) {
+            // The exception's type only: a store's message may quote what it was sent.
+            log.warn("idempotency.persist_failed key_preview={}: {} attempt(s) failed, the last with {}; the response "
+                    + "was not stored", key.keyPreview(), attempts, failure.getClass().getName());
+        }
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+
+    private static final PersistRetries ONCE = new PersistRetries(Pause.SLEEP, Clock.systemUTC(), Duration.ZERO,
+            () -> Instant.MIN);
+
+    private final Pause pause;
+    private final Clock clock;
+    private final Duration lease;
+    private final Supplier<Instant> leaseEnd;
+
+    /**
+     * @param leaseEnd the lease's end as last confirmed (the reservation's, or its latest renewal's);
+     *                 looked at before every retry
+     */
+    PersistRetries(Pause pause, Clock clock, Duration lease, Supplier<Instant> leaseEnd) {
+        this.pause = pause;
+        this.clock = clock;
+        this.lease = lease;
+        this.leaseEnd = leaseEnd;
+    }
+
+    /** One attempt, never repeated: the atomic mode's commit, which a failure rolls back. */
+    static PersistRetries once() {
+        return ONCE;
+    }
+
+    /** {@code call} until it answers or the lease would end; the stage never completes exceptionally. */
+    CompletionStage<Result> persist(Supplier<CompletionStage<Boolean>> call) {
+        Attempts attempts = new Attempts(call, clock.instant().plus(lease));
+        attempts.run();
+        return attempts.result;
+    }
+
+    /**
+     * The attempts of one persist. Attempts and pauses that complete at once (a blocking store, a
+     * sleeping pause) loop here rather than nest, so a long outage does not grow the stack.
+     */
+    private final class Attempts {
+        private final Supplier<CompletionStage<Boolean>> call;
+        private final Instant bound;
+        private final CompletableFuture<Result> result = new CompletableFuture<>();
+        private int count;
+        private long backoffMs = FIRST_RETRY_MS;
+
+        Attempts(Supplier<CompletionStage<Boolean>> call, Instant bound) {
+            this.call = call;
+            this.bound = bound;
+        }
+
+        void run() {
+            while (true) {
+                CompletableFuture<Boolean> again = Stages.attempt(call)
+                        .handle(this::afterAttempt)
+                        .thenCompose(next -> next)
+                        .toCompletableFuture();
+                if (!again.isDone()) {
+                    again.whenComplete((goOn, failure) -> {
+                        if (goOn(goOn, failure)) {
+                            run();
+                        }
+                    });
+                    return;
+                }
+                if (!goOn(again.getNow(false), null)) {
+                    return;
+                }
+            }
+        }
+
+        /** The ending, or (after a failure with time left) a pause that answers whether to attempt again. */
+        private CompletionStage<Boolean> afterAttempt(Boolean answer, Throwable failure) {
+            count++;
+            if (failure == null) {
+                result.complete(new Result(answer ? Ending.STORED : Ending.REFUSED, count, null));
+                return CompletableFuture.completedFuture(false);
+            }
+            Throwable cause = Stages.unwrap(failure);
+            Duration delay = Duration.ofMillis(backoffMs);
+            backoffMs = Math.min(backoffMs * 2, LAST_RETRY_MS);
+            Instant end = leaseEnd.get();
+            if (!clock.instant().plus(delay).isBefore(end.isBefore(bound) ? end : bound)) {
+                result.complete(new Result(Ending.LEASE_ENDED, count, cause));
+                return CompletableFuture.completedFuture(false);
+            }
+            return Stages.attempt(() -> pause.after(delay)).handle((elapsed, interrupted) -> {
+                if (interrupted != null || !elapsed) { // the thread was interrupted, or the engine is closing
+                    result.complete(new Result(Ending.LEASE_ENDED, count, cause));
+                    return false;
+                }
+                return true;
+            });
+        }
+
+        private boolean goOn(Boolean again, Throwable failure) {
+            if (failure != null) { // not expected: every step above is guarded
+                result.complete(new Result(Ending.LEASE_ENDED, count, Stages.unwrap(failure)));
+                return false;
+            }
+            return again;
+        }
+    }
+}
