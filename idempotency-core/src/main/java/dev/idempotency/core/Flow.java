@@ -17,15 +17,14 @@ interface Flow {
     /**
      * The flow of {@code config}'s mode over {@code store}; refuses a mode the store cannot do.
      *
-     * @param pause how a duplicate waits for a request in flight, and a failed completion before it
-     *              is asked again: sleeping for a store that blocks its caller anyway, the timer for
-     *              a non-blocking one
+     * @param pause how a duplicate waits for a request in flight: sleeping for a store that blocks
+     *              its caller anyway, the timer for a non-blocking one
      * @param lost  the reservations of unknown outcome that the reserve mode gives back
      */
     static Flow of(IdempotencyConfig config, AsyncStore store, Answers answers, EngineScheduler scheduler,
                    Pause pause, LostReservations lost) {
         return switch (config.mode()) {
-            case OPTIMISTIC -> new OptimisticFlow(store, answers, config, pause);
+            case OPTIMISTIC -> new OptimisticFlow(store, answers, config, scheduler);
             case RESERVE -> new ReserveFlow(store, answers, config, scheduler, pause, lost);
             case ATOMIC -> {
                 if (!(store instanceof AsyncTransactionalStore transactional)) {

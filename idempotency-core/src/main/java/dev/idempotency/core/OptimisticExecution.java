@@ -15,8 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The optimistic mode: nothing reserved; insert-if-absent after the handler, asked again while it
- * fails, for at most a lease ({@link PersistRetries}).
+ * The optimistic mode: nothing reserved; insert-if-absent after the handler, asked again in the
+ * background while it fails, for at most a lease ({@link PersistRetries}).
  */
 final class OptimisticExecution extends OnceExecution {
 
@@ -31,8 +31,8 @@ final class OptimisticExecution extends OnceExecution {
     private final PersistRetries retries;
 
     OptimisticExecution(Admission.Admitted request, AsyncStore store, Answers answers, IdempotencyConfig config,
-                        Pause pause) {
-        this.retries = new PersistRetries(pause, config.clock(), config.lease(), () -> Instant.MAX);
+                        EngineScheduler scheduler) {
+        this.retries = new PersistRetries(scheduler, config.clock(), config.lease(), () -> Instant.MAX);
         this.key = request.key();
         this.fingerprint = request.fingerprint();
         this.watch = request.watch();
@@ -53,8 +53,9 @@ final class OptimisticExecution extends OnceExecution {
         CompletionStage<Optional<HttpReply>> finished;
         Optional<StoredResponse> stored = answers.toStored(response);
         if (stored.isPresent()) {
-            finished = retries.persist(() -> store.insertCompleted(key, fingerprint, stored.get(),
-                    clock.instant(), config.ttl())).thenApply(result -> {
+            CompletableFuture<Optional<HttpReply>> reply = new CompletableFuture<>();
+            retries.persist(() -> store.insertCompleted(key, fingerprint, stored.get(), clock.instant(), config.ttl()),
+                    () -> reply.complete(Optional.empty())).thenApply(result -> {
                         if (result.ending() == PersistRetries.Ending.LEASE_ENDED) {
                             result.logGaveUp(key);
                             answers.emit(Outcome.PERSIST_FAILED, key, watch);
@@ -62,8 +63,9 @@ final class OptimisticExecution extends OnceExecution {
                             answers.emit(result.ending() == PersistRetries.Ending.STORED
                                     ? Outcome.EXECUTED_STORED : Outcome.EXECUTED_NOT_STORED, key, watch);
                         }
-                        return Optional.empty();
-                    });
+                        return Optional.<HttpReply>empty();
+                    }).whenComplete((done, failure) -> reply.complete(Optional.empty()));
+            finished = reply;
         } else if (response.status() == 409) {
             // A concurrent twin may have finished first; look once more, as the reference design does.
             finished = attempt(() -> store.find(key, clock.instant())).thenApply(raced -> {

@@ -9,11 +9,11 @@ final class OptimisticFlow implements Flow {
     private final AsyncStore store;
     private final Answers answers;
     private final IdempotencyConfig config;
-    private final Pause pause;
+    private final EngineScheduler scheduler;
 
-    /** @param pause how a failed insert waits before it is asked again */
-    OptimisticFlow(AsyncStore store, Answers answers, IdempotencyConfig config, Pause pause) {
-        this.pause = pause;
+    /** @param scheduler where a failed insert is asked again */
+    OptimisticFlow(AsyncStore store, Answers answers, IdempotencyConfig config, EngineScheduler scheduler) {
+        this.scheduler = scheduler;
         this.store = store;
         this.answers = answers;
         this.config = config;
@@ -24,6 +24,6 @@ final class OptimisticFlow implements Flow {
         return Stages.attempt(() -> store.find(request.key(), config.clock().instant()))
                 .thenApply(record -> record.isPresent()
                         ? answers.existing(request.key(), request.fingerprint(), record.get(), request.watch())
-                        : new Decision.Proceed(new OptimisticExecution(request, store, answers, config, pause)));
+                        : new Decision.Proceed(new OptimisticExecution(request, store, answers, config, scheduler)));
     }
 }

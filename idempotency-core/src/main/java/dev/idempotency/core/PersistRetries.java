@@ -16,9 +16,10 @@ import org.slf4j.LoggerFactory;
  * timeout: its outcome unknown — after a pause doubling from {@value #FIRST_RETRY_MS} ms to
  * {@value #LAST_RETRY_MS} ms. An answer ends it ({@code true}: stored; {@code false}: not, the
  * reservation was lost); so does the lease: no attempt starts where its pause would reach the end
- * of the lease as last confirmed, nor a lease after the first attempt. The pauses are the flow's
- * {@link Pause}: the engine's timer over a non-blocking store, a sleep of the thread that is
- * blocked in the store call anyway over a blocking one. Times come from the engine's clock.
+ * of the lease as last confirmed, nor a lease after the first attempt. The first attempt runs on
+ * the caller's thread; the pauses are the engine's timer, and the later attempts run on its pool
+ * of store-call threads ({@link EngineScheduler#renew}), so neither an event loop nor a request's
+ * thread waits for them. Times come from the engine's clock.
  */
 final class PersistRetries {
 
@@ -48,10 +49,10 @@ final class PersistRetries {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
 
-    private static final PersistRetries ONCE = new PersistRetries(Pause.SLEEP, Clock.systemUTC(), Duration.ZERO,
+    private static final PersistRetries ONCE = new PersistRetries(null, Clock.systemUTC(), Duration.ZERO,
             () -> Instant.MIN);
 
-    private final Pause pause;
+    private final EngineScheduler scheduler;
     private final Clock clock;
     private final Duration lease;
     private final Supplier<Instant> leaseEnd;
@@ -60,8 +61,8 @@ final class PersistRetries {
      * @param leaseEnd the lease's end as last confirmed (the reservation's, or its latest renewal's);
      *                 looked at before every retry
      */
-    PersistRetries(Pause pause, Clock clock, Duration lease, Supplier<Instant> leaseEnd) {
-        this.pause = pause;
+    PersistRetries(EngineScheduler scheduler, Clock clock, Duration lease, Supplier<Instant> leaseEnd) {
+        this.scheduler = scheduler;
         this.clock = clock;
         this.lease = lease;
         this.leaseEnd = leaseEnd;
@@ -72,27 +73,43 @@ final class PersistRetries {
         return ONCE;
     }
 
-    /** {@code call} until it answers or the lease would end; the stage never completes exceptionally. */
-    CompletionStage<Result> persist(Supplier<CompletionStage<Boolean>> call) {
-        Attempts attempts = new Attempts(call, clock.instant().plus(lease));
+    /**
+     * {@code call} until it answers or the lease would end; the stage never completes exceptionally.
+     *
+     * @param retrying run once, when the first retry is scheduled: what the caller does meanwhile
+     */
+    CompletionStage<Result> persist(Supplier<CompletionStage<Boolean>> call, Runnable retrying) {
+        Attempts attempts = new Attempts(call, clock.instant().plus(lease), retrying);
         attempts.run();
         return attempts.result;
     }
 
-    /**
-     * The attempts of one persist. Attempts and pauses that complete at once (a blocking store, a
-     * sleeping pause) loop here rather than nest, so a long outage does not grow the stack.
-     */
+    /** A stage completed with {@code true} on a store-call thread after {@code delay}; {@code false} once the engine closed. */
+    private CompletionStage<Boolean> pause(Duration delay) {
+        CompletableFuture<Boolean> resumed = new CompletableFuture<>();
+        scheduler.after(delay).whenComplete((elapsed, failure) -> {
+            try {
+                scheduler.renew(() -> resumed.complete(true));
+            } catch (RuntimeException e) { // the engine is closing
+                resumed.complete(false);
+            }
+        });
+        return resumed;
+    }
+
+    /** The attempts of one persist; attempts that complete at once loop here rather than nest. */
     private final class Attempts {
         private final Supplier<CompletionStage<Boolean>> call;
         private final Instant bound;
+        private final Runnable retrying;
         private final CompletableFuture<Result> result = new CompletableFuture<>();
         private int count;
         private long backoffMs = FIRST_RETRY_MS;
 
-        Attempts(Supplier<CompletionStage<Boolean>> call, Instant bound) {
+        Attempts(Supplier<CompletionStage<Boolean>> call, Instant bound, Runnable retrying) {
             this.call = call;
             this.bound = bound;
+            this.retrying = retrying;
         }
 
         void run() {
@@ -130,8 +147,11 @@ final class PersistRetries {
                 result.complete(new Result(Ending.LEASE_ENDED, count, cause));
                 return CompletableFuture.completedFuture(false);
             }
-            return Stages.attempt(() -> pause.after(delay)).handle((elapsed, interrupted) -> {
-                if (interrupted != null || !elapsed) { // the thread was interrupted, or the engine is closing
+            if (count == 1) {
+                retrying.run();
+            }
+            return Stages.attempt(() -> pause(delay)).handle((elapsed, closing) -> {
+                if (closing != null || !elapsed) { // the engine is closing: the key frees itself at the lease's end
                     result.complete(new Result(Ending.LEASE_ENDED, count, cause));
                     return false;
                 }

@@ -27,11 +27,13 @@ final class ReserveFlow implements Flow {
     private final LeaseRenewals renewals;
     private final Pause pause;
     private final LostReservations lost;
+    private final EngineScheduler scheduler;
 
     ReserveFlow(AsyncStore store, Answers answers, IdempotencyConfig config, EngineScheduler scheduler,
                 Pause pause, LostReservations lost) {
         this.store = store;
         this.lost = lost;
+        this.scheduler = scheduler;
         this.answers = answers;
         this.config = config;
         this.renewals = new LeaseRenewals(scheduler, config.lease());
@@ -58,7 +60,7 @@ final class ReserveFlow implements Flow {
             Instant end = reservedAt.plus(config.lease());
             leaseEnd = () -> end;
         }
-        PersistRetries retries = new PersistRetries(pause, config.clock(), config.lease(), leaseEnd);
+        PersistRetries retries = new PersistRetries(scheduler, config.clock(), config.lease(), leaseEnd);
         return new Decision.Proceed(new ReservedExecution(held, watch, answers, failure -> Optional.empty(), false,
                 retries));
     }

@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The reserve and atomic modes: the handler runs under a won reservation, completed or released
- * after it. A complete that fails is asked again ({@link PersistRetries}) while the reservation's
- * lease is kept; only a definite failure — the reservation lost, or the lease run out — gives up,
+ * after it. In the reserve mode a complete that fails is asked again in the background
+ * ({@link PersistRetries}) while the reservation's lease is kept, and the handler's response goes
+ * out meanwhile; only a definite failure — the reservation lost, or the lease run out — gives up,
  * counted once as {@link Outcome#PERSIST_FAILED} and logged once, releasing nothing.
  */
 final class ReservedExecution extends OnceExecution {
@@ -83,7 +84,10 @@ final class ReservedExecution extends OnceExecution {
                 return whenNotApplied.apply(failure);
             });
         }
-        return retries.persist(() -> reservation.complete(stored.get())).thenApply(result -> {
+        CompletableFuture<Optional<HttpReply>> reply = new CompletableFuture<>();
+        retries.persist(() -> reservation.complete(stored.get()),
+                // The handler's response goes out now; its record is stored meanwhile, the key in flight.
+                () -> reply.complete(Optional.empty())).<Optional<HttpReply>>thenApply(result -> {
             if (result.ending() == PersistRetries.Ending.STORED) {
                 if (result.attempts() > 1) {
                     log.info("Response of key_preview={} stored at attempt {}", key().keyPreview(), result.attempts());
@@ -105,7 +109,8 @@ final class ReservedExecution extends OnceExecution {
             }
             answers.emit(Outcome.PERSIST_FAILED, key(), watch);
             return whenNotApplied.apply(result.failure());
-        });
+        }).whenComplete((replaced, failure) -> reply.complete(failure == null ? replaced : Optional.empty()));
+        return reply;
     }
 
     @Override

@@ -21,7 +21,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -39,9 +38,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
 
 /**
- * A completion whose store call fails is asked again with the same owner token, within the lease,
- * while the lease is renewed; only a lost reservation or the lease's end gives up — once, without
- * releasing the key. Faults are injected in the store's {@code complete}; time is the engine's clock.
+ * A completion whose store call fails is asked again in the background with the same owner token,
+ * within the lease, while the lease is renewed and the handler's response goes out; only a lost
+ * reservation or the lease's end gives up — once, without releasing the key. Faults are injected
+ * in the store's {@code complete}; time is the engine's clock.
  */
 class CompletionRetryTest {
 
@@ -134,8 +134,9 @@ class CompletionRetryTest {
     }
 
     /**
-     * Two attempts fail; while the second is held, the lease (600 ms) is renewed past its first
-     * end and a duplicate gets 409; the third lands, and the duplicate replays. One handler run.
+     * Two attempts fail; the handler's response goes out after the first; while the second is
+     * held, the lease (600 ms) is renewed past its first end and a duplicate gets 409; the third
+     * lands, and the duplicate replays. One handler run.
      */
     @ParameterizedTest(name = "async face: {0}")
     @ValueSource(booleans = {true, false})
@@ -152,7 +153,6 @@ class CompletionRetryTest {
                 throw outage();
             }
         };
-        ExecutorService caller = Executors.newSingleThreadExecutor();
         try (IdempotencyEngine engine = engine(async, c -> c.lease(Duration.ofMillis(600)))) {
             AtomicInteger runs = new AtomicInteger();
             Decision first = engine.before(post("order-1"));
@@ -164,8 +164,7 @@ class CompletionRetryTest {
             await("the lease is renewed while the handler runs",
                     () -> record(execution).orElseThrow().leaseUntil().isAfter(firstLeaseEnd));
 
-            CompletableFuture<Optional<HttpReply>> finished = CompletableFuture.supplyAsync(
-                    () -> execution.finish(created()), caller);
+            assertThat(execution.finish(created())).as("the handler's own response goes out").isEmpty();
             assertThat(secondHeld.await(20, TimeUnit.SECONDS)).as("the failed complete is asked again").isTrue();
             clock.advance(Duration.ofMillis(250)); // past the lease the reservation first had
             Instant renewedAfter = clock.instant().plus(Duration.ofMillis(599));
@@ -177,10 +176,10 @@ class CompletionRetryTest {
                 runs.incrementAndGet();
             }
             assertThat(respond(duplicate).reply().status()).as("a duplicate meanwhile").isEqualTo(409);
-            assertThat(finished).as("the response waits for the retries").isNotDone();
+            assertThat(record(execution).orElseThrow().state()).isEqualTo(RecordState.IN_FLIGHT);
 
             letSecondFail.countDown();
-            assertThat(finished.get(20, TimeUnit.SECONDS)).as("the handler's own response goes out").isEmpty();
+            await("the third attempt lands", () -> outcomes.contains(Outcome.EXECUTED_STORED));
 
             assertThat(completes).as("complete attempts").hasValue(3);
             assertThat(record(execution).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
@@ -190,8 +189,6 @@ class CompletionRetryTest {
             assertThat(runs).as("handler runs").hasValue(1);
             assertThat(outcomes).contains(Outcome.EXECUTED_STORED).doesNotContain(Outcome.PERSIST_FAILED);
             assertThat(persistFailedLines()).isEmpty();
-        } finally {
-            caller.shutdownNow();
         }
     }
 
@@ -220,7 +217,7 @@ class CompletionRetryTest {
      */
     @ParameterizedTest(name = "async face: {0}")
     @ValueSource(booleans = {true, false})
-    void aPersistentOutageStopsAtTheLeaseAndCountsOnce(boolean async) {
+    void aPersistentOutageStopsAtTheLeaseAndCountsOnce(boolean async) throws Exception {
         fault = attempt -> {
             clock.advance(Duration.ofSeconds(1));
             throw outage();
@@ -229,6 +226,7 @@ class CompletionRetryTest {
             Execution execution = ((Decision.Proceed) engine.before(post("order-4"))).execution();
 
             assertThat(execution.finish(created())).as("the client still gets the handler's response").isEmpty();
+            await("the engine gives up", () -> outcomes.contains(Outcome.PERSIST_FAILED));
 
             assertThat(completes).as("attempts until the lease's end").hasValue(5);
             assertThat(outcomes.stream().filter(Outcome.PERSIST_FAILED::equals)).hasSize(1);
@@ -246,7 +244,7 @@ class CompletionRetryTest {
 
     /** The optimistic mode's insert is asked again the same way: the record lands, a retry replays. */
     @Test
-    void theOptimisticInsertIsRetriedToo() {
+    void theOptimisticInsertIsRetriedToo() throws Exception {
         faulted = "insertCompleted";
         fault = attempt -> {
             if (attempt < 3) {
@@ -257,6 +255,7 @@ class CompletionRetryTest {
             Execution execution = ((Decision.Proceed) engine.before(post("order-5"))).execution();
 
             assertThat(execution.finish(created())).isEmpty();
+            await("the third attempt lands", () -> outcomes.contains(Outcome.EXECUTED_STORED));
 
             assertThat(completes).as("insert attempts").hasValue(3);
             assertThat(outcomes).contains(Outcome.EXECUTED_STORED).doesNotContain(Outcome.PERSIST_FAILED);

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,9 +25,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The completing UPDATE keeps failing after the handler ran (a trigger refuses it; each attempt
- * takes 2 s of the engine's clock): the engine asks again until the lease would end, then the
- * client still gets the handler's response untouched, the record stays in flight (nothing is
- * released), and once its lease lapses a retry runs again instead of waiting forever.
+ * takes 2 s of the engine's clock): the client gets the handler's response untouched, the engine
+ * asks again until the lease would end, the record stays in flight (nothing is released), and
+ * once its lease lapses a retry runs again instead of waiting forever.
  */
 class PostgresPersistFailureTest {
 
@@ -43,7 +44,7 @@ class PostgresPersistFailureTest {
     }
 
     @Test
-    void aFailedCompletionLeavesTheResponseAloneAndTheKeyRecoverableAfterTheLease() {
+    void aFailedCompletionLeavesTheResponseAloneAndTheKeyRecoverableAfterTheLease() throws Exception {
         JdbcStore store = JdbcStore.create(db.pool("persist", 4));
         store.createTableIfMissing();
         db.execute("CREATE FUNCTION refuse_completion() RETURNS trigger LANGUAGE plpgsql AS "
@@ -71,6 +72,11 @@ class PostgresPersistFailureTest {
             assertThat(first).isInstanceOf(Decision.Proceed.class);
             Optional<?> replacement = ((Decision.Proceed) first).execution().finish(handlerResponse);
             assertThat(replacement).as("the client gets the handler's own response").isEmpty();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (events.stream().noneMatch(e -> e.outcome() == IdempotencyEvent.Outcome.PERSIST_FAILED)) {
+                assertThat(System.nanoTime()).as("the retries give up at the lease's end").isLessThan(deadline);
+                Thread.sleep(10);
+            }
             assertThat(completes).as("attempts within the 10 s lease").hasValue(5);
             assertThat(events).extracting(IdempotencyEvent::outcome)
                     .containsOnlyOnce(IdempotencyEvent.Outcome.PERSIST_FAILED);
