@@ -52,33 +52,34 @@ class ReservationHandleTest {
         }
     }
 
+    /** The asynchronous face over a {@link Blocking} handle's store calls. */
     private static final class Async extends AbstractAsyncReservation {
-        private final AtomicInteger failures;
-        final AtomicInteger stores = new AtomicInteger();
+        final Blocking store;
 
         Async(int failures) {
             super(KEY, "token");
-            this.failures = new AtomicInteger(failures);
+            this.store = new Blocking(failures);
         }
 
+        /** The blocking handle's answer as a stage; its exception as a failed one. */
         @Override
         protected CompletionStage<Boolean> doComplete(StoredResponse response) {
-            if (failures.getAndDecrement() > 0) {
-                return CompletableFuture.failedFuture(
-                        new StorageUnavailableException(StorageUnavailableException.Reason.UNREACHABLE, "cut", null));
+            try {
+                return CompletableFuture.completedFuture(store.doComplete(response));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
             }
-            stores.incrementAndGet();
-            return CompletableFuture.completedFuture(true);
         }
 
+        /** Never called by these tests. */
         @Override
         protected CompletionStage<Boolean> doRelease() {
-            return CompletableFuture.completedFuture(true);
+            throw new UnsupportedOperationException();
         }
 
         @Override
         protected CompletionStage<Boolean> doRenew(Instant now, Duration lease) {
-            return CompletableFuture.completedFuture(true);
+            return CompletableFuture.completedFuture(store.doRenew(now, lease));
         }
     }
 
@@ -107,11 +108,11 @@ class ReservationHandleTest {
         }
         assertThat(handle.complete(RESPONSE).toCompletableFuture().join()).isTrue();
 
-        assertThat(handle.stores).hasValue(1);
+        assertThat(handle.store.stores).hasValue(1);
         assertThat(handle.renew(NOW, Duration.ofSeconds(1)).toCompletableFuture().join()).isFalse();
         assertThatThrownBy(() -> handle.complete(RESPONSE).toCompletableFuture().join())
                 .hasCauseInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> handle.abort().toCompletableFuture().join())
+        assertThatThrownBy(() -> handle.release().toCompletableFuture().join())
                 .hasCauseInstanceOf(IllegalStateException.class);
     }
 }
