@@ -7,7 +7,6 @@ import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -31,8 +30,8 @@ final class OptimisticExecution extends OnceExecution {
     private final PersistRetries retries;
 
     OptimisticExecution(Admission.Admitted request, AsyncStore store, Answers answers, IdempotencyConfig config,
-                        EngineScheduler scheduler) {
-        this.retries = new PersistRetries(scheduler, config.clock(), config.lease(), () -> Instant.MAX);
+                        PersistRetries retries) {
+        this.retries = retries;
         this.key = request.key();
         this.fingerprint = request.fingerprint();
         this.watch = request.watch();

@@ -1,7 +1,9 @@
 package dev.idempotency.core;
 
 import dev.idempotency.core.store.AsyncStore;
+import java.time.Instant;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Semaphore;
 
 /** Look up; if nothing is there, run the handler and insert the record after it. */
 final class OptimisticFlow implements Flow {
@@ -10,6 +12,8 @@ final class OptimisticFlow implements Flow {
     private final Answers answers;
     private final IdempotencyConfig config;
     private final EngineScheduler scheduler;
+    /** One insert retried at a time ({@link PersistRetries}). */
+    private final Semaphore retryTurns = new Semaphore(1);
 
     /** @param scheduler where a failed insert is asked again */
     OptimisticFlow(AsyncStore store, Answers answers, IdempotencyConfig config, EngineScheduler scheduler) {
@@ -24,6 +28,7 @@ final class OptimisticFlow implements Flow {
         return Stages.attempt(() -> store.find(request.key(), config.clock().instant()))
                 .thenApply(record -> record.isPresent()
                         ? answers.existing(request.key(), request.fingerprint(), record.get(), request.watch())
-                        : new Decision.Proceed(new OptimisticExecution(request, store, answers, config, scheduler)));
+                        : new Decision.Proceed(new OptimisticExecution(request, store, answers, config,
+                                new PersistRetries(scheduler, retryTurns, config.clock(), config.lease(), () -> Instant.MAX))));
     }
 }

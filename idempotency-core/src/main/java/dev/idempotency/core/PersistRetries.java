@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +20,10 @@ import org.slf4j.LoggerFactory;
  * of the lease as last confirmed, nor a lease after the first attempt. The first attempt runs on
  * the caller's thread; the pauses are the engine's timer, and the later attempts run on its pool
  * of store-call threads ({@link EngineScheduler#renew}), so neither an event loop nor a request's
- * thread waits for them. Times come from the engine's clock.
+ * thread waits for them. The retries of one engine take turns ({@link #turns}: one at a time), so
+ * that an outage costs the store at most one connection more than the requests' own; a retry that
+ * finds it taken waits as after a failure, without counting an attempt. Times come from the
+ * engine's clock.
  */
 final class PersistRetries {
 
@@ -49,20 +53,26 @@ final class PersistRetries {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
 
-    private static final PersistRetries ONCE = new PersistRetries(null, Clock.systemUTC(), Duration.ZERO,
+    private static final PersistRetries ONCE = new PersistRetries(null, null, Clock.systemUTC(), Duration.ZERO,
             () -> Instant.MIN);
+    /** A retry that found the turn taken: not an attempt. */
+    private static final Throwable NO_TURN = new IllegalStateException("another completion is being retried");
 
     private final EngineScheduler scheduler;
+    private final Semaphore turns;
     private final Clock clock;
     private final Duration lease;
     private final Supplier<Instant> leaseEnd;
 
     /**
+     * @param turns    the engine's turns for retries, shared by all its completions
      * @param leaseEnd the lease's end as last confirmed (the reservation's, or its latest renewal's);
      *                 looked at before every retry
      */
-    PersistRetries(EngineScheduler scheduler, Clock clock, Duration lease, Supplier<Instant> leaseEnd) {
+    PersistRetries(EngineScheduler scheduler, Semaphore turns, Clock clock, Duration lease,
+                   Supplier<Instant> leaseEnd) {
         this.scheduler = scheduler;
+        this.turns = turns;
         this.clock = clock;
         this.lease = lease;
         this.leaseEnd = leaseEnd;
@@ -104,6 +114,7 @@ final class PersistRetries {
         private final Runnable retrying;
         private final CompletableFuture<Result> result = new CompletableFuture<>();
         private int count;
+        private Throwable lastFailure;
         private long backoffMs = FIRST_RETRY_MS;
 
         Attempts(Supplier<CompletionStage<Boolean>> call, Instant bound, Runnable retrying) {
@@ -114,7 +125,7 @@ final class PersistRetries {
 
         void run() {
             while (true) {
-                CompletableFuture<Boolean> again = Stages.attempt(call)
+                CompletableFuture<Boolean> again = attempt()
                         .handle(this::afterAttempt)
                         .thenCompose(next -> next)
                         .toCompletableFuture();
@@ -132,27 +143,43 @@ final class PersistRetries {
             }
         }
 
+        /** The request's own attempt; a retry when it has the engine's turn. */
+        private CompletionStage<Boolean> attempt() {
+            if (count == 0) {
+                return Stages.attempt(call);
+            }
+            if (!turns.tryAcquire()) {
+                return CompletableFuture.failedFuture(NO_TURN);
+            }
+            return Stages.attempt(call).whenComplete((answer, failure) -> turns.release());
+        }
+
         /** The ending, or (after a failure with time left) a pause that answers whether to attempt again. */
         private CompletionStage<Boolean> afterAttempt(Boolean answer, Throwable failure) {
-            count++;
+            Throwable cause = failure == null ? null : Stages.unwrap(failure);
+            if (cause != NO_TURN) {
+                count++;
+            }
             if (failure == null) {
                 result.complete(new Result(answer ? Ending.STORED : Ending.REFUSED, count, null));
                 return CompletableFuture.completedFuture(false);
             }
-            Throwable cause = Stages.unwrap(failure);
+            if (cause != NO_TURN) {
+                lastFailure = cause;
+            }
             Duration delay = Duration.ofMillis(backoffMs);
             backoffMs = Math.min(backoffMs * 2, LAST_RETRY_MS);
             Instant end = leaseEnd.get();
             if (!clock.instant().plus(delay).isBefore(end.isBefore(bound) ? end : bound)) {
-                result.complete(new Result(Ending.LEASE_ENDED, count, cause));
+                result.complete(new Result(Ending.LEASE_ENDED, count, lastFailure));
                 return CompletableFuture.completedFuture(false);
             }
-            if (count == 1) {
+            if (count == 1 && cause != NO_TURN) {
                 retrying.run();
             }
             return Stages.attempt(() -> pause(delay)).handle((elapsed, closing) -> {
                 if (closing != null || !elapsed) { // the engine is closing: the key frees itself at the lease's end
-                    result.complete(new Result(Ending.LEASE_ENDED, count, cause));
+                    result.complete(new Result(Ending.LEASE_ENDED, count, lastFailure));
                     return false;
                 }
                 return true;

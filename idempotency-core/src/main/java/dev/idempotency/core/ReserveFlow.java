@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
 
 /**
@@ -28,6 +29,8 @@ final class ReserveFlow implements Flow {
     private final Pause pause;
     private final LostReservations lost;
     private final EngineScheduler scheduler;
+    /** One completion retried at a time ({@link PersistRetries}). */
+    private final Semaphore retryTurns = new Semaphore(1);
 
     ReserveFlow(AsyncStore store, Answers answers, IdempotencyConfig config, EngineScheduler scheduler,
                 Pause pause, LostReservations lost) {
@@ -60,7 +63,7 @@ final class ReserveFlow implements Flow {
             Instant end = reservedAt.plus(config.lease());
             leaseEnd = () -> end;
         }
-        PersistRetries retries = new PersistRetries(scheduler, config.clock(), config.lease(), leaseEnd);
+        PersistRetries retries = new PersistRetries(scheduler, retryTurns, config.clock(), config.lease(), leaseEnd);
         return new Decision.Proceed(new ReservedExecution(held, watch, answers, failure -> Optional.empty(), false,
                 retries));
     }
