@@ -262,4 +262,39 @@ class CompletionRetryTest {
             assertThat(respond(engine.before(post("order-5"))).isReplay()).isTrue();
         }
     }
+
+    /** Three completions fail; their retries take turns (never two at a time) and all three land. */
+    @Test
+    void retriesTakeTurns() throws Exception {
+        AtomicInteger inRetry = new AtomicInteger();
+        AtomicInteger mostAtOnce = new AtomicInteger();
+        AtomicInteger landed = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        fault = attempt -> {
+            if (failing.get()) {
+                throw outage();
+            }
+            mostAtOnce.accumulateAndGet(inRetry.incrementAndGet(), Math::max);
+            try {
+                Thread.sleep(30); // widens the window in which a second retry would overlap
+            } finally {
+                inRetry.decrementAndGet();
+                landed.incrementAndGet();
+            }
+        };
+        try (IdempotencyEngine engine = engine(true, c -> c)) {
+            for (String key : List.of("order-6a", "order-6b", "order-6c")) {
+                Execution execution = ((Decision.Proceed) engine.before(post(key))).execution();
+                assertThat(execution.finish(created())).isEmpty();
+            }
+            failing.set(false); // every first attempt has failed: from here on, only retries
+            await("all three land", () -> outcomes.stream().filter(Outcome.EXECUTED_STORED::equals).count() == 3);
+
+            assertThat(landed).as("attempts after the outage").hasValue(3);
+            assertThat(mostAtOnce).as("retries at once").hasValue(1);
+            for (String key : List.of("order-6a", "order-6b", "order-6c")) {
+                assertThat(respond(engine.before(post(key))).isReplay()).isTrue();
+            }
+        }
+    }
 }
