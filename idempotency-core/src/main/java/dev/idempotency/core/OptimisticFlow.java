@@ -29,6 +29,7 @@ final class OptimisticFlow implements Flow {
                 .thenApply(record -> record.isPresent()
                         ? answers.existing(request.key(), request.fingerprint(), record.get(), request.watch())
                         : new Decision.Proceed(new OptimisticExecution(request, store, answers, config,
-                                new PersistRetries(scheduler, retryTurns, config.clock(), config.lease(), () -> Instant.MAX))));
+                                new PersistRetries(scheduler, retryTurns, config.clock(), config.lease(),
+                                        () -> Instant.MAX))));
     }
 }

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * of the lease as last confirmed, nor a lease after the first attempt. The first attempt runs on
  * the caller's thread; the pauses are the engine's timer, and the later attempts run on its pool
  * of store-call threads ({@link EngineScheduler#renew}), so neither an event loop nor a request's
- * thread waits for them. The retries of one engine take turns ({@link #turns}: one at a time), so
+ * thread waits for them. The retries of one engine take turns (one at a time), so
  * that an outage costs the store at most one connection more than the requests' own; a retry that
  * finds it taken waits as after a failure, without counting an attempt. Times come from the
  * engine's clock.
@@ -94,7 +94,7 @@ final class PersistRetries {
         return attempts.result;
     }
 
-    /** A stage completed with {@code true} on a store-call thread after {@code delay}; {@code false} once the engine closed. */
+    /** After {@code delay}, on a store-call thread: {@code true}; {@code false} once the engine closed. */
     private CompletionStage<Boolean> pause(Duration delay) {
         CompletableFuture<Boolean> resumed = new CompletableFuture<>();
         scheduler.after(delay).whenComplete((elapsed, failure) -> {

@@ -50,7 +50,7 @@ final class ReserveFlow implements Flow {
         return decision;
     }
 
-    /** Runs the handler under {@code reservation}, made at {@code reservedAt}; its completion is retried within the lease. */
+    /** Runs the handler under {@code reservation}, made at {@code reservedAt}; completes it within the lease. */
     private Decision proceed(AsyncReservation reservation, Instant reservedAt, Stopwatch watch) {
         AsyncReservation held;
         Supplier<Instant> leaseEnd;
