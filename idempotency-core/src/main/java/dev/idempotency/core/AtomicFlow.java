@@ -29,7 +29,7 @@ final class AtomicFlow implements Flow {
                         config.clock().instant(), config.lease(), config.ttl(), config.inFlightWait()))
                 .thenApply(result -> result instanceof AsyncReserveResult.Acquired acquired
                         ? new Decision.Proceed(new ReservedExecution(acquired.reservation(), request.watch(), answers,
-                                answers::notApplied, true))
+                                answers::notApplied, true, PersistRetries.once()))
                         : answers.existing(request.key(), request.fingerprint(),
                                 ((AsyncReserveResult.Existing) result).record(), request.watch()));
     }

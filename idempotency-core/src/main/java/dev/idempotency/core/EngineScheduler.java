@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
  * The engine's one daemon timer thread, started on first use, for lease renewals and the
  * asynchronous face's waits for an in-flight duplicate — its tasks only complete stages and hand
  * work on, they never block — and the pool the renewals' store calls (and the background releases
- * of reservations whose outcome is unknown) run on, each on a thread of its own, so that one
- * renewal stuck in a slow store never delays another's.
+ * of reservations whose outcome is unknown, and the completions asked again after failing) run on,
+ * each on a thread of its own, so that one renewal stuck in a slow store never delays another's.
  */
 final class EngineScheduler implements AutoCloseable {
 

@@ -25,8 +25,11 @@ public interface Execution {
      * it was not captured or is too large: see {@link IdempotencyConfig#maxStoredBodyBytes()}),
      * otherwise releases the key so a retry runs again. Call it only once the response is complete
      * — an asynchronous or streamed response when it has ended — so the key is never free while
-     * the handler's work may still run. A failure to persist is logged (with only the key's
-     * preview) and, outside the atomic mode, the response still goes out unchanged.
+     * the handler's work may still run. Outside the atomic mode a failure to persist leaves the
+     * response unchanged, and the store call is made again in the background with the same owner
+     * token, with backoff, while the lease is renewed (duplicates get 409), until it lands or the
+     * lease would end; giving up (the lease ended, or the reservation was lost) releases nothing
+     * and is logged once, with only the key's preview. The atomic mode's commit is not retried.
      *
      * @return a reply to send <em>instead</em> of the captured response; empty means "send what
      *         the handler produced". Two cases: in the optimistic mode, when the handler answered

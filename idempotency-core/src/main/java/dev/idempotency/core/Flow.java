@@ -24,7 +24,7 @@ interface Flow {
     static Flow of(IdempotencyConfig config, AsyncStore store, Answers answers, EngineScheduler scheduler,
                    Pause pause, LostReservations lost) {
         return switch (config.mode()) {
-            case OPTIMISTIC -> new OptimisticFlow(store, answers, config);
+            case OPTIMISTIC -> new OptimisticFlow(store, answers, config, scheduler);
             case RESERVE -> new ReserveFlow(store, answers, config, scheduler, pause, lost);
             case ATOMIC -> {
                 if (!(store instanceof AsyncTransactionalStore transactional)) {

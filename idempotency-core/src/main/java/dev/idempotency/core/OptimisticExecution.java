@@ -13,7 +13,10 @@ import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The optimistic mode: nothing reserved; insert-if-absent after the handler. */
+/**
+ * The optimistic mode: nothing reserved; insert-if-absent after the handler, asked again in the
+ * background while it fails, for at most a lease ({@link PersistRetries}).
+ */
 final class OptimisticExecution extends OnceExecution {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
@@ -24,8 +27,11 @@ final class OptimisticExecution extends OnceExecution {
     private final AsyncStore store;
     private final Answers answers;
     private final IdempotencyConfig config;
+    private final PersistRetries retries;
 
-    OptimisticExecution(Admission.Admitted request, AsyncStore store, Answers answers, IdempotencyConfig config) {
+    OptimisticExecution(Admission.Admitted request, AsyncStore store, Answers answers, IdempotencyConfig config,
+                        PersistRetries retries) {
+        this.retries = retries;
         this.key = request.key();
         this.fingerprint = request.fingerprint();
         this.watch = request.watch();
@@ -46,11 +52,19 @@ final class OptimisticExecution extends OnceExecution {
         CompletionStage<Optional<HttpReply>> finished;
         Optional<StoredResponse> stored = answers.toStored(response);
         if (stored.isPresent()) {
-            finished = attempt(() -> store.insertCompleted(key, fingerprint, stored.get(),
-                    clock.instant(), config.ttl())).thenApply(inserted -> {
-                        answers.emit(inserted ? Outcome.EXECUTED_STORED : Outcome.EXECUTED_NOT_STORED, key, watch);
-                        return Optional.empty();
-                    });
+            CompletableFuture<Optional<HttpReply>> reply = new CompletableFuture<>();
+            retries.persist(() -> store.insertCompleted(key, fingerprint, stored.get(), clock.instant(), config.ttl()),
+                    () -> reply.complete(Optional.empty())).thenApply(result -> {
+                        if (result.ending() == PersistRetries.Ending.LEASE_ENDED) {
+                            result.logGaveUp(key);
+                            answers.emit(Outcome.PERSIST_FAILED, key, watch);
+                        } else {
+                            answers.emit(result.ending() == PersistRetries.Ending.STORED
+                                    ? Outcome.EXECUTED_STORED : Outcome.EXECUTED_NOT_STORED, key, watch);
+                        }
+                        return Optional.<HttpReply>empty();
+                    }).whenComplete((done, failure) -> reply.complete(Optional.empty()));
+            finished = reply;
         } else if (response.status() == 409) {
             // A concurrent twin may have finished first; look once more, as the reference design does.
             finished = attempt(() -> store.find(key, clock.instant())).thenApply(raced -> {

@@ -1,7 +1,9 @@
 package dev.idempotency.core;
 
 import dev.idempotency.core.store.AsyncStore;
+import java.time.Instant;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Semaphore;
 
 /** Look up; if nothing is there, run the handler and insert the record after it. */
 final class OptimisticFlow implements Flow {
@@ -9,8 +11,13 @@ final class OptimisticFlow implements Flow {
     private final AsyncStore store;
     private final Answers answers;
     private final IdempotencyConfig config;
+    private final EngineScheduler scheduler;
+    /** One insert retried at a time ({@link PersistRetries}). */
+    private final Semaphore retryTurns = new Semaphore(1);
 
-    OptimisticFlow(AsyncStore store, Answers answers, IdempotencyConfig config) {
+    /** @param scheduler where a failed insert is asked again */
+    OptimisticFlow(AsyncStore store, Answers answers, IdempotencyConfig config, EngineScheduler scheduler) {
+        this.scheduler = scheduler;
         this.store = store;
         this.answers = answers;
         this.config = config;
@@ -21,6 +28,8 @@ final class OptimisticFlow implements Flow {
         return Stages.attempt(() -> store.find(request.key(), config.clock().instant()))
                 .thenApply(record -> record.isPresent()
                         ? answers.existing(request.key(), request.fingerprint(), record.get(), request.watch())
-                        : new Decision.Proceed(new OptimisticExecution(request, store, answers, config)));
+                        : new Decision.Proceed(new OptimisticExecution(request, store, answers, config,
+                                new PersistRetries(scheduler, retryTurns, config.clock(), config.lease(),
+                                        () -> Instant.MAX))));
     }
 }

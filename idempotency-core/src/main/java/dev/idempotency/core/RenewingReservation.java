@@ -11,9 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A reservation that keeps its own lease alive while its handler runs: every {@code lease / 3}
- * ({@link LeaseRenewals} looks at it) it renews the lease, until it is finished, its ownership is lost, or the handler has outlived the
- * record's time to live (a lost or hung handler: its key then frees itself once the lease lapses).
+ * A reservation that keeps its own lease alive while its handler runs, and while its completion
+ * is asked again after failing: every {@code lease / 3} ({@link LeaseRenewals} looks at it) it
+ * renews the lease, until a complete answers, it is otherwise finished or let go, its ownership is
+ * lost, or the handler has outlived the record's time to live (a lost or hung handler: its key
+ * then frees itself once the lease lapses). It knows when its lease ends as last confirmed.
  * Each renewal's store call runs on a thread of its own, is expected back within one renewal
  * period (it is logged when it is not), and is not started again while it still runs — so a store
  * that hangs on one key costs one thread and delays no other key's renewal.
@@ -27,16 +29,28 @@ final class RenewingReservation extends ForwardingReservation {
     private final LeaseRenewals renewals;
     private final Instant giveUpAt;
     private final AtomicBoolean renewing = new AtomicBoolean();
+    /** The lease's end as the reservation or the latest renewal wrote it. */
+    private volatile Instant leaseEnd;
+    /** Set once a complete was asked: a renewal that finds the record no longer in flight is then expected. */
+    private volatile boolean completing;
     /** When the next renewal is due ({@link System#nanoTime}); read and written by {@link LeaseRenewals}. */
     long dueAtNanos;
 
-    RenewingReservation(AsyncReservation reservation, LeaseRenewals renewals, IdempotencyConfig config) {
+    /** @param reservedAt the time the reservation was made with */
+    RenewingReservation(AsyncReservation reservation, Instant reservedAt, LeaseRenewals renewals,
+                        IdempotencyConfig config) {
         super(reservation);
+        this.leaseEnd = reservedAt.plus(config.lease());
         this.clock = config.clock();
         this.lease = config.lease();
         this.renewals = renewals;
         this.giveUpAt = clock.instant().plus(config.ttl());
         renewals.add(this, System.nanoTime());
+    }
+
+    /** The lease's end as last confirmed by the store. */
+    Instant leaseEnd() {
+        return leaseEnd;
     }
 
     /** On the timer thread, when a renewal is due. */
@@ -67,8 +81,12 @@ final class RenewingReservation extends ForwardingReservation {
                 log.warn("Lease renewal failed for key_preview={}: {}", key().keyPreview(),
                         Stages.unwrap(failure).toString());
             } else if (!renewed) {
-                log.warn("Lease lost for key_preview={}; another request may run it again", key().keyPreview());
+                if (!completing) { // else a complete whose answer was lost may have landed
+                    log.warn("Lease lost for key_preview={}; another request may run it again", key().keyPreview());
+                }
                 renewals.remove(this);
+            } else if (now.plus(lease).isAfter(leaseEnd)) {
+                leaseEnd = now.plus(lease);
             }
         });
     }
@@ -80,10 +98,15 @@ final class RenewingReservation extends ForwardingReservation {
         super.abandon();
     }
 
+    /** Renewing goes on until the store answers: a complete that failed is asked again. */
     @Override
     public CompletionStage<Boolean> complete(StoredResponse response) {
-        renewals.remove(this);
-        return super.complete(response);
+        completing = true;
+        return Stages.attempt(() -> super.complete(response)).whenComplete((answer, failure) -> {
+            if (failure == null) {
+                renewals.remove(this);
+            }
+        });
     }
 
     @Override

@@ -10,6 +10,8 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
 
 /**
  * Reserve the key, run the handler under the reservation (its lease renewed while it runs), then
@@ -26,11 +28,15 @@ final class ReserveFlow implements Flow {
     private final LeaseRenewals renewals;
     private final Pause pause;
     private final LostReservations lost;
+    private final EngineScheduler scheduler;
+    /** One completion retried at a time ({@link PersistRetries}). */
+    private final Semaphore retryTurns = new Semaphore(1);
 
     ReserveFlow(AsyncStore store, Answers answers, IdempotencyConfig config, EngineScheduler scheduler,
                 Pause pause, LostReservations lost) {
         this.store = store;
         this.lost = lost;
+        this.scheduler = scheduler;
         this.answers = answers;
         this.config = config;
         this.renewals = new LeaseRenewals(scheduler, config.lease());
@@ -44,9 +50,22 @@ final class ReserveFlow implements Flow {
         return decision;
     }
 
-    private Decision proceed(AsyncReservation reservation, Stopwatch watch) {
-        AsyncReservation held = config.renewLease() ? new RenewingReservation(reservation, renewals, config) : reservation;
-        return new Decision.Proceed(new ReservedExecution(held, watch, answers, failure -> Optional.empty()));
+    /** Runs the handler under {@code reservation}, made at {@code reservedAt}; completes it within the lease. */
+    private Decision proceed(AsyncReservation reservation, Instant reservedAt, Stopwatch watch) {
+        AsyncReservation held;
+        Supplier<Instant> leaseEnd;
+        if (config.renewLease()) {
+            RenewingReservation renewing = new RenewingReservation(reservation, reservedAt, renewals, config);
+            held = renewing;
+            leaseEnd = renewing::leaseEnd;
+        } else {
+            held = reservation;
+            Instant end = reservedAt.plus(config.lease());
+            leaseEnd = () -> end;
+        }
+        PersistRetries retries = new PersistRetries(scheduler, retryTurns, config.clock(), config.lease(), leaseEnd);
+        return new Decision.Proceed(new ReservedExecution(held, watch, answers, failure -> Optional.empty(), false,
+                retries));
     }
 
     /**
@@ -99,7 +118,7 @@ final class ReserveFlow implements Flow {
         /** The decision, or (when the duplicate may wait for the request in flight) how long to wait. */
         private Duration judge(AsyncReserveResult result, Instant now) {
             if (result instanceof AsyncReserveResult.Acquired acquired) {
-                decision.complete(proceed(acquired.reservation(), request.watch()));
+                decision.complete(proceed(acquired.reservation(), now, request.watch()));
                 return null;
             }
             IdempotencyRecord record = ((AsyncReserveResult.Existing) result).record();

@@ -11,7 +11,13 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The reserve and atomic modes: the handler runs under a won reservation, completed or released after it. */
+/**
+ * The reserve and atomic modes: the handler runs under a won reservation, completed or released
+ * after it. In the reserve mode a complete that fails is asked again in the background
+ * ({@link PersistRetries}) while the reservation's lease is kept, and the handler's response goes
+ * out meanwhile; only a definite failure — the reservation lost, or the lease run out — gives up,
+ * counted once as {@link Outcome#PERSIST_FAILED} and logged once, releasing nothing.
+ */
 final class ReservedExecution extends OnceExecution {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
@@ -21,22 +27,21 @@ final class ReservedExecution extends OnceExecution {
     private final Answers answers;
     private final Function<Throwable, Optional<HttpReply>> whenNotApplied;
     private final boolean transactional;
+    private final PersistRetries retries;
 
     /**
      * @param whenNotApplied what the client gets when the reservation could not be finished: the
      *                       reserve mode sends the handler's response (its effects stand), the
      *                       atomic mode a 503 (the failed commit took the handler's writes with it);
      *                       given what the store call failed with, {@code null} when ownership was lost
+     * @param transactional  whether the reservation holds the handler's transaction (the atomic mode)
+     * @param retries        how the complete is asked again ({@link PersistRetries#once()}: never)
      */
     ReservedExecution(AsyncReservation reservation, Stopwatch watch, Answers answers,
-                      Function<Throwable, Optional<HttpReply>> whenNotApplied) {
-        this(reservation, watch, answers, whenNotApplied, false);
-    }
-
-    /** @param transactional whether the reservation holds the handler's transaction (the atomic mode) */
-    ReservedExecution(AsyncReservation reservation, Stopwatch watch, Answers answers,
-                      Function<Throwable, Optional<HttpReply>> whenNotApplied, boolean transactional) {
+                      Function<Throwable, Optional<HttpReply>> whenNotApplied, boolean transactional,
+                      PersistRetries retries) {
         this.transactional = transactional;
+        this.retries = retries;
         this.reservation = reservation;
         this.watch = watch;
         watch.decided();
@@ -79,21 +84,33 @@ final class ReservedExecution extends OnceExecution {
                 return whenNotApplied.apply(failure);
             });
         }
-        return Stages.attempt(() -> reservation.complete(stored.get())).handle((completed, failure) -> {
-            if (failure == null && completed) {
+        CompletableFuture<Optional<HttpReply>> reply = new CompletableFuture<>();
+        retries.persist(() -> reservation.complete(stored.get()),
+                // The handler's response goes out now; its record is stored meanwhile, the key in flight.
+                () -> reply.complete(Optional.empty())).<Optional<HttpReply>>thenApply(result -> {
+            if (result.ending() == PersistRetries.Ending.STORED) {
+                if (result.attempts() > 1) {
+                    log.info("Response of key_preview={} stored at attempt {}", key().keyPreview(), result.attempts());
+                }
                 answers.emit(Outcome.EXECUTED_STORED, key(), watch);
                 return Optional.empty();
             }
-            if (failure == null) {
+            if (result.ending() == PersistRetries.Ending.REFUSED) {
                 log.warn("idempotency.persist_failed key_preview={}: the reservation was lost (lease expired "
-                        + "and taken over); the response was not stored", key().keyPreview());
+                        + "and taken over){}; the response was not stored", key().keyPreview(),
+                        result.attempts() > 1 ? ", or a failed attempt landed after all" : "");
             } else {
-                log.warn("idempotency.persist_failed key_preview={}: {}", key().keyPreview(),
-                        Stages.unwrap(failure).toString());
+                result.logGaveUp(key());
+            }
+            // Nothing is released: the handler's effects stand, and the key frees itself when its
+            // lease ends (the atomic mode's failed commit rolled back: its key is already free).
+            if (!transactional) {
+                letGo();
             }
             answers.emit(Outcome.PERSIST_FAILED, key(), watch);
-            return whenNotApplied.apply(failure);
-        });
+            return whenNotApplied.apply(result.failure());
+        }).whenComplete((replaced, failure) -> reply.complete(failure == null ? replaced : Optional.empty()));
+        return reply;
     }
 
     @Override

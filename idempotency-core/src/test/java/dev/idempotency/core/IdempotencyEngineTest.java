@@ -690,8 +690,8 @@ class IdempotencyEngineTest {
 
     // 10. Persist failure
     @Test
-    void aPersistFailureLeavesTheResponseAloneAndLogsOnlyAKeyPreview() {
-        ThrowingCompleteStore failing = new ThrowingCompleteStore();
+    void aPersistFailureLeavesTheResponseAloneAndLogsOnlyAKeyPreview() throws Exception {
+        ThrowingCompleteStore failing = new ThrowingCompleteStore(clock);
         engine.close();
         engine = engine(failing, c -> c);
         Decision.Proceed proceed = proceed(engine.before(post("/orders", "secret-key-123456", BODY)));
@@ -699,7 +699,11 @@ class IdempotencyEngineTest {
         Optional<HttpReply> reply = proceed.execution().finish(created("{}"));
 
         assertThat(reply).as("the original response goes out").isEmpty();
-        assertThat(events).extracting(IdempotencyEvent::outcome).contains(IdempotencyEvent.Outcome.PERSIST_FAILED);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (events.stream().noneMatch(e -> e.outcome() == IdempotencyEvent.Outcome.PERSIST_FAILED)) {
+            assertThat(System.nanoTime()).as("the retries give up at the lease's end").isLessThan(deadline);
+            Thread.sleep(10);
+        }
         assertThat(events).extracting(IdempotencyEvent::keyPreview).contains("secr…");
     }
 
@@ -740,10 +744,16 @@ class IdempotencyEngineTest {
 
     /**
      * A store whose complete always fails, as a database error after the handler (or, in the
-     * atomic mode, a failed final commit) would.
+     * atomic mode, a failed final commit) would; each failure takes 10 s of {@code clock}, so the
+     * engine's retries run into the lease's end.
      */
     private static final class ThrowingCompleteStore implements dev.idempotency.core.store.TransactionalStore {
         private final InMemoryStore delegate = new InMemoryStore();
+        private final MutableClock clock;
+
+        ThrowingCompleteStore(MutableClock clock) {
+            this.clock = clock;
+        }
 
         @Override
         public dev.idempotency.core.store.AtomicAttempt<dev.idempotency.core.store.Reservation> attemptInTransaction(
@@ -769,6 +779,7 @@ class IdempotencyEngineTest {
                 return new ReserveResult.Acquired(new dev.idempotency.core.store.AbstractReservation(key, inner.ownerToken()) {
                     @Override
                     protected boolean doComplete(StoredResponse response) {
+                        clock.advance(Duration.ofSeconds(10));
                         throw new IllegalStateException("UPDATE failed");
                     }
 
@@ -805,7 +816,7 @@ class IdempotencyEngineTest {
     @Test
     void inTheAtomicModeAFailedCommitTurnsTheSuccessInto503() throws Exception {
         engine.close();
-        engine = engine(new ThrowingCompleteStore(), c -> c.mode(Mode.ATOMIC));
+        engine = engine(new ThrowingCompleteStore(clock), c -> c.mode(Mode.ATOMIC));
         Decision.Proceed proceed = proceed(engine.before(post("/orders", "k1", BODY)));
 
         Optional<HttpReply> reply = proceed.execution().finish(created("{}"));

@@ -5,19 +5,21 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The asynchronous face's {@link AbstractReservation}: a base for store reservations that
  * guarantees a handle is finished at most once, whatever the store does underneath (a second
  * {@link #complete}, {@link #release} or {@link #abort} fails its stage with
  * {@link IllegalStateException} and sends nothing), and that a finished handle is not renewed.
+ * A {@link #complete} whose stage fails has no answer: the handle stays open, so the engine may
+ * complete (or renew) it again with the same owner token.
  */
 public abstract class AbstractAsyncReservation implements AsyncReservation {
 
     private final RecordKey key;
     private final String ownerToken;
-    private final AtomicBoolean finished = new AtomicBoolean();
+    private final AtomicInteger state = new AtomicInteger(Finishing.OPEN);
 
     protected AbstractAsyncReservation(RecordKey key, String ownerToken) {
         this.key = Objects.requireNonNull(key, "key");
@@ -37,7 +39,16 @@ public abstract class AbstractAsyncReservation implements AsyncReservation {
     @Override
     public final CompletionStage<Boolean> complete(StoredResponse response) {
         Objects.requireNonNull(response, "response");
-        return finish() ? doComplete(response) : alreadyFinished("complete");
+        if (!state.compareAndSet(Finishing.OPEN, Finishing.COMPLETING)) {
+            return alreadyFinished("complete");
+        }
+        CompletionStage<Boolean> completed;
+        try {
+            completed = doComplete(response);
+        } catch (RuntimeException e) {
+            completed = CompletableFuture.failedFuture(e);
+        }
+        return completed.whenComplete((answer, failure) -> state.set(Finishing.after(failure)));
     }
 
     @Override
@@ -52,12 +63,15 @@ public abstract class AbstractAsyncReservation implements AsyncReservation {
 
     @Override
     public final CompletionStage<Boolean> renew(Instant now, Duration lease) {
-        return finished.get() ? CompletableFuture.completedFuture(false) : doRenew(now, lease);
+        return state.get() == Finishing.FINISHED ? CompletableFuture.completedFuture(false) : doRenew(now, lease);
     }
 
-    /** Whether {@link #complete}, {@link #release} or {@link #abort} has been called. */
+    /**
+     * Whether {@link #complete}, {@link #release} or {@link #abort} has been called (and, for
+     * {@code complete}, not failed).
+     */
     protected final boolean isFinished() {
-        return finished.get();
+        return state.get() != Finishing.OPEN;
     }
 
     protected abstract CompletionStage<Boolean> doComplete(StoredResponse response);
@@ -72,7 +86,7 @@ public abstract class AbstractAsyncReservation implements AsyncReservation {
     protected abstract CompletionStage<Boolean> doRenew(Instant now, Duration lease);
 
     private boolean finish() {
-        return finished.compareAndSet(false, true);
+        return state.compareAndSet(Finishing.OPEN, Finishing.FINISHED);
     }
 
     private <T> CompletionStage<T> alreadyFinished(String operation) {

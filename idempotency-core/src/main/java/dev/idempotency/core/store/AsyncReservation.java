@@ -8,7 +8,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * The non-blocking face of a {@link Reservation}: the same handle, finished once — by
  * {@link #complete}, {@link #release} or {@link #abort} — each answering with a
- * {@link CompletionStage}. A stage completes exceptionally where the blocking method would throw.
+ * {@link CompletionStage}. A stage completes exceptionally where the blocking method would throw;
+ * a {@code complete} whose stage fails leaves the handle open to be completed again.
  */
 public interface AsyncReservation {
 

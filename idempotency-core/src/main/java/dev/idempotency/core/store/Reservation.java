@@ -10,8 +10,10 @@ import java.util.Optional;
  *
  * <p>A handle is finished exactly once — by {@link #complete}, {@link #release} or
  * {@link #abort}; a second finish throws {@link IllegalStateException}
- * ({@link AbstractReservation} enforces it). {@link #renew} may be called any number of times
- * before that. A store that runs the reservation inside a database transaction (the atomic mode)
+ * ({@link AbstractReservation} enforces it). A {@link #complete} that throws did not finish it:
+ * its outcome is unknown, and outside the atomic mode the engine completes it again with the same
+ * owner token. {@link #renew} may be called any number of times before the handle is finished. A
+ * store that runs the reservation inside a database transaction (the atomic mode)
  * keeps the transaction here and exposes it through {@link #unwrap}.
  */
 public interface Reservation {
@@ -26,7 +28,9 @@ public interface Reservation {
      * Stores the response and marks the record completed, if this handle still owns it. The
      * record keeps the expiry its reservation set (that reservation's {@code now + ttl}):
      * completing does not extend the record's life. A record whose handler outlived that expiry is
-     * stored already expired, so it counts as absent at once and is purged, never revived.
+     * stored already expired, so it counts as absent at once and is purged, never revived. After
+     * it threw it may be called again with the same response: the owner check makes that safe (a
+     * first call that landed after all makes the second answer {@code false}).
      *
      * @return {@code false} when ownership was lost (the lease lapsed and another request took
      *         the key over); nothing was stored then
