@@ -5,6 +5,7 @@ import dev.idempotency.core.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.framework.servlet.BufferedBodyRequest;
 import dev.idempotency.framework.servlet.ServletResponses;
+import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.Filter;
@@ -65,16 +66,14 @@ final class IdempotencyFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        BufferingRequest request = new BufferingRequest(httpReq, config.maxRequestBodyBytes());
+        BufferingRequest request = new BufferingRequest(httpReq, httpRes, config.maxRequestBodyBytes());
         TrackingResponse response = new TrackingResponse(httpRes);
         httpReq.setAttribute(RESPONSE, response);
         try {
             chain.doFilter(request, response);
         } finally {
-            // Javalin completes the async context (a ctx.future) after writing the response.
-            if (httpReq.isAsyncStarted()) {
-                httpReq.getAsyncContext().addListener(new FinishWhenSent(httpReq, httpRes));
-            } else {
+            // An asynchronous request (ctx.future) is settled by its listener, registered as it started.
+            if (!httpReq.isAsyncStarted()) {
                 finishIfOpen(httpReq, httpRes);
             }
         }
@@ -99,14 +98,18 @@ final class IdempotencyFilter implements Filter {
     }
 
     /**
-     * Only completion counts: Javalin completes the request once the endpoint's future is done and
-     * the response written; a timeout or an error alone says nothing about that future.
+     * The end of an asynchronous request ({@code ctx.future}), registered before Javalin's own
+     * listeners so that it decides first. Javalin completes the request once the endpoint's future is
+     * done and the response written: then the after handler has finished the execution, or this does.
+     * On a timeout ({@code cfg.http.asyncTimeout}) or a container error (the client went away),
+     * Javalin answers without the endpoint's result while its future may still run: the key is
+     * abandoned, in flight until its lease ends, never released.
      */
-    private static final class FinishWhenSent implements AsyncListener {
+    private static final class SettleWhenDone implements AsyncListener {
         private final HttpServletRequest request;
         private final HttpServletResponse response;
 
-        FinishWhenSent(HttpServletRequest request, HttpServletResponse response) {
+        SettleWhenDone(HttpServletRequest request, HttpServletResponse response) {
             this.request = request;
             this.response = response;
         }
@@ -118,10 +121,19 @@ final class IdempotencyFilter implements Filter {
 
         @Override
         public void onTimeout(AsyncEvent event) {
+            abandon();
         }
 
         @Override
         public void onError(AsyncEvent event) {
+            abandon();
+        }
+
+        private void abandon() {
+            Execution execution = IdempotencyHooks.executionOf(request);
+            if (execution != null) {
+                execution.abandonAsync();
+            }
         }
 
         @Override
@@ -132,9 +144,19 @@ final class IdempotencyFilter implements Filter {
 
     /** Keeps the body from its first read on, once {@link #keepBodyReadable} was called. */
     private static final class BufferingRequest extends BufferedBodyRequest {
+        private final HttpServletResponse response;
 
-        BufferingRequest(HttpServletRequest request, int limit) {
+        BufferingRequest(HttpServletRequest request, HttpServletResponse response, int limit) {
             super(request, limit);
+            this.response = response;
+        }
+
+        /** Javalin starts a {@code ctx.future}'s asynchronous request here: the listener goes first. */
+        @Override
+        public AsyncContext startAsync() {
+            AsyncContext async = super.startAsync();
+            async.addListener(new SettleWhenDone((HttpServletRequest) getRequest(), response));
+            return async;
         }
 
         @Override

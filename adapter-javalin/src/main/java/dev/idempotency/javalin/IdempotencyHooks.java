@@ -84,7 +84,8 @@ final class IdempotencyHooks {
             return;
         }
         try {
-            if (exceptionOccurred(ctx)) {
+            // An exception an exception handler answered with a 2xx is stored like any 2xx: the client saw a success.
+            if (exceptionOccurred(ctx) && (ctx.statusCode() < 200 || ctx.statusCode() >= 300)) {
                 execution.fail(new EndpointFailed(ctx.statusCode()));
                 return;
             }

@@ -2,6 +2,7 @@ package dev.idempotency.javalin;
 
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.testkit.ConformanceApp;
+import dev.idempotency.testkit.HostileClientChecks;
 import dev.idempotency.testkit.HttpConformanceTest;
 import dev.idempotency.testkit.PathSpelling;
 import io.javalin.Javalin;
@@ -11,6 +12,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /** The shared HTTP suite against the plugin, with the routes written the usual Javalin way. */
 class JavalinConformanceTest extends HttpConformanceTest {
@@ -22,6 +24,12 @@ class JavalinConformanceTest extends HttpConformanceTest {
     @Override
     protected Optional<PathSpelling.Routing> routing() {
         return Optional.of(PathSpelling.Routing.AS_SENT);
+    }
+
+    /** Javalin answers a request whose asynchronous timeout fired with 500 "Request timed out". */
+    @Override
+    protected OptionalInt serverTimeoutStatus() {
+        return OptionalInt.of(500);
     }
 
     @Override
@@ -44,6 +52,15 @@ class JavalinConformanceTest extends HttpConformanceTest {
             cfg.routes.post("/async", ctx -> ctx.future(() -> app.createOrderLater(ctx.bodyAsBytes(),
                     ctx.queryParam("delayMs")).thenAccept(order -> ctx.status(201)
                     .header("Location", "/orders/" + order.get("id")).json(order))));
+            // Javalin's own asynchronous timeout (cfg.http.asyncTimeout), set on this request only.
+            cfg.routes.post("/timeout", ctx -> ctx.future(() -> {
+                ctx.req().getAsyncContext().setTimeout(HostileClientChecks.SERVER_TIMEOUT.toMillis());
+                return app.createOrderTooLate(ctx.bodyAsBytes(), ctx.queryParam("delayMs")).thenAccept(order -> ctx
+                        .status(201).header("Location", "/orders/" + order.get("id")).json(order));
+            }));
+            cfg.routes.post("/mapped", ctx -> ctx.json(app.createOrderByException(ctx.bodyAsBytes())));
+            cfg.routes.exception(ConformanceApp.Mapped.class, (e, ctx) -> ctx.status(201)
+                    .header("Location", e.location()).json(e.order()));
             cfg.routes.post("/stream", ctx -> stream(ctx, app.streamChunks(), ctx.queryParam("delayMs")));
             cfg.routes.post("/large", ctx -> {
                 ConformanceApp.Blob blob = app.large(ctx.queryParam("bytes"), ctx.queryParam("type"),

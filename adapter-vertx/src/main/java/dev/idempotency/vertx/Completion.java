@@ -18,10 +18,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The finishing protocol of one {@link Execution}, which {@link IdempotencyHandler} arms a
- * {@link CapturingResponse} with; the first signal decides. The response ended: {@code fail} if
- * the request failed, else {@code finish} with the capture, and only then the end goes out (or
- * the engine's replacement reply, while the head is still ours to write). The response broke, or
- * its connection closed once part of the body had gone out or the request had failed: {@code fail}.
+ * {@link CapturingResponse} with; the first signal decides. The response ended: {@code abandon} if a
+ * server-side timeout failed the request, {@code fail} if the request failed and was not answered
+ * with a 2xx, else {@code finish} with the capture, and only then the end goes out (or the engine's
+ * replacement reply, while the head is still ours to write). The response broke, or its connection
+ * closed once part of the body had gone out or the request had failed: {@code fail}. A connection
+ * that closes before that decides nothing: the handler's answer, when it comes, is stored.
  */
 final class Completion implements CapturingResponse.Finisher {
 
@@ -61,12 +63,14 @@ final class Completion implements CapturingResponse.Finisher {
             return told.future().transform(ar -> write(Optional.empty(), deliver));
         }
         Supplier<CompletionStage<Optional<HttpReply>>> step;
-        if (routing.failed()) {
+        CapturedResponse captured = response.captured(last);
+        if (routing.failed() && timedOut()) {
+            step = () -> execution.abandonAsync().thenApply(v -> Optional.empty());
+        } else if (routing.failed() && !captured.isSuccessful()) {
             Throwable cause = routing.failure() != null ? routing.failure()
                     : new IllegalStateException("the request failed with status " + routing.statusCode());
             step = () -> execution.failAsync(cause).thenApply(v -> Optional.empty());
-        } else {
-            CapturedResponse captured = response.captured(last);
+        } else { // a failure handler that answered 2xx (an exception mapped to a success) is stored like any 2xx
             if (!captured.isCaptured()) {
                 log.debug("Response for key_preview={} not captured ({}); kept without its body unless it failed",
                         execution.key().keyPreview(), response.uncapturedReason());
@@ -83,6 +87,16 @@ final class Completion implements CapturingResponse.Finisher {
             write(ar.succeeded() ? ar.result() : Optional.empty(), deliver).onComplete(sent);
         });
         return sent.future();
+    }
+
+    /**
+     * Whether the request was failed as a server-side timeout fails it: {@code ctx.fail(status)} without a
+     * cause and with a timeout's status ({@code TimeoutHandler}: 503 by default). The route's handler may still
+     * be running, so the key is abandoned (in flight until its lease ends), never released.
+     */
+    private boolean timedOut() {
+        int status = routing.statusCode();
+        return routing.failure() == null && (status == 408 || status == 503 || status == 504);
     }
 
     private Future<Void> write(Optional<HttpReply> instead, Supplier<Future<Void>> deliver) {

@@ -1,6 +1,7 @@
 package dev.idempotency.vertx;
 
 import dev.idempotency.testkit.ConformanceApp;
+import dev.idempotency.testkit.HostileClientChecks;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -10,6 +11,7 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.TimeoutHandler;
 import java.util.List;
 import java.util.Map;
 
@@ -18,7 +20,8 @@ import java.util.Map;
  * handlers block (an order sleeps for {@code delayMs}), so they run as blocking handlers — test
  * wiring, not something the adapter asks for. {@code /async} and {@code /stream} stay on the event
  * loop: one answers when the app's future completes, back on the request's context; the other
- * writes its chunks from timers.
+ * writes its chunks from timers. {@code /timeout} runs under a {@code TimeoutHandler}; {@code /mapped}'s failure
+ * handler answers the app's exception with 201.
  */
 final class ConformanceRoutes {
 
@@ -58,6 +61,23 @@ final class ConformanceRoutes {
                     ctx.json(order);
                 })
                 .onFailure(ctx::fail));
+        router.post("/timeout").handler(TimeoutHandler.create(HostileClientChecks.SERVER_TIMEOUT.toMillis()))
+                .handler(ctx -> Future.fromCompletionStage(app.createOrderTooLate(body(ctx),
+                        ctx.request().getParam("delayMs")), ctx.vertx().getOrCreateContext()).onSuccess(order -> {
+                            if (!ctx.response().ended()) { // after the timeout, the answer has nowhere to go
+                                ctx.response().setStatusCode(201).putHeader("Location", "/orders/" + order.get("id"));
+                                ctx.json(order);
+                            }
+                        }));
+        router.post("/mapped").blockingHandler(ctx -> ctx.json(app.createOrderByException(body(ctx))), false)
+                .failureHandler(ctx -> {
+                    if (ctx.failure() instanceof ConformanceApp.Mapped mapped) {
+                        ctx.response().setStatusCode(201).putHeader("Location", mapped.location());
+                        ctx.json(mapped.order());
+                    } else {
+                        ctx.next();
+                    }
+                });
         router.post("/stream").handler(ctx -> {
             ConformanceApp.Chunks stream = app.streamChunks();
             String delayMs = ctx.request().getParam("delayMs");

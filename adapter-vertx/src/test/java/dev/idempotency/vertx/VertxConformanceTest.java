@@ -19,6 +19,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -87,6 +88,12 @@ class VertxConformanceTest extends HttpConformanceTest {
     @Override
     protected Optional<PathSpelling.Routing> routing() {
         return Optional.of(PathSpelling.Routing.RESOLVED);
+    }
+
+    /** {@code TimeoutHandler} fails the request with 503. */
+    @Override
+    protected OptionalInt serverTimeoutStatus() {
+        return OptionalInt.of(503);
     }
 
     @Override

@@ -7,7 +7,8 @@ import java.util.List;
  *
  * <ul>
  *   <li>an RFC 8941 sf-string: {@code "01HXYZ…"}, with {@code \"} and {@code \\} escapes, whose
- *       content is 1–255 visible ASCII characters (0x21–0x7E; a space is not allowed);</li>
+ *       content is 1–255 printable ASCII characters (0x20–0x7E: a space is allowed, as RFC 8941
+ *       allows it, but not a key of spaces only);</li>
  *   <li>a bare key: 1–255 token characters (RFC 9110 {@code tchar}: letters, digits and
  *       {@code !#$%&'*+-.^_`|~}) or {@code :}, {@code /} and {@code =}, so UUIDs, ULIDs and
  *       base64 keys fit. A comma is refused: a proxy that merges two {@code Idempotency-Key} field
@@ -58,7 +59,7 @@ final class IdempotencyKeys {
         if (key.isEmpty() || key.length() > MAX_LENGTH) {
             return new Parsed.Invalid("The Idempotency-Key must be 1 to " + MAX_LENGTH + " characters long");
         }
-        if (!isVisibleAscii(key, MAX_LENGTH)) {
+        if (quoted ? key.isBlank() : !isVisibleAscii(key, MAX_LENGTH)) {
             return new Parsed.Invalid("The Idempotency-Key must consist of visible ASCII characters");
         }
         if (!quoted && !isBareKey(key)) {
@@ -69,7 +70,7 @@ final class IdempotencyKeys {
         return new Parsed.Valid(key);
     }
 
-    /** RFC 8941 §4.2.5 sf-string; {@code null} when malformed or followed by anything. */
+    /** RFC 8941 §4.2.5 sf-string (0x20–0x7E); {@code null} when malformed or followed by anything. */
     private static String unquote(String raw) {
         StringBuilder out = new StringBuilder(raw.length());
         for (int i = 1; i < raw.length(); i++) {

@@ -24,7 +24,8 @@ class IdempotencyKeysTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "\"\"", "\"a b\"", "\"a", "\"a\\x\"", "\"a\"b", "a b", "\u00e9", "\"a\\\""})
+    @ValueSource(strings = {"", "\"\"", "\"  \"", "\"a\tb\"", "\"a\u00e9\"", "\"a\u0001b\"", "\"a", "\"a\\x\"",
+        "\"a\"b", "a b", "\u00e9", "\"a\\\""})
     void malformedOrNonVisibleKeysAreInvalid(String value) {
         assertThat(parse(value)).isInstanceOf(IdempotencyKeys.Parsed.Invalid.class);
     }
@@ -46,6 +47,12 @@ class IdempotencyKeysTest {
     @Test
     void aQuotedKeyMayCarryTheDelimitersABareOneMayNot() {
         assertThat(parse("\"a,b;c(d)@e\"")).isEqualTo(new IdempotencyKeys.Parsed.Valid("a,b;c(d)@e"));
+    }
+
+    @Test
+    void aQuotedKeyMayHoldSpacesAsAnSfStringMay() {
+        assertThat(parse("\"order 42\"")).isEqualTo(new IdempotencyKeys.Parsed.Valid("order 42"));
+        assertThat(parse("\" order 42 \"")).isEqualTo(new IdempotencyKeys.Parsed.Valid(" order 42 "));
     }
 
     @Test

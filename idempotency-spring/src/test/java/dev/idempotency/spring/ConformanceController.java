@@ -1,6 +1,7 @@
 package dev.idempotency.spring;
 
 import dev.idempotency.testkit.ConformanceApp;
+import dev.idempotency.testkit.HostileClientChecks;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -10,12 +11,14 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseCookie;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.context.request.async.DeferredResult;
 import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 
 /** {@link ConformanceApp}'s routes as an ordinary Spring MVC controller. */
@@ -81,6 +84,28 @@ class ConformanceController {
         return app.createOrderLater(body, delayMs).thenApply(order -> ResponseEntity.status(HttpStatus.CREATED)
                 .header(HttpHeaders.LOCATION, "/orders/" + order.get("id"))
                 .body(order));
+    }
+
+    /** Spring MVC's own asynchronous timeout: a {@code DeferredResult} that gives up first (503). */
+    @PostMapping("/timeout")
+    DeferredResult<ResponseEntity<Map<String, Object>>> createOrderTooLate(
+            @RequestBody byte[] body, @RequestParam(required = false) String delayMs) {
+        DeferredResult<ResponseEntity<Map<String, Object>>> result =
+                new DeferredResult<>(HostileClientChecks.SERVER_TIMEOUT.toMillis());
+        app.createOrderTooLate(body, delayMs).thenAccept(order -> result.setResult(ResponseEntity
+                .status(HttpStatus.CREATED).header(HttpHeaders.LOCATION, "/orders/" + order.get("id")).body(order)));
+        return result;
+    }
+
+    /** Thrown on another thread: Spring MVC hands the exception to the {@code @ExceptionHandler} on an async dispatch. */
+    @PostMapping("/mapped")
+    CompletableFuture<Object> createOrderByException(@RequestBody byte[] body) {
+        return CompletableFuture.supplyAsync(() -> app.createOrderByException(body));
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> mapped(ConformanceApp.Mapped e) {
+        return ResponseEntity.status(HttpStatus.CREATED).header(HttpHeaders.LOCATION, e.location()).body(e.order());
     }
 
     @PostMapping("/stream")

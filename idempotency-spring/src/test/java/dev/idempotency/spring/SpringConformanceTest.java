@@ -43,6 +43,12 @@ class SpringConformanceTest extends HttpConformanceTest {
         return OptionalInt.of(400);
     }
 
+    /** A {@code DeferredResult} that times out is answered 503 by Spring MVC. */
+    @Override
+    protected OptionalInt serverTimeoutStatus() {
+        return OptionalInt.of(503);
+    }
+
     @Override
     protected RunningServer startServer(IdempotencyEngine engine, ConformanceApp app) {
         ConfigurableApplicationContext context = run(engine, app);
@@ -71,7 +77,7 @@ class SpringConformanceTest extends HttpConformanceTest {
                 "--server.port=0",
                 "--server.address=127.0.0.1",
                 "--idempotency.enabled=true",
-                "--idempotency.paths=/orders,/orders/*,/payments,/reject,/fail,/text,/async,/stream,/large",
+                "--idempotency.paths=/orders,/orders/*,/payments,/reject,/fail,/text,/async,/stream,/large,/timeout,/mapped",
                 "--spring.main.banner-mode=off");
     }
 

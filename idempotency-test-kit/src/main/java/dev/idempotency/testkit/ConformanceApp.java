@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +48,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <tr><td>{@code POST /large}</td><td>{@link #large(String, String, String)} with the {@code bytes},
  *       {@code type} and {@code delayMs} query parameters</td>
  *       <td>201, the blob's content type, {@code Location} and body</td></tr>
+ *   <tr><td>{@code POST /timeout} (only where the adapter's test declares a server-side timeout,
+ *       {@link HttpConformanceTest#serverTimeoutStatus()})</td><td>{@link #createOrderTooLate(byte[], String)},
+ *       answered as {@code /async} but under the framework's own asynchronous timeout of
+ *       {@link HostileClientChecks#SERVER_TIMEOUT} (Spring MVC: a {@code DeferredResult} timeout; Vert.x: a
+ *       {@code TimeoutHandler}; Javalin: the servlet async timeout {@code asyncTimeout} sets; Jakarta REST:
+ *       {@code AsyncResponse.setTimeout})</td>
+ *       <td>201 as {@code /async}; the framework's timeout answer when it fires first</td></tr>
+ *   <tr><td>{@code POST /mapped}</td><td>{@link #createOrderByException(byte[])} (throws {@link Mapped})</td>
+ *       <td>the framework's own exception mapping (Spring {@code @ExceptionHandler}, Micronaut
+ *       {@code ExceptionHandler}, Javalin {@code exception(..)}, Vert.x failure handler, Jakarta
+ *       {@code ExceptionMapper}) turns {@link Mapped} into 201, JSON of {@link Mapped#order()},
+ *       {@code Location: /orders/<id>}</td></tr>
  * </table>
  */
 public final class ConformanceApp {
@@ -54,14 +67,23 @@ public final class ConformanceApp {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> finished = new ConcurrentHashMap<>();
     private final AtomicInteger ids = new AtomicInteger();
 
     /**
      * How often the handler of {@code route} ("orders", "payments", "bulk", "order-item", "reject",
-     * "fail", "text", "list", "async", "stream", "large") ran.
+     * "fail", "text", "list", "async", "stream", "large", "timeout", "mapped") ran.
      */
     public int executions(String route) {
         return executions.computeIfAbsent(route, r -> new AtomicInteger()).get();
+    }
+
+    /**
+     * How often the work of {@code route} ("orders", "async", "timeout") came to its end: its answer
+     * made, or (asynchronous routes) its future cancelled.
+     */
+    public int finished(String route) {
+        return finished.computeIfAbsent(route, r -> new AtomicInteger()).get();
     }
 
     private int ran(String route) {
@@ -75,7 +97,12 @@ public final class ConformanceApp {
         if (delayMs != null && !delayMs.isBlank()) {
             sleep(Long.parseLong(delayMs));
         }
-        return newOrder(json);
+        return finish("orders", newOrder(json));
+    }
+
+    private <T> T finish(String route, T answer) {
+        finished.computeIfAbsent(route, r -> new AtomicInteger()).incrementAndGet();
+        return answer;
     }
 
     private Map<String, Object> newOrder(JsonNode json) {
@@ -146,11 +173,51 @@ public final class ConformanceApp {
      * {@link #createOrder}) {@code delayMs} later on another thread.
      */
     public CompletableFuture<Map<String, Object>> createOrderLater(byte[] body, String delayMs) {
-        ran("async");
+        return later("async", body, delayMs);
+    }
+
+    /** {@link #createOrderLater} counted as "timeout": the route a server-side timeout cuts short. */
+    public CompletableFuture<Map<String, Object>> createOrderTooLate(byte[] body, String delayMs) {
+        return later("timeout", body, delayMs);
+    }
+
+    private CompletableFuture<Map<String, Object>> later(String route, byte[] body, String delayMs) {
+        ran(route);
         JsonNode json = parse(body);
         long delay = delayMs == null || delayMs.isBlank() ? 0 : Long.parseLong(delayMs);
-        return CompletableFuture.supplyAsync(() -> newOrder(json),
+        CompletableFuture<Map<String, Object>> order = CompletableFuture.supplyAsync(() -> finish(route, newOrder(json)),
                 CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS));
+        order.whenComplete((done, failure) -> {
+            if (failure instanceof CancellationException) {
+                finish(route, null); // cancelled by the framework: the work ends here, unanswered
+            }
+        });
+        return order;
+    }
+
+    /** Counts as "mapped", then throws {@link Mapped} carrying a new order for the framework to answer 201 with. */
+    public Object createOrderByException(byte[] body) {
+        ran("mapped");
+        throw new Mapped(newOrder(parse(body)));
+    }
+
+    /** Thrown by {@code POST /mapped}; the framework's exception mapping answers it 201 with {@link #order()}. */
+    public static final class Mapped extends RuntimeException {
+        private final transient Map<String, Object> order;
+
+        Mapped(Map<String, Object> order) {
+            super("mapped to 201 by the framework", null, false, false);
+            this.order = order;
+        }
+
+        public Map<String, Object> order() {
+            return order;
+        }
+
+        /** The {@code Location} to answer with: {@code /orders/<id>}. */
+        public String location() {
+            return "/orders/" + order.get("id");
+        }
     }
 
     /** The streamed route: counts, and returns its id and the three chunks to write one by one. */

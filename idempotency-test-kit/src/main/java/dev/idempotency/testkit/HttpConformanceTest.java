@@ -1,6 +1,7 @@
 package dev.idempotency.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -77,6 +78,24 @@ public abstract class HttpConformanceTest {
      */
     protected Optional<PathSpelling.Routing> routing() {
         return Optional.empty();
+    }
+
+    /**
+     * The status the adapter's server answers {@code POST /timeout} with when its own asynchronous
+     * timeout ({@link HostileClientChecks#SERVER_TIMEOUT}) fires; empty (the default) when the
+     * framework has no server-side timeout and the test serves no {@code /timeout}.
+     */
+    protected OptionalInt serverTimeoutStatus() {
+        return OptionalInt.empty();
+    }
+
+    /**
+     * Whether the framework cancels a handler when its client disconnects (WebFlux cancels the
+     * exchange): then the adapter abandons the key rather than store what it no longer sees, and
+     * a retry of {@code POST /orders} may get 409 until the lease ends instead of a replay.
+     */
+    protected boolean cancelsHandlersOnDisconnect() {
+        return false;
     }
 
     /** The store behind the engine; in memory unless a subclass tests another. */
@@ -231,15 +250,20 @@ public abstract class HttpConformanceTest {
     }
 
     @Test
-    void aQuotedKeyIsTheSameKeyAsItsBareForm() throws Exception {
+    void aQuotedKeyIsTheSameKeyAsItsBareFormAndMayHoldASpace() throws Exception {
         start();
         String key = newKey();
 
         post("/orders", key, ORDER);
         HttpResponse<byte[]> quoted = post("/orders", "\"" + key + "\"", ORDER);
+        String spaced = "\"order " + key + "\""; // an RFC 8941 String may hold a space
+        HttpResponse<byte[]> first = post("/orders", spaced, ORDER);
+        HttpResponse<byte[]> retry = post("/orders", spaced, ORDER);
 
         assertThat(replayed(quoted)).isTrue();
-        assertThat(app.executions("orders")).isEqualTo(1);
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(replayed(retry)).isTrue();
+        assertThat(app.executions("orders")).isEqualTo(2);
     }
 
     /** Replies the engine writes itself carry a {@code Date}, as the framework's own responses do (RFC 9110 §6.6.1). */
@@ -543,6 +567,33 @@ public abstract class HttpConformanceTest {
                 return HttpConformanceTest.this.serverRefusesFragmentsWith();
             }
         };
+    }
+
+    // ---------------------------------------------------------------- hostile clients ({@link HostileClientChecks})
+
+    @Test
+    void aClientThatDisconnectsDuringTheHandlerGets409ThenAReplay() throws Exception {
+        start();
+        new HostileClientChecks(server.baseUri(), app).disconnectDuringTheHandler(cancelsHandlersOnDisconnect());
+    }
+
+    @Test
+    void aClientThatDisconnectsFromAnAsynchronousHandlerNeverRunsItTwice() throws Exception {
+        start();
+        new HostileClientChecks(server.baseUri(), app).disconnectFromAnAsynchronousHandler();
+    }
+
+    @Test
+    void aServerSideTimeoutNeverRunsTheHandlerTwice() throws Exception {
+        assumeTrue(serverTimeoutStatus().isPresent(), "the framework has no server-side timeout");
+        start();
+        new HostileClientChecks(server.baseUri(), app).serverSideTimeout(serverTimeoutStatus().getAsInt());
+    }
+
+    @Test
+    void anExceptionMappedToA2xxIsStoredLikeAny2xx() throws Exception {
+        start();
+        new HostileClientChecks(server.baseUri(), app).exceptionMappedToA2xx();
     }
 
     // ---------------------------------------------------------------- what is not stored

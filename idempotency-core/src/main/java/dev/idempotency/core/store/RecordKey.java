@@ -22,7 +22,7 @@ import java.util.Objects;
  * @param method the upper-case HTTP method
  * @param path   the normalized request path, without query string or fragment, at most
  *               {@value #MAX_PATH_LENGTH} characters
- * @param key    the client's Idempotency-Key, unquoted (1–255 visible ASCII characters)
+ * @param key    the client's Idempotency-Key, unquoted (1–255 printable ASCII characters)
  */
 public record RecordKey(String tenant, String caller, String method, String path, String key) {
 

@@ -30,6 +30,27 @@ public final class RawHttp {
      * request asks the server to close the connection).
      */
     public static RawResponse post(URI base, String target, byte[] keyBytes, byte[] body) throws IOException {
+        return exchange(base, keyedPost(base, target, keyBytes, body), false, false);
+    }
+
+    /**
+     * Sends {@code POST target} with a JSON body and the key, and returns the open connection
+     * without reading anything: the caller closes it to disconnect while the server works.
+     */
+    public static Socket sendAndHold(URI base, String target, String key, String body) throws IOException {
+        Socket socket = new Socket(base.getHost(), base.getPort());
+        try {
+            socket.getOutputStream().write(keyedPost(base, target, key.getBytes(StandardCharsets.ISO_8859_1),
+                    body.getBytes(StandardCharsets.UTF_8)));
+            socket.getOutputStream().flush();
+            return socket;
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    private static byte[] keyedPost(URI base, String target, byte[] keyBytes, byte[] body) {
         ByteArrayOutputStream request = new ByteArrayOutputStream();
         request.writeBytes(("POST " + target + " HTTP/1.1\r\nHost: " + base.getHost() + ":" + base.getPort() + "\r\n"
                 + "Content-Type: application/json\r\nConnection: close\r\nContent-Length: " + body.length + "\r\n")
@@ -41,7 +62,7 @@ public final class RawHttp {
         }
         request.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
         request.writeBytes(body);
-        return exchange(base, request.toByteArray(), false, false);
+        return request.toByteArray();
     }
 
     /** Sends {@code POST target} with a JSON body and the key {@code key} (none when null). */

@@ -21,6 +21,12 @@ import java.util.Optional;
  */
 public final class JavalinExample {
 
+    /**
+     * The longest body Javalin reads, raised from its default 1,000,000 bytes to the engine's
+     * {@code maxRequestBodyBytes}, 1 MiB, so that one limit holds with a key or without.
+     */
+    static final long MAX_REQUEST_BYTES = 1 << 20;
+
     private JavalinExample() {
     }
 
@@ -42,6 +48,7 @@ public final class JavalinExample {
         Javalin javalin = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.startup.showOldJavalinVersionWarning = false;
+            cfg.http.maxRequestSize = MAX_REQUEST_BYTES;
             app.engine().ifPresent(engine -> cfg.registerPlugin(
                     new IdempotencyPlugin(engine, ExampleApp.IDEMPOTENT_PATHS.toArray(String[]::new))));
 
