@@ -22,6 +22,7 @@ module dev.idempotency.spring {
     requires static spring.boot.jdbc;
     requires static spring.boot.sql;
     requires static spring.jdbc;
+    requires static spring.security.core;
     requires static spring.tx;
 
     exports dev.idempotency.spring;

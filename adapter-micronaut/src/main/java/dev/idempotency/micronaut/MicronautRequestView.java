@@ -2,7 +2,6 @@ package dev.idempotency.micronaut;
 
 import dev.idempotency.core.RequestView;
 import io.micronaut.http.HttpRequest;
-import java.security.Principal;
 import java.util.List;
 import java.util.Optional;
 
@@ -50,11 +49,12 @@ final class MicronautRequestView implements RequestView {
 
     /**
      * {@link HttpRequest#getUserPrincipal()}'s name: the {@code Authentication} micronaut-security's
-     * filter put on the request; empty for an anonymous request and without micronaut-security.
+     * filter put on the request ({@code ""} when it has none: refused, never anonymous); empty for an
+     * anonymous request and without micronaut-security.
      */
     @Override
     public Optional<String> principalName() {
-        return request.getUserPrincipal().map(Principal::getName);
+        return RequestView.principalNameOf(request.getUserPrincipal().orElse(null));
     }
 
     static String routedPath(HttpRequest<?> request) {

@@ -16,6 +16,10 @@ import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.async.publisher.Publishers;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.security.authentication.Authentication;
+import io.micronaut.security.authentication.AuthenticationFailureReason;
+import io.micronaut.security.authentication.AuthenticationRequest;
+import io.micronaut.security.authentication.AuthenticationResponse;
+import io.micronaut.security.authentication.provider.HttpRequestAuthenticationProvider;
 import io.micronaut.security.rules.SecuredAnnotationRule;
 import io.micronaut.security.rules.SecurityRule;
 import io.micronaut.security.rules.SecurityRuleResult;
@@ -65,6 +69,19 @@ class CallerSeparationTest {
         @Override
         public int getOrder() {
             return SecuredAnnotationRule.ORDER - 100;
+        }
+    }
+
+    /** A user micronaut-security authenticates with an empty name: {@code nameless:secret}. */
+    @jakarta.inject.Singleton
+    @Requires(property = "test.routes", value = "callers")
+    static final class Nameless implements HttpRequestAuthenticationProvider<Object> {
+        @Override
+        public AuthenticationResponse authenticate(@Nullable io.micronaut.http.HttpRequest<Object> request,
+                                                   AuthenticationRequest<String, String> auth) {
+            return "nameless".equals(auth.getIdentity()) && "secret".equals(auth.getSecret())
+                    ? AuthenticationResponse.success("")
+                    : AuthenticationResponse.failure(AuthenticationFailureReason.USER_NOT_FOUND);
         }
     }
 
@@ -142,6 +159,12 @@ class CallerSeparationTest {
         assertThat(found(null, aliceKey)).isFalse();
         assertThat(found(null, anonymousKey)).isTrue();
         assertThat(logs.list).as("nothing shared, nothing to warn about").isEmpty();
+    }
+
+    @Test
+    void anEmptyNameIsRefusedNeverAnonymous() throws Exception {
+        start(Map.of());
+        CallerChecks.unidentifiedCallerIsRefused(this::post, () -> orders.runs.get(), "nameless:secret");
     }
 
     @Test

@@ -29,9 +29,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.security.authentication.AuthenticationProvider;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
+import org.springframework.security.core.Authentication;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
@@ -49,6 +52,8 @@ class CallerSeparationTest {
 
     private static final String ALICE = "alice:secret";
     private static final String BOB = "bob:secret";
+    /** Authenticated by {@link CallerService#nameless()} with an empty name. */
+    private static final String NAMELESS = "nameless:secret";
     private static final String BODY = "{\"item\":\"book\",\"quantity\":1}";
 
     private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
@@ -135,6 +140,22 @@ class CallerSeparationTest {
     }
 
     @Test
+    void anEmptyNameIsRefusedNeverAnonymous() throws Exception {
+        start();
+        CallerChecks.unidentifiedCallerIsRefused(this::post, () -> orders.runs.get(), NAMELESS);
+    }
+
+    @Test
+    void springSecuritysAnonymousAuthenticationIsNotTheAccountNamedAnonymousUser() throws Exception {
+        start();
+        CallerChecks.anonymousMarkerIsNotAnAccountOfItsName(this::post, () -> orders.runs.get(),
+                "anonymousUser:secret");
+        String key = UUID.randomUUID().toString();
+        assertThat(post(null, key, BODY).statusCode()).isEqualTo(201);
+        assertThat(found(null, key)).isTrue();
+    }
+
+    @Test
     void wrongCredentialsAre401AndReserveNothing() throws Exception {
         start();
         CallerChecks.wrongCredentialsReserveNothing(this::post, () -> orders.runs.get(), "alice:guess", ALICE);
@@ -167,15 +188,37 @@ class CallerSeparationTest {
         return CallerChecks.basicAuthPost(base.resolve("/orders")).send(credentials, key, body);
     }
 
-    /** HTTP Basic for alice and bob, anonymous requests allowed; no CSRF for an API. */
+    /**
+     * HTTP Basic for alice, bob and an account named {@code anonymousUser} (the name of Spring
+     * Security's anonymous authentication, which servlet chains have by default), and for a user
+     * whose authentication has an empty name; anonymous requests allowed; no CSRF for an API.
+     */
     @SpringBootConfiguration
     @EnableAutoConfiguration
     @Import(Orders.class)
     static class CallerService {
 
+        /** {@code nameless:secret} authenticates with an empty name; anything else goes on to the users below. */
+        static AuthenticationProvider nameless() {
+            return new AuthenticationProvider() {
+                @Override
+                public Authentication authenticate(Authentication request) {
+                    return "nameless".equals(request.getName()) && "secret".equals(request.getCredentials())
+                            ? UsernamePasswordAuthenticationToken.authenticated("", null, List.of())
+                            : null;
+                }
+
+                @Override
+                public boolean supports(Class<?> type) {
+                    return UsernamePasswordAuthenticationToken.class.isAssignableFrom(type);
+                }
+            };
+        }
+
         @Bean
         SecurityFilterChain api(HttpSecurity http) throws Exception {
             return http.csrf(AbstractHttpConfigurer::disable)
+                    .authenticationProvider(nameless())
                     .httpBasic(Customizer.withDefaults())
                     .authorizeHttpRequests(requests -> requests.anyRequest().permitAll())
                     .build();
@@ -185,7 +228,8 @@ class CallerSeparationTest {
         UserDetailsService users() {
             return new InMemoryUserDetailsManager(
                     User.withUsername("alice").password("{noop}secret").roles("USER").build(),
-                    User.withUsername("bob").password("{noop}secret").roles("USER").build());
+                    User.withUsername("bob").password("{noop}secret").roles("USER").build(),
+                    User.withUsername("anonymousUser").password("{noop}secret").roles("USER").build());
         }
     }
 
