@@ -48,6 +48,18 @@ class QuarkusCallerTest {
         }
     }
 
+    /**
+     * What {@link BearerTokens} sets: the token's user, in no role; the components are the
+     * {@link SecurityContext}'s own accessors.
+     */
+    record TokenUser(Principal getUserPrincipal, boolean isSecure, String getAuthenticationScheme)
+            implements SecurityContext {
+        @Override
+        public boolean isUserInRole(String role) {
+            return false;
+        }
+    }
+
     /** Bearer tokens of {@code /app/callers} (an unknown one: 401); without a token the request stays anonymous. */
     @Provider
     @Priority(Priorities.AUTHENTICATION)
@@ -67,28 +79,7 @@ class QuarkusCallerTest {
                 request.abortWith(Response.status(401).build());
                 return;
             }
-            Principal principal = () -> user;
-            request.setSecurityContext(new SecurityContext() {
-                @Override
-                public Principal getUserPrincipal() {
-                    return principal;
-                }
-
-                @Override
-                public boolean isUserInRole(String role) {
-                    return false;
-                }
-
-                @Override
-                public boolean isSecure() {
-                    return false;
-                }
-
-                @Override
-                public String getAuthenticationScheme() {
-                    return "Bearer";
-                }
-            });
+            request.setSecurityContext(new TokenUser(() -> user, false, "Bearer"));
         }
     }
 
