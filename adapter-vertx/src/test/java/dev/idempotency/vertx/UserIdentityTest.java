@@ -2,14 +2,14 @@ package dev.idempotency.vertx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.core.CallerIdentity;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.User;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The identities of user shapes the HTTP tests do not reach: names with the separator, an OpenID
- * Connect ID token, a subject and a client id of one value.
+ * Which claims of a Vert.x user the HTTP tests do not reach make its identity: a name's, a token's
+ * under its root claim, an OpenID Connect ID token's ({@link CallerIdentity} encodes them).
  */
 class UserIdentityTest {
 
@@ -26,24 +26,11 @@ class UserIdentityTest {
     }
 
     @Test
-    void noTokenIdentityEqualsAnotherOrAName() {
-        String subject = UserIdentity.of(token(new JsonObject().put("iss", "https://a.example").put("sub", "svc")));
-        String client = UserIdentity.of(token(new JsonObject().put("iss", "https://a.example").put("client_id", "svc")));
-        String otherIssuer = UserIdentity.of(token(new JsonObject().put("iss", "https://b.example").put("sub", "svc")));
-        String noIssuer = UserIdentity.of(token(new JsonObject().put("sub", "svc")));
+    void aTokensUserIsItsClaimsIdentity() {
+        JsonObject claims = new JsonObject().put("iss", "https://a.example").put("client_id", "billing");
 
-        assertThat(noIssuer).as("a token without an issuer keeps its bare subject").isEqualTo("svc");
-        assertThat(List.of(subject, client, otherIssuer, noIssuer)).doesNotHaveDuplicates()
-                .noneMatch(String::isEmpty);
-    }
-
-    @Test
-    void clientIdComesBeforeAzpAndANonTextSubjectIsNone() {
-        JsonObject both = new JsonObject().put("iss", "https://a.example").put("client_id", "billing").put("azp", "x");
-
-        assertThat(UserIdentity.of(token(both)))
-                .isEqualTo(UserIdentity.of(token(new JsonObject().put("iss", "https://a.example").put("azp", "billing"))));
-        assertThat(UserIdentity.of(token(new JsonObject().put("iss", "https://a.example").put("sub", 123)))).isEmpty();
+        assertThat(UserIdentity.of(token(claims))).isEqualTo(CallerIdentity.ofToken(claims::getValue))
+                .isNotEmpty();
     }
 
     @Test

@@ -75,14 +75,11 @@ public interface RequestView {
 
     /**
      * {@link #principalName()} for a framework that authenticates a {@link Principal}: empty for
-     * {@code null} (nobody authenticated), else its name, {@code ""} when it has none.
+     * {@code null} (nobody authenticated), else its name ({@link CallerIdentity#ofName}),
+     * {@code ""} when it has none.
      */
     static Optional<String> principalNameOf(Principal principal) {
-        if (principal == null) {
-            return Optional.empty();
-        }
-        String name = principal.getName();
-        return Optional.of(name == null ? "" : name);
+        return principal == null ? Optional.empty() : Optional.of(CallerIdentity.ofName(principal.getName()));
     }
 
     /**
