@@ -212,6 +212,21 @@ public final class CallerChecks {
     }
 
     /**
+     * Bearer tokens (JWTs of {@code issuerA} and {@code issuerB}, both accepted by the application)
+     * are filed under their issuer and subject: {@code alice} at A and {@code alice} at B are two
+     * callers; a service token without {@code sub} is its client's ({@code client_id}), apart from
+     * the subject of that name; a token with neither is refused.
+     */
+    public static void tokensAreFiledByIssuerAndSubject(Post post, IntSupplier runs, TokenIssuer issuerA,
+            TokenIssuer issuerB) throws Exception {
+        oneSubjectAtTwoIssuersIsTwoCallers(post, runs, issuerA.bearer(Map.of("sub", "alice")),
+                issuerB.bearer(Map.of("sub", "alice")));
+        twoCallersOneKeyEachGetTheirOwn(post, runs, issuerA.bearer(Map.of("client_id", "billing")),
+                issuerA.bearer(Map.of("sub", "billing")));
+        unidentifiedCallerIsRefused(post, runs, issuerA.bearer(Map.of("scope", "orders")));
+    }
+
+    /**
      * For an engine built with {@code shareRecordsAcrossCallers(true)}: the opt-in does what it
      * says — {@code callerB}'s request with {@code callerA}'s key and body replays A's answer.
      */
