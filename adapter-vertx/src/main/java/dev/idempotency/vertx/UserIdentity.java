@@ -10,7 +10,8 @@ import java.util.function.Function;
  * (Basic, properties, htpasswd, SQL…) or {@code userHandle} (WebAuthn) — is that name, as
  * {@link User#subject()} gives it. Any other user is a token's (JWT, OAuth2: claims under
  * {@code attributes().rootClaim}, or an OpenID Connect {@code idToken}): its issuer and subject, or
- * issuer and client id; without them, {@code ""}, which the engine refuses.
+ * issuer and client id; without them, {@code ""}, which the engine refuses; without an issuer, its
+ * subject as before.
  */
 final class UserIdentity {
 
@@ -22,7 +23,7 @@ final class UserIdentity {
         if (principal != null && (principal.containsKey("username") || principal.containsKey("userHandle"))) {
             return CallerIdentity.ofName(user.subject());
         }
-        return CallerIdentity.ofToken(claimsOf(user));
+        return CallerIdentity.ofToken(claimsOf(user), user.subject());
     }
 
     /**

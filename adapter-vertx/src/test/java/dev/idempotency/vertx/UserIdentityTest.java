@@ -29,7 +29,7 @@ class UserIdentityTest {
     void aTokensUserIsItsClaimsIdentity() {
         JsonObject claims = new JsonObject().put("iss", "https://a.example").put("client_id", "billing");
 
-        assertThat(UserIdentity.of(token(claims))).isEqualTo(CallerIdentity.ofToken(claims::getValue))
+        assertThat(UserIdentity.of(token(claims))).isEqualTo(CallerIdentity.ofToken(claims::getValue, null))
                 .isNotEmpty();
     }
 

@@ -8,7 +8,8 @@ import java.util.function.Function;
  * The identity an adapter gives {@link RequestView#principalName()}, one encoding for every
  * framework. A name is itself. A token is its issuer and subject ({@code iss}, {@code sub}), as a
  * subject is unique only per issuer; without a subject, its issuer and client id ({@code client_id},
- * else {@code azp}); a token without an issuer is its bare subject. Issuer, kind and value are
+ * else {@code azp}); a token without an issuer keeps the name its framework gives it (its subject,
+ * by default), as its records were filed before issuers counted. Issuer, kind and value are
  * joined by NUL characters ({@code iss NUL sub}, {@code iss NUL NUL client}), which no usable name
  * or part holds, so no token's identity equals another's or a name. No usable identity is
  * {@code ""} (a blank name, a name with a NUL, a token without subject or client id), which the
@@ -30,12 +31,18 @@ public final class CallerIdentity {
     /**
      * The identity of a token whose claims {@code claims} gives by name (null for an absent one);
      * a claim that is not text (nor a URL or URI, as some frameworks hand {@code iss}) is absent.
+     *
+     * @param name the name the framework gives the token's principal, the identity of a token
+     *             without an issuer
      */
-    public static String ofToken(Function<String, ?> claims) {
+    public static String ofToken(Function<String, ?> claims, String name) {
         String issuer = ofName(text(claims.apply("iss")));
+        if (issuer.isEmpty()) {
+            return ofName(name);
+        }
         String subject = ofName(text(claims.apply("sub")));
         if (!subject.isEmpty()) {
-            return issuer.isEmpty() ? subject : issuer + SEPARATOR + subject;
+            return issuer + SEPARATOR + subject;
         }
         String client = ofName(text(claims.apply("client_id")));
         if (client.isEmpty()) {

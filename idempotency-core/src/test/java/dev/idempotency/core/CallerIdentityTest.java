@@ -10,8 +10,10 @@ import org.junit.jupiter.api.Test;
 /** The one encoding of callers every adapter uses: names, and tokens by issuer. */
 class CallerIdentityTest {
 
+    /** A token whose framework names it by its subject, as most do by default. */
     private static String token(Map<String, ?> claims) {
-        return CallerIdentity.ofToken(claims::get);
+        Object subject = claims.get("sub");
+        return CallerIdentity.ofToken(claims::get, subject instanceof String name ? name : null);
     }
 
     @Test
@@ -31,8 +33,8 @@ class CallerIdentityTest {
                 CallerIdentity.ofName("svc"));
 
         assertThat(identities).doesNotHaveDuplicates().noneMatch(String::isEmpty);
-        assertThat(token(Map.of("sub", "svc"))).as("a token without an issuer keeps its bare subject")
-                .isEqualTo("svc");
+        assertThat(CallerIdentity.ofToken(Map.of("sub", "svc", "preferred_username", "bob")::get, "bob"))
+                .as("a token without an issuer keeps the name it had").isEqualTo("bob");
     }
 
     @Test

@@ -43,7 +43,7 @@ public final class SpringPrincipals {
         if (RESOURCE_SERVER) {
             Map<String, Object> claims = Tokens.claimsOf(principal);
             if (claims != null) {
-                return Optional.of(CallerIdentity.ofToken(claims::get));
+                return Optional.of(CallerIdentity.ofToken(claims::get, principal.getName()));
             }
         }
         return RequestView.principalNameOf(principal);
