@@ -10,6 +10,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.testkit.CallerChecks;
+import dev.idempotency.testkit.TokenIssuer;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -47,6 +48,8 @@ class CallerSeparationTest {
     private static final String ALICE = "alice:secret";
     private static final String BOB = "bob:secret";
     private static final String BODY = "{\"item\":\"book\",\"quantity\":1}";
+    private static final TokenIssuer ISSUER_A = new TokenIssuer("https://a.example", "issuer A's secret, long enough for HS256");
+    private static final TokenIssuer ISSUER_B = new TokenIssuer("https://b.example", "issuer B's secret, long enough for HS256");
     private static final List<Logger> WATCHED = List.of(
             (Logger) LoggerFactory.getLogger(IdempotencyEngineFactory.class),
             (Logger) LoggerFactory.getLogger(IdempotencyEngine.class));
@@ -165,6 +168,26 @@ class CallerSeparationTest {
     void anEmptyNameIsRefusedNeverAnonymous() throws Exception {
         start(Map.of());
         CallerChecks.unidentifiedCallerIsRefused(this::post, () -> orders.runs.get(), "nameless:secret");
+    }
+
+    /**
+     * micronaut-security-jwt verifying two issuers' signatures: one subject at each is two callers.
+     * A token without {@code sub} never reaches the filter: micronaut-security-jwt does not
+     * authenticate it (its subject-not-null validator, and the name it takes from {@code sub}).
+     */
+    @Test
+    void bearerTokensAreFiledByIssuerAndSubject() throws Exception {
+        start(Map.of(
+                "micronaut.security.token.jwt.signatures.secret.a.secret", ISSUER_A.secret(),
+                "micronaut.security.token.jwt.signatures.secret.a.jws-algorithm", "HS256",
+                "micronaut.security.token.jwt.signatures.secret.b.secret", ISSUER_B.secret(),
+                "micronaut.security.token.jwt.signatures.secret.b.jws-algorithm", "HS256"));
+        CallerChecks.Post bearer = CallerChecks.authorizationPost(base.resolve("/caller-orders"));
+
+        CallerChecks.oneSubjectAtTwoIssuersIsTwoCallers(bearer, () -> orders.runs.get(),
+                ISSUER_A.bearer(Map.of("sub", "alice")), ISSUER_B.bearer(Map.of("sub", "alice")));
+        CallerChecks.wrongCredentialsReserveNothing(bearer, () -> orders.runs.get(),
+                ISSUER_A.bearer(Map.of("client_id", "billing")), ISSUER_A.bearer(Map.of("sub", "billing")));
     }
 
     @Test
