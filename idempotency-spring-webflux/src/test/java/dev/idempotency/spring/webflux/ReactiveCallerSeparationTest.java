@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.testkit.CallerChecks;
+import dev.idempotency.testkit.TokenIssuer;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.security.Principal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -31,6 +33,10 @@ import org.springframework.security.config.Customizer;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
 import org.springframework.security.core.userdetails.User;
+import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jwt.NimbusReactiveJwtDecoder;
+import org.springframework.security.oauth2.server.resource.authentication.JwtIssuerReactiveAuthenticationManagerResolver;
+import org.springframework.security.oauth2.server.resource.authentication.JwtReactiveAuthenticationManager;
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -49,6 +55,8 @@ class ReactiveCallerSeparationTest {
     /** Authenticated by {@link CallerService#api}'s manager with an empty name. */
     private static final String NAMELESS = "nameless:secret";
     private static final String BODY = "{\"item\":\"book\",\"quantity\":1}";
+    private static final TokenIssuer ISSUER_A = new TokenIssuer("https://a.example", "issuer A's secret, long enough for HS256");
+    private static final TokenIssuer ISSUER_B = new TokenIssuer("https://b.example", "issuer B's secret, long enough for HS256");
 
     private ConfigurableApplicationContext context;
     private InMemoryStore store;
@@ -100,6 +108,13 @@ class ReactiveCallerSeparationTest {
     }
 
     @Test
+    void bearerTokensAreFiledByIssuerAndSubject() throws Exception {
+        start();
+        CallerChecks.tokensAreFiledByIssuerAndSubject(
+                CallerChecks.authorizationPost(base.resolve("/orders")), () -> orders.runs.get(), ISSUER_A, ISSUER_B);
+    }
+
+    @Test
     void sharedAcrossCallersBobGetsAlicesReplay() throws Exception {
         start("--idempotency.share-records-across-callers=true");
         CallerChecks.sharedRecordsReplayOneCallersAnswerToAnother(this::post, () -> orders.runs.get(), ALICE, BOB);
@@ -118,12 +133,18 @@ class ReactiveCallerSeparationTest {
     /**
      * HTTP Basic for alice, bob and an account named {@code anonymousUser} (the name of Spring
      * Security's anonymous authentication, switched on here), and for a user whose authentication
-     * has an empty name; anonymous requests allowed; no CSRF for an API.
+     * has an empty name; bearer JWTs of two issuers (Spring Security's resource server, each issuer
+     * its own key); anonymous requests allowed; no CSRF for an API.
      */
     @SpringBootConfiguration
     @EnableAutoConfiguration
     @Import(Orders.class)
     static class CallerService {
+
+        static ReactiveAuthenticationManager verifiedWith(TokenIssuer issuer) {
+            return new JwtReactiveAuthenticationManager(NimbusReactiveJwtDecoder.withSecretKey(issuer.key())
+                    .macAlgorithm(MacAlgorithm.HS256).build());
+        }
 
         @Bean
         SecurityWebFilterChain api(ServerHttpSecurity http, MapReactiveUserDetailsService users) {
@@ -134,6 +155,10 @@ class ReactiveCallerSeparationTest {
                             : accounts.authenticate(request);
             return http.csrf(ServerHttpSecurity.CsrfSpec::disable)
                     .httpBasic(basic -> basic.authenticationManager(withNameless))
+                    .oauth2ResourceServer(tokens -> tokens.authenticationManagerResolver(
+                            new JwtIssuerReactiveAuthenticationManagerResolver(issuer -> Mono.justOrEmpty(Map.of(
+                                    ISSUER_A.issuer(), verifiedWith(ISSUER_A),
+                                    ISSUER_B.issuer(), verifiedWith(ISSUER_B)).get(issuer)))))
                     .anonymous(Customizer.withDefaults())
                     .authorizeExchange(exchanges -> exchanges.anyExchange().permitAll())
                     .build();
@@ -159,8 +184,8 @@ class ReactiveCallerSeparationTest {
 
         @PostMapping("/orders")
         Mono<ResponseEntity<Order>> create(Mono<Principal> principal) {
-            return principal.filter(p -> !(p instanceof AnonymousAuthenticationToken)).map(Principal::getName)
-                    .defaultIfEmpty("anonymous").map(caller ->
+            return principal.filter(p -> !(p instanceof AnonymousAuthenticationToken))
+                    .map(p -> String.valueOf(p.getName())).defaultIfEmpty("anonymous").map(caller ->
                     ResponseEntity.status(HttpStatus.CREATED).body(new Order(runs.incrementAndGet(), caller)));
         }
     }
