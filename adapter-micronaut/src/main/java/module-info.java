@@ -22,6 +22,7 @@ module dev.idempotency.micronaut {
     requires static dev.idempotency.micrometer;
     requires static micrometer.core;
     requires static org.jooq;
+    requires static io.micronaut.security.micronaut_security;
 
     exports dev.idempotency.micronaut;
     opens dev.idempotency.micronaut;

@@ -22,6 +22,8 @@ module dev.idempotency.spring {
     requires static spring.boot.jdbc;
     requires static spring.boot.sql;
     requires static spring.jdbc;
+    requires static spring.security.core;
+    requires static spring.security.oauth2.resource.server;
     requires static spring.tx;
 
     exports dev.idempotency.spring;

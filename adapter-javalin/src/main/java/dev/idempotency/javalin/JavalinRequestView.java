@@ -3,7 +3,6 @@ package dev.idempotency.javalin;
 import dev.idempotency.core.RequestView;
 import io.javalin.http.Context;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
-import java.security.Principal;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
@@ -71,13 +70,12 @@ final class JavalinRequestView implements RequestView {
 
     /**
      * The name of the servlet request's {@code getUserPrincipal()}, set by a Jetty security handler
-     * (Javalin itself authenticates nobody), or empty when there is none.
+     * (Javalin itself authenticates nobody), {@code ""} when it has none (refused, never
+     * anonymous), or empty when there is no principal.
      */
     @Override
     public Optional<String> principalName() {
-        Principal principal = ctx.req().getUserPrincipal();
-        return principal == null || principal.getName() == null || principal.getName().isEmpty()
-                ? Optional.empty() : Optional.of(principal.getName());
+        return RequestView.principalNameOf(ctx.req().getUserPrincipal());
     }
 
     /** {@code Context.class} (or a supertype) gives the Javalin {@link Context}; any other type, empty. */

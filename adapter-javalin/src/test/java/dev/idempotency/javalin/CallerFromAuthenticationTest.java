@@ -1,6 +1,7 @@
 package dev.idempotency.javalin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
@@ -74,17 +75,23 @@ class CallerFromAuthenticationTest {
         engine.close();
     }
 
-    /** The test kit's caller checks, as alice and bob with credentials of one kind ({@code wrong}: refused). */
+    /**
+     * The test kit's caller checks, as alice and bob with credentials of one kind ({@code wrong}:
+     * refused; {@code nameless}: authenticated with an empty name, {@code null} where the
+     * authentication cannot give one).
+     */
     abstract class Checks {
 
         private final String alice;
         private final String bob;
         private final String wrong;
+        private final String nameless;
 
-        Checks(String alice, String bob, String wrong) {
+        Checks(String alice, String bob, String wrong, String nameless) {
             this.alice = alice;
             this.bob = bob;
             this.wrong = wrong;
+            this.nameless = nameless;
         }
 
         @Test
@@ -112,6 +119,12 @@ class CallerFromAuthenticationTest {
         void wrongCredentialsAre401AndReserveNothing() throws Exception {
             CallerChecks.wrongCredentialsReserveNothing(CallerFromAuthenticationTest.this::post, runs::get, wrong, alice);
         }
+
+        @Test
+        void anEmptyNameIsRefusedNeverAnonymous() throws Exception {
+            assumeTrue(nameless != null, "this authentication has no user with an empty name");
+            CallerChecks.unidentifiedCallerIsRefused(CallerFromAuthenticationTest.this::post, runs::get, nameless);
+        }
     }
 
     /** Jetty's Basic authentication sets {@code getUserPrincipal()}; the default resolver reads it. */
@@ -121,7 +134,8 @@ class CallerFromAuthenticationTest {
         private static final String ALICE = basic("alice", "alice-pw");
 
         JettyPrincipal() {
-            super(ALICE, basic("bob", "bob-pw"), basic("alice", "wrong"));
+            // Jetty's Basic authentication refuses an empty user name (401) before any principal exists
+            super(ALICE, basic("bob", "bob-pw"), basic("alice", "wrong"), null);
         }
 
         @BeforeEach
@@ -144,11 +158,12 @@ class CallerFromAuthenticationTest {
     @Nested
     class BeforeHandlerAttribute extends Checks {
 
-        private static final Map<String, String> USERS_BY_TOKEN = Map.of("token-alice", "alice", "token-bob", "bob");
+        private static final Map<String, String> USERS_BY_TOKEN = Map.of("token-alice", "alice", "token-bob", "bob",
+                "token-nameless", "");
         private static final String BOB = "Bearer token-bob";
 
         BeforeHandlerAttribute() {
-            super("Bearer token-alice", BOB, "Bearer token-x");
+            super("Bearer token-alice", BOB, "Bearer token-x", "Bearer token-nameless");
         }
 
         @BeforeEach

@@ -1,13 +1,19 @@
 package dev.idempotency.micronaut;
 
+import dev.idempotency.core.CallerIdentity;
 import dev.idempotency.core.RequestView;
+import io.micronaut.core.reflect.ClassUtils;
 import io.micronaut.http.HttpRequest;
+import io.micronaut.security.authentication.Authentication;
 import java.security.Principal;
 import java.util.List;
 import java.util.Optional;
 
 /** The engine's view of a Micronaut request: the path its router matches, every header line, the body bytes. */
 final class MicronautRequestView implements RequestView {
+
+    private static final boolean SECURITY = ClassUtils.isPresent(
+            "io.micronaut.security.authentication.Authentication", MicronautRequestView.class.getClassLoader());
 
     private final HttpRequest<?> request;
     private final byte[] body;
@@ -49,12 +55,27 @@ final class MicronautRequestView implements RequestView {
     }
 
     /**
-     * {@link HttpRequest#getUserPrincipal()}'s name: the {@code Authentication} micronaut-security's
-     * filter put on the request; empty for an anonymous request and without micronaut-security.
+     * The identity of {@link HttpRequest#getUserPrincipal()}, the {@code Authentication}
+     * micronaut-security's filter put on the request: a token's issuer and subject when its
+     * attributes hold an {@code iss} claim (micronaut-security-jwt puts the claims there), else its
+     * name ({@code ""} when it has none: refused, never anonymous); empty for an anonymous request
+     * and without micronaut-security.
      */
     @Override
     public Optional<String> principalName() {
-        return request.getUserPrincipal().map(Principal::getName);
+        Principal principal = request.getUserPrincipal().orElse(null);
+        return SECURITY && principal != null ? Optional.of(Tokens.identityOf(principal))
+                : RequestView.principalNameOf(principal);
+    }
+
+    /** Loaded only when micronaut-security is present. */
+    private static final class Tokens {
+
+        static String identityOf(Principal principal) {
+            return principal instanceof Authentication authentication
+                    ? CallerIdentity.ofToken(authentication.getAttributes()::get, authentication.getName())
+                    : CallerIdentity.ofName(principal.getName());
+        }
     }
 
     static String routedPath(HttpRequest<?> request) {

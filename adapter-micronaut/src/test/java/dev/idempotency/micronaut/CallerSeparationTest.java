@@ -10,12 +10,17 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.testkit.CallerChecks;
+import dev.idempotency.testkit.TokenIssuer;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.async.publisher.Publishers;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.security.authentication.Authentication;
+import io.micronaut.security.authentication.AuthenticationFailureReason;
+import io.micronaut.security.authentication.AuthenticationRequest;
+import io.micronaut.security.authentication.AuthenticationResponse;
+import io.micronaut.security.authentication.provider.HttpRequestAuthenticationProvider;
 import io.micronaut.security.rules.SecuredAnnotationRule;
 import io.micronaut.security.rules.SecurityRule;
 import io.micronaut.security.rules.SecurityRuleResult;
@@ -43,6 +48,8 @@ class CallerSeparationTest {
     private static final String ALICE = "alice:secret";
     private static final String BOB = "bob:secret";
     private static final String BODY = "{\"item\":\"book\",\"quantity\":1}";
+    private static final TokenIssuer ISSUER_A = new TokenIssuer("https://a.example", "issuer A's secret, long enough for HS256");
+    private static final TokenIssuer ISSUER_B = new TokenIssuer("https://b.example", "issuer B's secret, long enough for HS256");
     private static final List<Logger> WATCHED = List.of(
             (Logger) LoggerFactory.getLogger(IdempotencyEngineFactory.class),
             (Logger) LoggerFactory.getLogger(IdempotencyEngine.class));
@@ -65,6 +72,19 @@ class CallerSeparationTest {
         @Override
         public int getOrder() {
             return SecuredAnnotationRule.ORDER - 100;
+        }
+    }
+
+    /** A user micronaut-security authenticates with an empty name: {@code nameless:secret}. */
+    @jakarta.inject.Singleton
+    @Requires(property = "test.routes", value = "callers")
+    static final class Nameless implements HttpRequestAuthenticationProvider<Object> {
+        @Override
+        public AuthenticationResponse authenticate(@Nullable io.micronaut.http.HttpRequest<Object> request,
+                                                   AuthenticationRequest<String, String> auth) {
+            return "nameless".equals(auth.getIdentity()) && "secret".equals(auth.getSecret())
+                    ? AuthenticationResponse.success("")
+                    : AuthenticationResponse.failure(AuthenticationFailureReason.USER_NOT_FOUND);
         }
     }
 
@@ -142,6 +162,32 @@ class CallerSeparationTest {
         assertThat(found(null, aliceKey)).isFalse();
         assertThat(found(null, anonymousKey)).isTrue();
         assertThat(logs.list).as("nothing shared, nothing to warn about").isEmpty();
+    }
+
+    @Test
+    void anEmptyNameIsRefusedNeverAnonymous() throws Exception {
+        start(Map.of());
+        CallerChecks.unidentifiedCallerIsRefused(this::post, () -> orders.runs.get(), "nameless:secret");
+    }
+
+    /**
+     * micronaut-security-jwt verifying two issuers' signatures: one subject at each is two callers.
+     * A token without {@code sub} never reaches the filter: micronaut-security-jwt does not
+     * authenticate it (its subject-not-null validator, and the name it takes from {@code sub}).
+     */
+    @Test
+    void bearerTokensAreFiledByIssuerAndSubject() throws Exception {
+        start(Map.of(
+                "micronaut.security.token.jwt.signatures.secret.a.secret", ISSUER_A.secret(),
+                "micronaut.security.token.jwt.signatures.secret.a.jws-algorithm", "HS256",
+                "micronaut.security.token.jwt.signatures.secret.b.secret", ISSUER_B.secret(),
+                "micronaut.security.token.jwt.signatures.secret.b.jws-algorithm", "HS256"));
+        CallerChecks.Post bearer = CallerChecks.authorizationPost(base.resolve("/caller-orders"));
+
+        CallerChecks.oneSubjectAtTwoIssuersIsTwoCallers(bearer, () -> orders.runs.get(),
+                ISSUER_A.bearer(Map.of("sub", "alice")), ISSUER_B.bearer(Map.of("sub", "alice")));
+        CallerChecks.wrongCredentialsReserveNothing(bearer, () -> orders.runs.get(),
+                ISSUER_A.bearer(Map.of("client_id", "billing")), ISSUER_A.bearer(Map.of("sub", "billing")));
     }
 
     @Test

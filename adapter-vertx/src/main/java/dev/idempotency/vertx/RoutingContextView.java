@@ -84,17 +84,12 @@ final class RoutingContextView implements RequestView {
     }
 
     /**
-     * The subject of the user an authentication handler ahead of this one set
-     * ({@link User#subject()}: the principal's {@code username}, else the token's {@code sub}), or
-     * empty when there is no user or it has no subject.
+     * The {@link UserIdentity} of the user an authentication handler ahead of this one set (a name,
+     * or a token's issuer and subject), {@code ""} when it has none, empty when there is no user.
      */
     @Override
     public Optional<String> principalName() {
-        if (user == null) {
-            return Optional.empty();
-        }
-        String subject = user.subject();
-        return subject == null || subject.isEmpty() ? Optional.empty() : Optional.of(subject);
+        return user == null ? Optional.empty() : Optional.of(UserIdentity.of(user));
     }
 
     /**

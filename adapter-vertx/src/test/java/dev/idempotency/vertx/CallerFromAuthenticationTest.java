@@ -37,10 +37,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Records are filed per caller under the subject of the user Vert.x Web's own authentication set:
- * alice by Basic credentials ({@link PropertyFileAuthentication}), bob by a JWT ({@link JWTAuth}),
- * anonymous requests with no user at all. The authentication handler runs ahead of the idempotency
- * handler, as the README says.
+ * Records are filed per caller under the identity of the user Vert.x Web's own authentication set:
+ * alice by Basic credentials ({@link PropertyFileAuthentication}), bob by a JWT without issuer
+ * ({@link JWTAuth}), tokens of two issuers ({@code https://a.example}, {@code https://b.example},
+ * each its own key) under issuer and subject, or issuer and client id; anonymous requests with no
+ * user at all. The authentication handler runs ahead of the idempotency handler, as the README says.
  */
 class CallerFromAuthenticationTest {
 
@@ -52,6 +53,8 @@ class CallerFromAuthenticationTest {
     private final InMemoryStore store = new InMemoryStore();
     private Vertx vertx;
     private JWTAuth jwt;
+    private JWTAuth issuerA;
+    private JWTAuth issuerB;
     private String bob;
     private IdempotencyEngine engine;
     private HttpServer server;
@@ -62,6 +65,19 @@ class CallerFromAuthenticationTest {
         jwt = JWTAuth.create(vertx, new JWTAuthOptions()
                 .addPubSecKey(new PubSecKeyOptions().setAlgorithm("HS256").setBuffer("a test secret, long enough for HS256")));
         bob = "Bearer " + jwt.generateToken(new JsonObject().put("sub", "bob"), new JWTOptions().setAlgorithm("HS256"));
+        issuerA = issuer("https://a.example", "issuer A's secret, long enough for HS256");
+        issuerB = issuer("https://b.example", "issuer B's secret, long enough for HS256");
+    }
+
+    private JWTAuth issuer(String name, String secret) {
+        return JWTAuth.create(vertx, new JWTAuthOptions()
+                .addPubSecKey(new PubSecKeyOptions().setAlgorithm("HS256").setBuffer(secret))
+                .setJWTOptions(new JWTOptions().setIssuer(name)));
+    }
+
+    /** A bearer token of {@code issuer} with these claims (and {@code iss}, {@code iat}). */
+    private static String token(JWTAuth issuer, String name, JsonObject claims) {
+        return "Bearer " + issuer.generateToken(claims, new JWTOptions().setAlgorithm("HS256").setIssuer(name));
     }
 
     private void start(IdempotencyConfig config) throws Exception {
@@ -69,7 +85,9 @@ class CallerFromAuthenticationTest {
         IdempotencyHandler idempotency = IdempotencyHandler.create(vertx, engine);
         AuthenticationHandler basicOrBearer = ChainAuthHandler.any()
                 .add(BasicAuthHandler.create(PropertyFileAuthentication.create(vertx, "callers.properties")))
-                .add(JWTAuthHandler.create(jwt));
+                .add(JWTAuthHandler.create(jwt))
+                .add(JWTAuthHandler.create(issuerA))
+                .add(JWTAuthHandler.create(issuerB));
         Router router = Router.router(vertx);
         router.route().handler(BodyHandler.create(false));
         router.post("/orders")
@@ -86,7 +104,7 @@ class CallerFromAuthenticationTest {
     }
 
     private void create(RoutingContext ctx) {
-        String caller = ctx.user() == null ? "anonymous" : ctx.user().subject();
+        String caller = ctx.user() == null ? "anonymous" : String.valueOf(ctx.user().subject());
         ctx.response().setStatusCode(201).putHeader("Content-Type", "application/json")
                 .end(new JsonObject().put("order", runs.incrementAndGet()).put("caller", caller).encode());
     }
@@ -140,6 +158,43 @@ class CallerFromAuthenticationTest {
         assertThat(store.find(recordOf("bob", "k-bob"), Instant.now())).isPresent();
         assertThat(store.find(new RecordKey("default", "POST", "/orders", "k-anonymous"), Instant.now())).isPresent();
         assertThat(store.size()).isEqualTo(3);
+    }
+
+    @Test
+    void aTokenWithoutSubjectOrClientIdIsRefusedNeverAnonymous() throws Exception {
+        start(IdempotencyConfig.builder().build());
+
+        CallerChecks.unidentifiedCallerIsRefused(this::post, runs::get,
+                token(issuerA, "https://a.example", new JsonObject()));
+        CallerChecks.unidentifiedCallerIsRefused(this::post, runs::get,
+                token(issuerA, "https://a.example", new JsonObject().put("sub", "")));
+        CallerChecks.unidentifiedCallerIsRefused(this::post, runs::get,
+                "Bearer " + jwt.generateToken(new JsonObject(), new JWTOptions().setAlgorithm("HS256")));
+    }
+
+    @Test
+    void serviceTokensWithoutSubjectAreTheirIssuersClients() throws Exception {
+        start(IdempotencyConfig.builder().build());
+
+        CallerChecks.twoCallersOneKeyEachGetTheirOwn(this::post, runs::get,
+                token(issuerA, "https://a.example", new JsonObject().put("client_id", "billing")),
+                token(issuerA, "https://a.example", new JsonObject().put("azp", "shipping")));
+        CallerChecks.oneSubjectAtTwoIssuersIsTwoCallers(this::post, runs::get,
+                token(issuerA, "https://a.example", new JsonObject().put("client_id", "billing")),
+                token(issuerB, "https://b.example", new JsonObject().put("client_id", "billing")));
+    }
+
+    @Test
+    void oneSubjectAtTwoIssuersIsTwoCallers() throws Exception {
+        start(IdempotencyConfig.builder().build());
+        String atA = token(issuerA, "https://a.example", new JsonObject().put("sub", "123"));
+        String atB = token(issuerB, "https://b.example", new JsonObject().put("sub", "123"));
+
+        CallerChecks.oneSubjectAtTwoIssuersIsTwoCallers(this::post, runs::get, atA, atB);
+        CallerChecks.anonymousNeverReplaysAuthenticated(this::post, runs::get, atA);
+        assertThat(post(atA, "k-123", BODY).statusCode()).isEqualTo(201);
+        assertThat(store.find(recordOf("123", "k-123"), Instant.now())).as("not filed under the bare subject")
+                .isEmpty();
     }
 
     @Test

@@ -62,12 +62,12 @@ sealed interface Admission {
                     "The tenant identifier is longer than " + RecordKey.MAX_TENANT_LENGTH + " characters", method,
                     path, null, keyPreview, watch));
         }
-        Optional<String> caller = callers.of(request);
-        if (caller.isEmpty()) {
-            return new Decided(answers.reject(ProblemCode.IDEMPOTENCY_CALLER_UNKNOWN, null, method, path, tenant.get(),
-                    keyPreview, watch));
+        Callers.Filing caller = callers.of(request);
+        if (caller instanceof Callers.Filing.Refused refused) {
+            return new Decided(answers.reject(ProblemCode.IDEMPOTENCY_CALLER_UNKNOWN, refused.detail(), method, path,
+                    tenant.get(), keyPreview, watch));
         }
-        RecordKey recordKey = new RecordKey(tenant.get(), caller.get(), method, path, key);
+        RecordKey recordKey = new RecordKey(tenant.get(), ((Callers.Filing.Under) caller).caller(), method, path, key);
         byte[] body = request.body();
         if (body.length > config.maxRequestBodyBytes()) {
             return new Decided(answers.reject(recordKey, ProblemCode.IDEMPOTENCY_REQUEST_TOO_LARGE,

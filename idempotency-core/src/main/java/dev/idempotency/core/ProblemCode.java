@@ -8,7 +8,12 @@ public enum ProblemCode {
     IDEMPOTENCY_KEY_INVALID(400, "Invalid Idempotency-Key", "The Idempotency-Key header is invalid"),
     IDEMPOTENCY_KEY_MISSING(400, "Idempotency-Key required", "This request requires an Idempotency-Key header"),
     IDEMPOTENCY_TENANT_UNKNOWN(400, "Unknown tenant", "The request's tenant could not be determined"),
-    IDEMPOTENCY_CALLER_UNKNOWN(400, "Unknown caller", "The request's caller could not be determined"),
+    /**
+     * 403: the request may well be authenticated, but the server cannot say under which caller to file
+     * it; not a malformed request (400), and not missing credentials (401): the same request with the
+     * same credentials is refused again until the server's caller resolution changes.
+     */
+    IDEMPOTENCY_CALLER_UNKNOWN(403, "Unknown caller", "The request's caller could not be determined"),
     IDEMPOTENCY_PATH_INVALID(400, "Invalid request path", "The request path cannot scope an Idempotency-Key"),
     IDEMPOTENCY_PATH_TOO_LONG(414, "Request path too long",
             "The request path is too long to scope an Idempotency-Key"),

@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import java.security.Principal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -61,12 +62,24 @@ public interface RequestView {
     byte[] body();
 
     /**
-     * The name of the principal the framework authenticated for this request (the servlet
-     * {@code getUserPrincipal()}, Micronaut's or Vert.x Web's user), or empty when there is none.
-     * The default {@link CallerResolver} files each caller's records apart under it.
+     * The stable identity of the caller the framework authenticated for this request (the servlet
+     * {@code getUserPrincipal()}'s name, Micronaut's or Vert.x Web's user), empty when nobody was
+     * authenticated (the framework's anonymous authentication included), or {@code ""} when someone
+     * was but the authentication gives no usable identity (an empty name, a token without subject or
+     * client id) — which the engine refuses rather than file as anonymous. The default
+     * {@link CallerResolver} files each caller's records apart under it.
      */
     default Optional<String> principalName() {
         return Optional.empty();
+    }
+
+    /**
+     * {@link #principalName()} for a framework that authenticates a {@link Principal}: empty for
+     * {@code null} (nobody authenticated), else its name ({@link CallerIdentity#ofName}),
+     * {@code ""} when it has none.
+     */
+    static Optional<String> principalNameOf(Principal principal) {
+        return principal == null ? Optional.empty() : Optional.of(CallerIdentity.ofName(principal.getName()));
     }
 
     /**

@@ -153,9 +153,43 @@ class CallersTest {
 
         Decision.Respond refused = send("alice", BODY);
 
-        assertThat(refused.reply().status()).isEqualTo(400);
-        assertThat(new String(refused.reply().body(), StandardCharsets.UTF_8)).contains("idempotency_caller_unknown");
+        assertThat(refused.reply().status()).isEqualTo(403);
+        assertThat(refused.reply().headers().get("Content-Type")).containsExactly("application/problem+json");
+        assertThat(text(refused)).contains("idempotency_caller_unknown").contains("CallerResolver failed")
+                .doesNotContain("directory down");
         assertThat(runs).hasValue(0);
+    }
+
+    @Test
+    void anAuthenticatedCallerWithoutAUsableNameIsRefusedNeverAnonymous() {
+        start(UnaryOperator.identity());
+        Decision.Respond anonymous = send(null, BODY);
+
+        for (String blank : List.of("", " ", "\t")) {
+            Decision.Respond refused = send(blank, BODY);
+
+            assertThat(refused.reply().status()).as("%s", blank).isEqualTo(403);
+            assertThat(refused.isReplay()).isFalse();
+            assertThat(text(refused)).contains("\"code\":\"idempotency_caller_unknown\"")
+                    .contains("IdempotencyConfig.Builder#callerResolver");
+        }
+        assertThat(runs).as("only the anonymous request ran").hasValue(1);
+        assertThat(text(anonymous)).isEqualTo("order 1 for null");
+        assertThat(warnings()).as("logged once, not per request").hasSize(1)
+                .allSatisfy(w -> assertThat(w).contains("idempotency_caller_unknown"));
+    }
+
+    @Test
+    void aResolversBlankNameIsRefusedToo() {
+        start(c -> c.callerResolver(request -> Optional.of("")));
+
+        assertThat(send("alice", BODY).reply().status()).isEqualTo(403);
+        assertThat(runs).hasValue(0);
+    }
+
+    @Test
+    void namesKeepTheHashTheyWereFiledUnderBefore() {
+        assertThat(RecordKey.callerOf("alice")).isEqualTo("2bd806c97f0e00af1a1fc3328fa763a9");
     }
 
     @Test

@@ -10,7 +10,6 @@ import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.security.Principal;
 import java.util.List;
 import java.util.Optional;
 
@@ -146,13 +145,14 @@ final class JakartaRequestView implements RequestView {
         return body;
     }
 
-    /** The name of {@link SecurityContext#getUserPrincipal()}, or empty when there is none. */
+    /**
+     * The name of {@link SecurityContext#getUserPrincipal()}, {@code ""} when it has none (refused,
+     * never anonymous), or empty when there is no principal.
+     */
     @Override
     public Optional<String> principalName() {
         SecurityContext security = request.getSecurityContext();
-        Principal principal = security == null ? null : security.getUserPrincipal();
-        return principal == null || principal.getName() == null || principal.getName().isEmpty()
-                ? Optional.empty() : Optional.of(principal.getName());
+        return RequestView.principalNameOf(security == null ? null : security.getUserPrincipal());
     }
 
     /** {@code ContainerRequestContext.class} gives the request context; any other type, empty. */

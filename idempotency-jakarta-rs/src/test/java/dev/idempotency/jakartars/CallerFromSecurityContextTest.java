@@ -29,7 +29,9 @@ import org.junit.jupiter.api.Test;
  */
 class CallerFromSecurityContextTest {
 
-    private static final Map<String, String> PASSWORDS = Map.of("alice", "alice-pw", "bob", "bob-pw");
+    /** The empty name is a user too: its principal's name is {@code ""}. */
+    private static final Map<String, String> PASSWORDS = Map.of("alice", "alice-pw", "bob", "bob-pw",
+            "", "nameless-pw");
     private static final String ALICE = "alice:alice-pw";
     private static final String BOB = "bob:bob-pw";
     private static final AtomicInteger RUNS = new AtomicInteger();
@@ -126,5 +128,10 @@ class CallerFromSecurityContextTest {
     @Test
     void wrongCredentialsAre401AndReserveNothing() throws Exception {
         CallerChecks.wrongCredentialsReserveNothing(post, RUNS::get, "alice:wrong", ALICE);
+    }
+
+    @Test
+    void aPrincipalWithAnEmptyNameIsRefusedNeverAnonymous() throws Exception {
+        CallerChecks.unidentifiedCallerIsRefused(post, RUNS::get, ":nameless-pw");
     }
 }

@@ -3,10 +3,10 @@ package dev.idempotency.spring;
 import dev.idempotency.core.RequestView;
 import dev.idempotency.framework.servlet.BufferedBodyRequest;
 import dev.idempotency.spring.internal.DispatchedPath;
+import dev.idempotency.spring.internal.SpringPrincipals;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.security.Principal;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
@@ -75,14 +75,13 @@ final class SpringRequestView implements RequestView {
     }
 
     /**
-     * {@code getUserPrincipal()}'s name: with Spring Security, the authenticated
-     * {@code Authentication}'s; empty for an anonymous request (Spring Security's request wrapper
-     * answers {@code null} for its anonymous authentication) and without security.
+     * {@code getUserPrincipal()}'s name ({@link SpringPrincipals}): with Spring Security, the
+     * authenticated {@code Authentication}'s, {@code ""} when it has none; empty for an anonymous
+     * request (Spring Security's anonymous authentication, whatever its name) and without security.
      */
     @Override
     public Optional<String> principalName() {
-        Principal principal = request.getUserPrincipal();
-        return principal == null ? Optional.empty() : Optional.ofNullable(principal.getName());
+        return SpringPrincipals.nameOf(request.getUserPrincipal());
     }
 
     /** {@code HttpServletRequest.class} (or a supertype) gives the servlet request; any other type, empty. */

@@ -10,12 +10,14 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.testkit.CallerChecks;
+import dev.idempotency.testkit.TokenIssuer;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.security.Principal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -29,12 +31,20 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.security.authentication.AuthenticationManager;
+import org.springframework.security.authentication.AuthenticationProvider;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
+import org.springframework.security.core.Authentication;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationProvider;
+import org.springframework.security.oauth2.server.resource.authentication.JwtIssuerAuthenticationManagerResolver;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -49,7 +59,11 @@ class CallerSeparationTest {
 
     private static final String ALICE = "alice:secret";
     private static final String BOB = "bob:secret";
+    /** Authenticated by {@link CallerService#nameless()} with an empty name. */
+    private static final String NAMELESS = "nameless:secret";
     private static final String BODY = "{\"item\":\"book\",\"quantity\":1}";
+    private static final TokenIssuer ISSUER_A = new TokenIssuer("https://a.example", "issuer A's secret, long enough for HS256");
+    private static final TokenIssuer ISSUER_B = new TokenIssuer("https://b.example", "issuer B's secret, long enough for HS256");
 
     private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
     private final List<Logger> watched = new ArrayList<>();
@@ -135,6 +149,28 @@ class CallerSeparationTest {
     }
 
     @Test
+    void anEmptyNameIsRefusedNeverAnonymous() throws Exception {
+        start();
+        CallerChecks.unidentifiedCallerIsRefused(this::post, () -> orders.runs.get(), NAMELESS);
+    }
+
+    @Test
+    void springSecuritysAnonymousAuthenticationIsNotTheAccountNamedAnonymousUser() throws Exception {
+        start();
+        CallerChecks.anonymousMarkerIsNotAnAccountOfItsName(this::post, () -> orders.runs.get(),
+                "anonymousUser:secret");
+        String key = UUID.randomUUID().toString();
+        assertThat(post(null, key, BODY).statusCode()).isEqualTo(201);
+        assertThat(found(null, key)).isTrue();
+    }
+
+    @Test
+    void bearerTokensAreFiledByIssuerAndSubject() throws Exception {
+        start();
+        CallerChecks.tokensAreFiledByIssuerAndSubject(this::bearerPost, () -> orders.runs.get(), ISSUER_A, ISSUER_B);
+    }
+
+    @Test
     void wrongCredentialsAre401AndReserveNothing() throws Exception {
         start();
         CallerChecks.wrongCredentialsReserveNothing(this::post, () -> orders.runs.get(), "alice:guess", ALICE);
@@ -167,16 +203,52 @@ class CallerSeparationTest {
         return CallerChecks.basicAuthPost(base.resolve("/orders")).send(credentials, key, body);
     }
 
-    /** HTTP Basic for alice and bob, anonymous requests allowed; no CSRF for an API. */
+    private HttpResponse<String> bearerPost(String authorization, String key, String body) throws Exception {
+        return CallerChecks.authorizationPost(base.resolve("/orders")).send(authorization, key, body);
+    }
+
+    /**
+     * HTTP Basic for alice, bob and an account named {@code anonymousUser} (the name of Spring
+     * Security's anonymous authentication, which servlet chains have by default), and for a user
+     * whose authentication has an empty name; bearer JWTs of two issuers (Spring Security's resource
+     * server, each issuer its own key); anonymous requests allowed; no CSRF for an API.
+     */
     @SpringBootConfiguration
     @EnableAutoConfiguration
     @Import(Orders.class)
     static class CallerService {
 
+        /** {@code nameless:secret} authenticates with an empty name; anything else goes on to the users below. */
+        static AuthenticationProvider nameless() {
+            return new AuthenticationProvider() {
+                @Override
+                public Authentication authenticate(Authentication request) {
+                    return "nameless".equals(request.getName()) && "secret".equals(request.getCredentials())
+                            ? UsernamePasswordAuthenticationToken.authenticated("", null, List.of())
+                            : null;
+                }
+
+                @Override
+                public boolean supports(Class<?> type) {
+                    return UsernamePasswordAuthenticationToken.class.isAssignableFrom(type);
+                }
+            };
+        }
+
+        static AuthenticationManager verifiedWith(TokenIssuer issuer) {
+            return new JwtAuthenticationProvider(NimbusJwtDecoder.withSecretKey(issuer.key())
+                    .macAlgorithm(MacAlgorithm.HS256).build())::authenticate;
+        }
+
         @Bean
         SecurityFilterChain api(HttpSecurity http) throws Exception {
             return http.csrf(AbstractHttpConfigurer::disable)
+                    .authenticationProvider(nameless())
                     .httpBasic(Customizer.withDefaults())
+                    .oauth2ResourceServer(tokens -> tokens.authenticationManagerResolver(
+                            new JwtIssuerAuthenticationManagerResolver(Map.of(
+                                    ISSUER_A.issuer(), verifiedWith(ISSUER_A),
+                                    ISSUER_B.issuer(), verifiedWith(ISSUER_B))::get)))
                     .authorizeHttpRequests(requests -> requests.anyRequest().permitAll())
                     .build();
         }
@@ -185,7 +257,8 @@ class CallerSeparationTest {
         UserDetailsService users() {
             return new InMemoryUserDetailsManager(
                     User.withUsername("alice").password("{noop}secret").roles("USER").build(),
-                    User.withUsername("bob").password("{noop}secret").roles("USER").build());
+                    User.withUsername("bob").password("{noop}secret").roles("USER").build(),
+                    User.withUsername("anonymousUser").password("{noop}secret").roles("USER").build());
         }
     }
 

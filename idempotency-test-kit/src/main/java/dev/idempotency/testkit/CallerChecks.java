@@ -17,9 +17,11 @@ import java.util.function.IntSupplier;
 
 /**
  * The checks every adapter passes with its framework's own authentication, over real HTTP: one
- * caller's key never replays another caller's response. The adapter's test serves a keyed
- * {@code POST} that authenticated callers and anonymous ones may both reach (wrong credentials: 401),
- * sends the requests ({@link Post}) and counts its handler's runs ({@code runs}).
+ * caller's key never replays another caller's response, whatever shape the principal has (no
+ * usable identity: refused; the framework's anonymous marker: anonymous, not an account of its
+ * name; one subject at two issuers: two callers). The adapter's test serves a keyed {@code POST}
+ * that authenticated callers and anonymous ones may both reach (wrong credentials: 401), sends the
+ * requests ({@link Post}) and counts its handler's runs ({@code runs}).
  */
 public final class CallerChecks {
 
@@ -39,14 +41,20 @@ public final class CallerChecks {
 
     /** A {@link Post} to {@code uri} whose callers are HTTP Basic credentials, {@code user:password}. */
     public static Post basicAuthPost(URI uri) {
+        Post post = authorizationPost(uri);
+        return (caller, key, body) -> post.send(caller == null ? null
+                : "Basic " + Base64.getEncoder().encodeToString(caller.getBytes(StandardCharsets.UTF_8)), key, body);
+    }
+
+    /** A {@link Post} to {@code uri} whose callers are whole {@code Authorization} values ({@code Bearer …}). */
+    public static Post authorizationPost(URI uri) {
         return (caller, key, body) -> {
             HttpRequest.Builder request = HttpRequest.newBuilder(uri)
                     .header("Content-Type", "application/json")
                     .header("Idempotency-Key", key)
                     .POST(HttpRequest.BodyPublishers.ofString(body));
             if (caller != null) {
-                request.header("Authorization", "Basic "
-                        + Base64.getEncoder().encodeToString(caller.getBytes(StandardCharsets.UTF_8)));
+                request.header("Authorization", caller);
             }
             return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
         };
@@ -156,6 +164,66 @@ public final class CallerChecks {
         assertThat(refused.statusCode()).isEqualTo(401);
         assertFresh(right);
         assertThat(runs.getAsInt() - before).as("handler runs").isEqualTo(1);
+    }
+
+    /**
+     * An authenticated request whose authentication gives no usable identity ({@code unidentified}:
+     * a token without a subject or client id, an empty name) is refused with {@code 403
+     * idempotency_caller_unknown} and its handler never runs. It is never filed as anonymous: it
+     * reserves nothing (an anonymous request with that key afterwards runs as the first), and it
+     * never gets an anonymous request's answer.
+     */
+    public static void unidentifiedCallerIsRefused(Post post, IntSupplier runs, String unidentified)
+            throws Exception {
+        String key = newKey();
+        int before = runs.getAsInt();
+
+        assertUnknownCaller(post.send(unidentified, key, BODY));
+        assertFresh(post.send(null, key, BODY));
+        assertUnknownCaller(post.send(unidentified, key, BODY));
+        assertThat(runs.getAsInt() - before).as("handler runs: the anonymous request's").isEqualTo(1);
+    }
+
+    private static void assertUnknownCaller(HttpResponse<String> response) {
+        assertThat(response.statusCode()).as("status: %s", response.body()).isEqualTo(403);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/problem+json"));
+        assertThat(response.body()).contains("\"code\":\"idempotency_caller_unknown\"").contains("CallerResolver");
+    }
+
+    /**
+     * The framework's anonymous authentication is anonymity, not a name: an account whose name is
+     * the one the framework gives its anonymous marker ({@code namedLikeTheMarker}, e.g. Spring
+     * Security's {@code anonymousUser}) and anonymous requests never replay each other's answers.
+     */
+    public static void anonymousMarkerIsNotAnAccountOfItsName(Post post, IntSupplier runs, String namedLikeTheMarker)
+            throws Exception {
+        anonymousNeverReplaysAuthenticated(post, runs, namedLikeTheMarker);
+    }
+
+    /**
+     * One subject issued by two issuers is two callers ({@code atIssuerA}, {@code atIssuerB}: tokens
+     * with the same {@code sub} from two issuers the application accepts): neither ever gets the
+     * other's answer.
+     */
+    public static void oneSubjectAtTwoIssuersIsTwoCallers(Post post, IntSupplier runs, String atIssuerA,
+            String atIssuerB) throws Exception {
+        twoCallersOneKeyEachGetTheirOwn(post, runs, atIssuerA, atIssuerB);
+    }
+
+    /**
+     * Bearer tokens (JWTs of {@code issuerA} and {@code issuerB}, both accepted by the application)
+     * are filed under their issuer and subject: {@code alice} at A and {@code alice} at B are two
+     * callers; a service token without {@code sub} is its client's ({@code client_id}), apart from
+     * the subject of that name; a token with neither is refused.
+     */
+    public static void tokensAreFiledByIssuerAndSubject(Post post, IntSupplier runs, TokenIssuer issuerA,
+            TokenIssuer issuerB) throws Exception {
+        oneSubjectAtTwoIssuersIsTwoCallers(post, runs, issuerA.bearer(Map.of("sub", "alice")),
+                issuerB.bearer(Map.of("sub", "alice")));
+        twoCallersOneKeyEachGetTheirOwn(post, runs, issuerA.bearer(Map.of("client_id", "billing")),
+                issuerA.bearer(Map.of("sub", "billing")));
+        unidentifiedCallerIsRefused(post, runs, issuerA.bearer(Map.of("scope", "orders")));
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.idempotency.spring.webflux;
 
 import dev.idempotency.core.RequestView;
 import dev.idempotency.spring.internal.DispatchedPath;
+import dev.idempotency.spring.internal.SpringPrincipals;
 import java.net.URI;
 import java.security.Principal;
 import java.util.List;
@@ -66,10 +67,14 @@ final class ExchangeRequestView implements RequestView {
         return body == null ? NO_BODY : body;
     }
 
-    /** The name of the exchange's principal (with Spring Security, its {@code Authentication}'s); empty when none. */
+    /**
+     * The name of the exchange's principal ({@link SpringPrincipals}): with Spring Security, its
+     * {@code Authentication}'s, {@code ""} when it has none; empty when there is none or it is Spring
+     * Security's anonymous authentication, whatever its name.
+     */
     @Override
     public Optional<String> principalName() {
-        return principal == null ? Optional.empty() : Optional.ofNullable(principal.getName());
+        return SpringPrincipals.nameOf(principal);
     }
 
     /** {@code ServerWebExchange.class} gives the exchange, {@code Principal.class} its principal; any other type, empty. */

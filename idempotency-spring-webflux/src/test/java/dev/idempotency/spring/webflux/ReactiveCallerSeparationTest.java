@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.testkit.CallerChecks;
+import dev.idempotency.testkit.TokenIssuer;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.security.Principal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -23,26 +25,38 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.security.authentication.AnonymousAuthenticationToken;
+import org.springframework.security.authentication.ReactiveAuthenticationManager;
+import org.springframework.security.authentication.UserDetailsRepositoryReactiveAuthenticationManager;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
 import org.springframework.security.core.userdetails.User;
+import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jwt.NimbusReactiveJwtDecoder;
+import org.springframework.security.oauth2.server.resource.authentication.JwtIssuerReactiveAuthenticationManagerResolver;
+import org.springframework.security.oauth2.server.resource.authentication.JwtReactiveAuthenticationManager;
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 /**
- * Each authenticated caller's records are its own, with Spring Security's reactive HTTP Basic on
- * Reactor Netty, the filter at its default order (after {@code WebFilterChainProxy}) and no caller
- * setting: {@link CallerChecks}, where the records are filed, and what
- * {@code idempotency.share-records-across-callers} gives up.
+ * Each authenticated caller's records are its own, with Spring Security's reactive HTTP Basic and
+ * its anonymous authentication on Reactor Netty, the filter at its default order (after
+ * {@code WebFilterChainProxy}) and no caller setting: {@link CallerChecks}, where the records are
+ * filed, and what {@code idempotency.share-records-across-callers} gives up.
  */
 class ReactiveCallerSeparationTest {
 
     private static final String ALICE = "alice:secret";
     private static final String BOB = "bob:secret";
+    /** Authenticated by {@link CallerService#api}'s manager with an empty name. */
+    private static final String NAMELESS = "nameless:secret";
     private static final String BODY = "{\"item\":\"book\",\"quantity\":1}";
+    private static final TokenIssuer ISSUER_A = new TokenIssuer("https://a.example", "issuer A's secret, long enough for HS256");
+    private static final TokenIssuer ISSUER_B = new TokenIssuer("https://b.example", "issuer B's secret, long enough for HS256");
 
     private ConfigurableApplicationContext context;
     private InMemoryStore store;
@@ -78,6 +92,9 @@ class ReactiveCallerSeparationTest {
         CallerChecks.anotherCallersKeyTellsNothing(this::post, () -> orders.runs.get(), ALICE, BOB);
         CallerChecks.anonymousNeverReplaysAuthenticated(this::post, () -> orders.runs.get(), ALICE);
         CallerChecks.wrongCredentialsReserveNothing(this::post, () -> orders.runs.get(), "alice:guess", ALICE);
+        CallerChecks.anonymousMarkerIsNotAnAccountOfItsName(this::post, () -> orders.runs.get(),
+                "anonymousUser:secret");
+        CallerChecks.unidentifiedCallerIsRefused(this::post, () -> orders.runs.get(), NAMELESS);
 
         String aliceKey = UUID.randomUUID().toString();
         String anonymousKey = UUID.randomUUID().toString();
@@ -87,6 +104,14 @@ class ReactiveCallerSeparationTest {
         assertThat(found("alice", aliceKey)).isTrue();
         assertThat(found(null, aliceKey)).isFalse();
         assertThat(found(null, anonymousKey)).isTrue();
+        assertThat(found("anonymousUser", anonymousKey)).isFalse();
+    }
+
+    @Test
+    void bearerTokensAreFiledByIssuerAndSubject() throws Exception {
+        start();
+        CallerChecks.tokensAreFiledByIssuerAndSubject(
+                CallerChecks.authorizationPost(base.resolve("/orders")), () -> orders.runs.get(), ISSUER_A, ISSUER_B);
     }
 
     @Test
@@ -105,16 +130,36 @@ class ReactiveCallerSeparationTest {
         return CallerChecks.basicAuthPost(base.resolve("/orders")).send(credentials, key, body);
     }
 
-    /** HTTP Basic for alice and bob, anonymous requests allowed; no CSRF for an API. */
+    /**
+     * HTTP Basic for alice, bob and an account named {@code anonymousUser} (the name of Spring
+     * Security's anonymous authentication, switched on here), and for a user whose authentication
+     * has an empty name; bearer JWTs of two issuers (Spring Security's resource server, each issuer
+     * its own key); anonymous requests allowed; no CSRF for an API.
+     */
     @SpringBootConfiguration
     @EnableAutoConfiguration
     @Import(Orders.class)
     static class CallerService {
 
+        static ReactiveAuthenticationManager verifiedWith(TokenIssuer issuer) {
+            return new JwtReactiveAuthenticationManager(NimbusReactiveJwtDecoder.withSecretKey(issuer.key())
+                    .macAlgorithm(MacAlgorithm.HS256).build());
+        }
+
         @Bean
-        SecurityWebFilterChain api(ServerHttpSecurity http) {
+        SecurityWebFilterChain api(ServerHttpSecurity http, MapReactiveUserDetailsService users) {
+            ReactiveAuthenticationManager accounts = new UserDetailsRepositoryReactiveAuthenticationManager(users);
+            ReactiveAuthenticationManager withNameless = request ->
+                    "nameless".equals(request.getName()) && "secret".equals(request.getCredentials())
+                            ? Mono.just(UsernamePasswordAuthenticationToken.authenticated("", null, List.of()))
+                            : accounts.authenticate(request);
             return http.csrf(ServerHttpSecurity.CsrfSpec::disable)
-                    .httpBasic(Customizer.withDefaults())
+                    .httpBasic(basic -> basic.authenticationManager(withNameless))
+                    .oauth2ResourceServer(tokens -> tokens.authenticationManagerResolver(
+                            new JwtIssuerReactiveAuthenticationManagerResolver(issuer -> Mono.justOrEmpty(Map.of(
+                                    ISSUER_A.issuer(), verifiedWith(ISSUER_A),
+                                    ISSUER_B.issuer(), verifiedWith(ISSUER_B)).get(issuer)))))
+                    .anonymous(Customizer.withDefaults())
                     .authorizeExchange(exchanges -> exchanges.anyExchange().permitAll())
                     .build();
         }
@@ -123,7 +168,8 @@ class ReactiveCallerSeparationTest {
         MapReactiveUserDetailsService users() {
             return new MapReactiveUserDetailsService(
                     User.withUsername("alice").password("{noop}secret").roles("USER").build(),
-                    User.withUsername("bob").password("{noop}secret").roles("USER").build());
+                    User.withUsername("bob").password("{noop}secret").roles("USER").build(),
+                    User.withUsername("anonymousUser").password("{noop}secret").roles("USER").build());
         }
     }
 
@@ -138,7 +184,8 @@ class ReactiveCallerSeparationTest {
 
         @PostMapping("/orders")
         Mono<ResponseEntity<Order>> create(Mono<Principal> principal) {
-            return principal.map(Principal::getName).defaultIfEmpty("anonymous").map(caller ->
+            return principal.filter(p -> !(p instanceof AnonymousAuthenticationToken))
+                    .map(p -> String.valueOf(p.getName())).defaultIfEmpty("anonymous").map(caller ->
                     ResponseEntity.status(HttpStatus.CREATED).body(new Order(runs.incrementAndGet(), caller)));
         }
     }
