@@ -12,8 +12,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A reservation that keeps its own lease alive while its handler runs: every {@code lease / 3}
- * ({@link LeaseRenewals} looks at it) it renews the lease, until it is finished, its ownership is lost, or the handler has outlived the
- * record's time to live (a lost or hung handler: its key then frees itself once the lease lapses).
+ * ({@link LeaseRenewals} looks at it) it renews the lease, until it is finished, abandoned or its
+ * ownership is lost — past the record's time to live too: the store moves the record's expiry
+ * along with the lease, so a handler that still runs keeps its key (a retry gets 409, never a
+ * second run).
  * Each renewal's store call runs on a thread of its own, is expected back within one renewal
  * period (it is logged when it is not), and is not started again while it still runs — so a store
  * that hangs on one key costs one thread and delays no other key's renewal.
@@ -25,7 +27,6 @@ final class RenewingReservation extends ForwardingReservation {
     private final Clock clock;
     private final Duration lease;
     private final LeaseRenewals renewals;
-    private final Instant giveUpAt;
     private final AtomicBoolean renewing = new AtomicBoolean();
     /** When the next renewal is due ({@link System#nanoTime}); read and written by {@link LeaseRenewals}. */
     long dueAtNanos;
@@ -35,19 +36,12 @@ final class RenewingReservation extends ForwardingReservation {
         this.clock = config.clock();
         this.lease = config.lease();
         this.renewals = renewals;
-        this.giveUpAt = clock.instant().plus(config.ttl());
         renewals.add(this, System.nanoTime());
     }
 
     /** On the timer thread, when a renewal is due. */
     void renewOnce() {
         Instant now = clock.instant();
-        if (!now.isBefore(giveUpAt)) {
-            log.warn("Handler for key_preview={} still running after the ttl; no longer renewing its lease",
-                    key().keyPreview());
-            renewals.remove(this);
-            return;
-        }
         if (!renewing.compareAndSet(false, true)) {
             log.warn("Lease renewal for key_preview={} has not answered for a renewal period ({} ms); the lease "
                     + "may lapse", key().keyPreview(), renewals.period().toMillis());
