@@ -291,18 +291,25 @@ abstract class AbstractAtomicModeTest {
         }
     }
 
+    /** Starts a request whose handler waits inside its transaction for {@code letGo}; returns once it is there. */
+    Future<String> runUntilLetGo(IdempotencyEngine engine, String key, AtomicInteger executions, CountDownLatch letGo)
+            throws InterruptedException {
+        CountDownLatch inside = new CountDownLatch(1);
+        Future<String> first = threads.submit(() -> handle(engine, key, ORDER, executions, () -> {
+            inside.countDown();
+            assertThat(letGo.await(30, TimeUnit.SECONDS)).isTrue();
+        }));
+        assertThat(inside.await(10, TimeUnit.SECONDS)).as("the first handler is inside its transaction").isTrue();
+        return first;
+    }
+
     @Test
     void whileTheFirstIsStillInItsTransactionADifferentBodyGets422AndTheSameBody409() throws Exception {
         try (IdempotencyEngine engine = engine(Duration.ZERO)) {
             String key = newKey();
             AtomicInteger executions = new AtomicInteger();
-            CountDownLatch inside = new CountDownLatch(1);
             CountDownLatch letGo = new CountDownLatch(1);
-            Future<String> first = threads.submit(() -> handle(engine, key, ORDER, executions, () -> {
-                inside.countDown();
-                assertThat(letGo.await(30, TimeUnit.SECONDS)).isTrue();
-            }));
-            assertThat(inside.await(10, TimeUnit.SECONDS)).as("the first handler is inside its transaction").isTrue();
+            Future<String> first = runUntilLetGo(engine, key, executions, letGo);
             try {
                 assertThat(handle(engine, key, OTHER_ORDER, executions, () -> { }))
                         .as("a different body while the first is uncommitted").isEqualTo(CONFLICT);
@@ -339,13 +346,8 @@ abstract class AbstractAtomicModeTest {
                 .ttl(Duration.ofMinutes(1)).lease(Duration.ofSeconds(30)).clock(clock).build())) {
             String key = newKey();
             AtomicInteger executions = new AtomicInteger();
-            CountDownLatch inside = new CountDownLatch(1);
             CountDownLatch letGo = new CountDownLatch(1);
-            Future<String> first = threads.submit(() -> handle(engine, key, ORDER, executions, () -> {
-                inside.countDown();
-                assertThat(letGo.await(30, TimeUnit.SECONDS)).isTrue();
-            }));
-            assertThat(inside.await(10, TimeUnit.SECONDS)).as("the first handler is inside its transaction").isTrue();
+            Future<String> first = runUntilLetGo(engine, key, executions, letGo);
             clock.advance(Duration.ofMinutes(2));
             Future<Integer> purge = threads.submit(() -> store.purgeExpired(clock.instant(), 100));
             try {
