@@ -1,17 +1,18 @@
 package dev.idempotency.jakartars;
 
-import dev.idempotency.core.CapturedResponse;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import org.glassfish.jersey.server.ContainerResponse;
 import org.glassfish.jersey.server.monitoring.ApplicationEvent;
 import org.glassfish.jersey.server.monitoring.ApplicationEventListener;
 import org.glassfish.jersey.server.monitoring.RequestEvent;
 import org.glassfish.jersey.server.monitoring.RequestEventListener;
 
 /**
- * Jersey's request events, for what Jakarta REST has no hook for: that the resource (or a filter
- * after the engine's) threw — the key is then released, even when an exception mapper answered a
- * 2xx — and that a request ended without its response reaching the engine: after an exception
- * nothing mapped, which releases the key, or otherwise (a response the writer was not asked to
- * write), which counts as sent and is kept without its body.
+ * Jersey's request events, for what Jakarta REST has no hook for: that the runtime is about to
+ * answer an exception (its own answer to an {@code AsyncResponse} timeout then abandons the key;
+ * a mapper's answer is finished like any response), and that a request ended without its response
+ * reaching the engine ({@link Exchange#ended}). It also tells the writer whether Jersey committed a
+ * response's status line to the container ({@link #committed}).
  */
 final class JerseyEvents implements ApplicationEventListener {
 
@@ -26,6 +27,14 @@ final class JerseyEvents implements ApplicationEventListener {
         return LISTENER;
     }
 
+    /**
+     * Whether Jersey handed the status line to the container: until then it holds what the writer
+     * wrote (up to its buffer, a flush included), and a failure is answered with the container's 500.
+     */
+    static boolean committed(ContainerResponseContext response) {
+        return !(response instanceof ContainerResponse jersey) || jersey.isCommitted();
+    }
+
     private static void onEvent(RequestEvent event) {
         if (event.getType() != RequestEvent.Type.ON_EXCEPTION && event.getType() != RequestEvent.Type.FINISHED) {
             return;
@@ -35,21 +44,12 @@ final class JerseyEvents implements ApplicationEventListener {
             return;
         }
         if (event.getType() == RequestEvent.Type.ON_EXCEPTION) {
-            // Before the exception is mapped and its response sent: a retry finds the key free.
-            exchange.fail(event.getException());
-        } else if (event.getException() != null || event.getContainerResponse() == null) {
-            exchange.fail(event.getException() != null ? event.getException() : new NotWritten());
-        } else {
-            // A response went out that the filter did not see written: it counts as sent.
-            exchange.finish(CapturedResponse.uncaptured(event.getContainerResponse().getStatus(),
-                    Replies.strings(event.getContainerResponse().getHeaders())));
+            exchange.raised(event.getException());
+            return;
         }
-    }
-
-    /** The request ended before its response was handed to the engine. */
-    static final class NotWritten extends RuntimeException {
-        NotWritten() {
-            super("the request ended before its response was written", null, false, false);
+        if (exchange.response == null && event.getContainerResponse() != null) {
+            exchange.response = event.getContainerResponse();
         }
+        exchange.ended(event.getException());
     }
 }

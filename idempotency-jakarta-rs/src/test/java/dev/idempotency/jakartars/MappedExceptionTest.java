@@ -9,9 +9,12 @@ import dev.idempotency.testkit.RawResponse;
 import dev.idempotency.testkit.internal.RawHttp;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AfterAll;
@@ -19,12 +22,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * On Jersey a resource that throws releases its key even when an exception mapper answers a 2xx:
- * the request's events tell the feature what Jakarta REST does not.
+ * What the client saw decides: a resource that throws, answered with a 2xx by an exception mapper
+ * (or by a {@code WebApplicationException} carrying one), is stored like any 2xx; mapped to a
+ * non-2xx, its key is released.
  */
 class MappedExceptionTest {
 
-    private static final AtomicInteger RUNS = new AtomicInteger();
+    private static final Map<String, AtomicInteger> RUNS = new ConcurrentHashMap<>();
 
     private static IdempotencyEngine engine;
     private static JerseyServer server;
@@ -32,6 +36,12 @@ class MappedExceptionTest {
     static final class Declined extends RuntimeException {
         Declined() {
             super("declined", null, false, false);
+        }
+    }
+
+    static final class Busy extends RuntimeException {
+        Busy() {
+            super("busy", null, false, false);
         }
     }
 
@@ -43,19 +53,50 @@ class MappedExceptionTest {
         }
     }
 
-    @Path("/orders")
+    public static class BusyAsConflict implements ExceptionMapper<Busy> {
+        @Override
+        public Response toResponse(Busy exception) {
+            return Response.status(409).entity("{\"status\":\"busy\"}").type("application/json").build();
+        }
+    }
+
+    @Path("/")
     public static class Orders {
         @POST
-        public Response create() {
-            RUNS.incrementAndGet();
+        @Path("declined")
+        public Response decline() {
+            ran("declined");
             throw new Declined();
         }
+
+        @POST
+        @Path("created")
+        public Response createByException() {
+            int run = ran("created");
+            throw new WebApplicationException(Response.status(201).entity("{\"run\":" + run + "}")
+                    .type("application/json").build());
+        }
+
+        @POST
+        @Path("busy")
+        public Response busy() {
+            ran("busy");
+            throw new Busy();
+        }
+    }
+
+    static int ran(String route) {
+        return RUNS.computeIfAbsent(route, r -> new AtomicInteger()).incrementAndGet();
+    }
+
+    static int runs(String route) {
+        return RUNS.computeIfAbsent(route, r -> new AtomicInteger()).get();
     }
 
     @BeforeAll
     static void start() throws Exception {
         engine = new IdempotencyEngine(new InMemoryStore(), IdempotencyConfig.builder().build());
-        server = JerseyServer.start(new ResourceConfig(Orders.class, DeclinedAsOk.class)
+        server = JerseyServer.start(new ResourceConfig(Orders.class, DeclinedAsOk.class, BusyAsConflict.class)
                 .register(IdempotencyFeature.of(engine)));
     }
 
@@ -66,14 +107,39 @@ class MappedExceptionTest {
     }
 
     @Test
-    void aResourceThatThrowsReleasesItsKeyEvenWhenMappedToA2xx() throws Exception {
+    void aResourceThatThrowsIsStoredWhenAMapperAnswersA2xx() throws Exception {
         String key = "key-" + UUID.randomUUID();
-        RawResponse first = RawHttp.post(server.baseUri(), "/orders", key, "{}");
-        RawResponse retry = RawHttp.post(server.baseUri(), "/orders", key, "{}");
+        RawResponse first = RawHttp.post(server.baseUri(), "/declined", key, "{}");
+        RawResponse retry = RawHttp.post(server.baseUri(), "/declined", key, "{}");
 
         assertThat(first.status()).isEqualTo(200);
         assertThat(retry.status()).isEqualTo(200);
+        assertThat(retry.replayed()).as("stored like any 2xx").isTrue();
+        assertThat(retry.bodyText()).isEqualTo(first.bodyText());
+        assertThat(runs("declined")).isEqualTo(1);
+    }
+
+    @Test
+    void aWebApplicationExceptionCarryingA201IsStored() throws Exception {
+        String key = "key-" + UUID.randomUUID();
+        RawResponse first = RawHttp.post(server.baseUri(), "/created", key, "{}");
+        RawResponse retry = RawHttp.post(server.baseUri(), "/created", key, "{}");
+
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(retry.replayed()).isTrue();
+        assertThat(retry.bodyText()).isEqualTo(first.bodyText()).isEqualTo("{\"run\":1}");
+        assertThat(runs("created")).isEqualTo(1);
+    }
+
+    @Test
+    void aResourceThatThrowsReleasesItsKeyWhenMappedToANon2xx() throws Exception {
+        String key = "key-" + UUID.randomUUID();
+        RawResponse first = RawHttp.post(server.baseUri(), "/busy", key, "{}");
+        RawResponse retry = RawHttp.post(server.baseUri(), "/busy", key, "{}");
+
+        assertThat(first.status()).isEqualTo(409);
+        assertThat(retry.status()).isEqualTo(409);
         assertThat(retry.replayed()).as("released, not stored").isFalse();
-        assertThat(RUNS.get()).isEqualTo(2);
+        assertThat(runs("busy")).isEqualTo(2);
     }
 }
