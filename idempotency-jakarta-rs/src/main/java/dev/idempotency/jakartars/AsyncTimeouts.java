@@ -21,10 +21,11 @@ final class AsyncTimeouts {
 
     static boolean isRuntimeTimeout(Throwable exception) {
         Throwable unavailable = exception;
-        for (int depth = 0; unavailable != null && !(unavailable instanceof ServiceUnavailableException); depth++) {
-            unavailable = depth < 3 ? unavailable.getCause() : null;
+        for (int depth = 0; depth < 3 && unavailable != null && !(unavailable instanceof ServiceUnavailableException);
+                depth++) {
+            unavailable = unavailable.getCause();
         }
-        if (unavailable == null) {
+        if (!(unavailable instanceof ServiceUnavailableException)) {
             return false;
         }
         StackTraceElement[] trace = unavailable.getStackTrace();

@@ -106,40 +106,42 @@ class MappedExceptionTest {
         engine.close();
     }
 
+    /** The first request and its retry, under one key. */
+    private record Twice(RawResponse first, RawResponse retry) {
+    }
+
+    private static Twice sendTwice(String path) throws Exception {
+        String key = "key-" + UUID.randomUUID();
+        return new Twice(RawHttp.post(server.baseUri(), path, key, "{}"), RawHttp.post(server.baseUri(), path, key, "{}"));
+    }
+
     @Test
     void aResourceThatThrowsIsStoredWhenAMapperAnswersA2xx() throws Exception {
-        String key = "key-" + UUID.randomUUID();
-        RawResponse first = RawHttp.post(server.baseUri(), "/declined", key, "{}");
-        RawResponse retry = RawHttp.post(server.baseUri(), "/declined", key, "{}");
+        Twice sent = sendTwice("/declined");
 
-        assertThat(first.status()).isEqualTo(200);
-        assertThat(retry.status()).isEqualTo(200);
-        assertThat(retry.replayed()).as("stored like any 2xx").isTrue();
-        assertThat(retry.bodyText()).isEqualTo(first.bodyText());
+        assertThat(sent.first().status()).isEqualTo(200);
+        assertThat(sent.retry().replayed()).as("stored like any 2xx").isTrue();
+        assertThat(sent.retry().bodyText()).isEqualTo(sent.first().bodyText());
         assertThat(runs("declined")).isEqualTo(1);
     }
 
     @Test
     void aWebApplicationExceptionCarryingA201IsStored() throws Exception {
-        String key = "key-" + UUID.randomUUID();
-        RawResponse first = RawHttp.post(server.baseUri(), "/created", key, "{}");
-        RawResponse retry = RawHttp.post(server.baseUri(), "/created", key, "{}");
+        Twice sent = sendTwice("/created");
 
-        assertThat(first.status()).isEqualTo(201);
-        assertThat(retry.replayed()).isTrue();
-        assertThat(retry.bodyText()).isEqualTo(first.bodyText()).isEqualTo("{\"run\":1}");
+        assertThat(sent.first().status()).isEqualTo(201);
+        assertThat(sent.retry().replayed()).isTrue();
+        assertThat(sent.retry().bodyText()).isEqualTo(sent.first().bodyText()).isEqualTo("{\"run\":1}");
         assertThat(runs("created")).isEqualTo(1);
     }
 
     @Test
     void aResourceThatThrowsReleasesItsKeyWhenMappedToANon2xx() throws Exception {
-        String key = "key-" + UUID.randomUUID();
-        RawResponse first = RawHttp.post(server.baseUri(), "/busy", key, "{}");
-        RawResponse retry = RawHttp.post(server.baseUri(), "/busy", key, "{}");
+        Twice sent = sendTwice("/busy");
 
-        assertThat(first.status()).isEqualTo(409);
-        assertThat(retry.status()).isEqualTo(409);
-        assertThat(retry.replayed()).as("released, not stored").isFalse();
+        assertThat(sent.first().status()).isEqualTo(409);
+        assertThat(sent.retry().status()).isEqualTo(409);
+        assertThat(sent.retry().replayed()).as("released, not stored").isFalse();
         assertThat(runs("busy")).isEqualTo(2);
     }
 }
