@@ -33,10 +33,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Translates Micronaut's filter hooks into the engine's two steps: {@link IdempotencyEngine#before}
- * when the request arrives, {@link Execution#finish} or {@link Execution#fail} when the response
- * is complete. Micronaut runs the response filter once a {@code CompletableFuture} or single-value
- * {@code Publisher} has its result, so such a response is finished there, before it is encoded for
- * the client; a streamed body is finished when it has been sent ({@link StreamedResponses}).
+ * when the request arrives, {@link Execution#finish} or {@link Execution#fail} (the controller threw
+ * and no error handler answered with a 2xx) when the response is complete. Micronaut runs the
+ * response filter once a {@code CompletableFuture} or single-value {@code Publisher} has its result,
+ * so such a response is finished there, before it is encoded for the client; a streamed body is
+ * finished when it has been sent ({@link StreamedResponses}).
  *
  * <p>Both steps may touch the store, so both run on the blocking executor, never on a Netty event
  * loop ({@link ExecuteOn}). A request that goes ahead therefore reaches its controller on that
@@ -129,11 +130,12 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
             return null;
         }
         Optional<Throwable> failure = RouteAttributes.getException(response);
-        if (failure.isPresent()) {
+        if (failure.isPresent() && (response.code() < 200 || response.code() >= 300)) {
             // The error handler already made the response the client gets; nothing of it is stored.
             execution.fail(failure.get());
             return null;
         }
+        // An error handler's 2xx (an exception mapped to a success) is what the client saw: stored like any 2xx.
         if (streams.holdUntilSent(request, response, execution)) {
             return null;
         }

@@ -4,10 +4,12 @@ import dev.idempotency.testkit.ConformanceApp;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Error;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Produces;
@@ -80,6 +82,16 @@ class ConformanceController {
                                                                         @Nullable @QueryValue String delayMs) {
         return app.createOrderLater(body, delayMs).thenApply(order -> HttpResponse.created(order)
                 .header(HttpHeaders.LOCATION, "/orders/" + order.get("id")));
+    }
+
+    @Post("/mapped")
+    Object createOrderByException(@Body byte[] body) {
+        return app.createOrderByException(body);
+    }
+
+    @Error(exception = ConformanceApp.Mapped.class)
+    HttpResponse<Map<String, Object>> mapped(HttpRequest<?> request, ConformanceApp.Mapped e) {
+        return HttpResponse.created(e.order()).header(HttpHeaders.LOCATION, e.location());
     }
 
     /** Each chunk goes out as it is emitted, {@code delayMs} after the one before. */

@@ -35,7 +35,7 @@ class MicronautConformanceTest extends HttpConformanceTest {
                         "micronaut.server.host", "127.0.0.1",
                         "idempotency.enabled", true,
                         "idempotency.paths", List.of("/orders", "/orders/*", "/payments", "/reject", "/fail", "/text",
-                                "/async", "/stream", "/large"),
+                                "/async", "/stream", "/large", "/mapped"),
                         "test.routes", "conformance"))
                 .singletons(engine, app)
                 .start();

@@ -20,10 +20,11 @@ import org.springframework.web.context.request.async.WebAsyncUtils;
  * The end of an execution whose handler went asynchronous: its key stays reserved (and its lease
  * renewed) until the response is complete, then the execution is settled exactly once. Normally on
  * Spring MVC's last asynchronous dispatch, while a held response can still be stored before it is
- * sent or replaced; failed when the handler's result is an exception or the container reports an
- * error; abandoned on a timeout (the handler's work may still run: the key stays in flight until
- * its lease ends); and, should the request complete without such a dispatch, finished with what
- * the response was.
+ * sent or replaced (an exception an {@code @ExceptionHandler} answered with a 2xx included); failed
+ * when the handler's result is an exception answered otherwise; abandoned on a timeout or a
+ * container error such as a lost client (the handler's work may still run: the key stays in flight
+ * until its lease ends); and, should the request complete without such a dispatch, finished with
+ * what the response was.
  */
 final class AsyncCompletion implements AsyncListener {
 
@@ -68,10 +69,10 @@ final class AsyncCompletion implements AsyncListener {
         if (result instanceof AsyncRequestTimeoutException) {
             abandon();
             response.copyBodyToResponse();
-        } else if (result instanceof Throwable failure) {
-            fail(failure); // whatever the exception handlers answered, the handler did not succeed
+        } else if (result instanceof Throwable failure && !successful(response.getStatus())) {
+            fail(failure); // no exception handler answered it with a 2xx: the handler did not succeed
             response.copyBodyToResponse();
-        } else if (settled.compareAndSet(false, true)) {
+        } else if (settled.compareAndSet(false, true)) { // a 2xx, an exception handler's included, is stored
             IdempotencyFilter.finishAndSend(execution, response);
         } else {
             response.copyBodyToResponse();
@@ -83,9 +84,10 @@ final class AsyncCompletion implements AsyncListener {
         abandon();
     }
 
+    /** The container's error (an I/O failure: the client went away), not the handler's: it may still run. */
     @Override
     public void onError(AsyncEvent event) {
-        fail(event.getThrowable());
+        abandon();
     }
 
     /** A safety net: with no final dispatch through the filter, the response is what was sent. */
@@ -102,6 +104,10 @@ final class AsyncCompletion implements AsyncListener {
     @Override
     public void onStartAsync(AsyncEvent event) {
         event.getAsyncContext().addListener(this);
+    }
+
+    private static boolean successful(int status) {
+        return status >= 200 && status < 300;
     }
 
     private void abandon() {

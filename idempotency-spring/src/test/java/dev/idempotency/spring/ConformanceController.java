@@ -97,9 +97,10 @@ class ConformanceController {
         return result;
     }
 
+    /** Thrown on another thread: Spring MVC hands the exception to the {@code @ExceptionHandler} on an async dispatch. */
     @PostMapping("/mapped")
-    Object createOrderByException(@RequestBody byte[] body) {
-        return app.createOrderByException(body);
+    CompletableFuture<Object> createOrderByException(@RequestBody byte[] body) {
+        return CompletableFuture.supplyAsync(() -> app.createOrderByException(body));
     }
 
     @ExceptionHandler

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -51,7 +52,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@link HttpConformanceTest#serverTimeoutStatus()})</td><td>{@link #createOrderTooLate(byte[], String)},
  *       answered as {@code /async} but under the framework's own asynchronous timeout of
  *       {@link HostileClientChecks#SERVER_TIMEOUT} (Spring MVC: a {@code DeferredResult} timeout; Vert.x: a
- *       {@code TimeoutHandler}; Jakarta REST: {@code AsyncResponse.setTimeout})</td>
+ *       {@code TimeoutHandler}; Javalin: the servlet async timeout {@code asyncTimeout} sets; Jakarta REST:
+ *       {@code AsyncResponse.setTimeout})</td>
  *       <td>201 as {@code /async}; the framework's timeout answer when it fires first</td></tr>
  *   <tr><td>{@code POST /mapped}</td><td>{@link #createOrderByException(byte[])} (throws {@link Mapped})</td>
  *       <td>the framework's own exception mapping (Spring {@code @ExceptionHandler}, Micronaut
@@ -76,7 +78,10 @@ public final class ConformanceApp {
         return executions.computeIfAbsent(route, r -> new AtomicInteger()).get();
     }
 
-    /** How often the work of {@code route} ("orders", "async", "timeout") came to its end, answer made. */
+    /**
+     * How often the work of {@code route} ("orders", "async", "timeout") came to its end: its answer
+     * made, or (asynchronous routes) its future cancelled.
+     */
     public int finished(String route) {
         return finished.computeIfAbsent(route, r -> new AtomicInteger()).get();
     }
@@ -180,8 +185,14 @@ public final class ConformanceApp {
         ran(route);
         JsonNode json = parse(body);
         long delay = delayMs == null || delayMs.isBlank() ? 0 : Long.parseLong(delayMs);
-        return CompletableFuture.supplyAsync(() -> finish(route, newOrder(json)),
+        CompletableFuture<Map<String, Object>> order = CompletableFuture.supplyAsync(() -> finish(route, newOrder(json)),
                 CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS));
+        order.whenComplete((done, failure) -> {
+            if (failure instanceof CancellationException) {
+                finish(route, null); // cancelled by the framework: the work ends here, unanswered
+            }
+        });
+        return order;
     }
 
     /** Counts as "mapped", then throws {@link Mapped} carrying a new order for the framework to answer 201 with. */

@@ -14,6 +14,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ResponseCookie;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -98,6 +99,16 @@ class ConformanceHandler {
                 .map(order -> ResponseEntity.status(HttpStatus.CREATED)
                         .header(HttpHeaders.LOCATION, "/orders/" + order.get("id"))
                         .body(order));
+    }
+
+    @PostMapping("/mapped")
+    Mono<Object> createOrderByException(@RequestBody byte[] body) {
+        return Mono.fromSupplier(() -> apps.get().createOrderByException(body));
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> mapped(ConformanceApp.Mapped e) {
+        return ResponseEntity.status(HttpStatus.CREATED).header(HttpHeaders.LOCATION, e.location()).body(e.order());
     }
 
     @PostMapping("/stream")

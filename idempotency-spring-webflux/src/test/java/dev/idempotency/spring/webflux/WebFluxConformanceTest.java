@@ -51,7 +51,7 @@ import reactor.core.publisher.Mono;
 class WebFluxConformanceTest extends HttpConformanceTest {
 
     static final List<String> PATHS = List.of("/orders", "/orders/*", "/payments", "/reject", "/fail", "/text",
-            "/async", "/stream", "/large");
+            "/async", "/stream", "/large", "/mapped");
 
     private static ConfigurableApplicationContext context;
     private static URI base;
@@ -80,6 +80,12 @@ class WebFluxConformanceTest extends HttpConformanceTest {
     @Override
     protected OptionalInt serverRefusesFragmentsWith() {
         return OptionalInt.empty();
+    }
+
+    /** WebFlux cancels the exchange when the client goes away: the filter abandons the key. */
+    @Override
+    protected boolean cancelsHandlersOnDisconnect() {
+        return true;
     }
 
     @Override
