@@ -163,8 +163,7 @@ public final class HostileClientChecks {
                 runsOnce();
                 // a replay only once the work finished, which it may have done while this retry was sent
                 check(retry.status() == 409 || (retry.replayed() && app.finished(route) != finishedBefore),
-                        "a retry while the first still"
-                        + " runs should get 409, got " + retry);
+                        "a retry while the first still runs should get 409, got " + retry);
                 whileRunning += running ? 1 : 0;
                 Thread.sleep(100);
             }
