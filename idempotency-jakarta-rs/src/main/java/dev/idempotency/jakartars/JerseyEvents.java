@@ -1,6 +1,10 @@
 package dev.idempotency.jakartars;
 
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Providers;
 import org.glassfish.jersey.server.ContainerResponse;
 import org.glassfish.jersey.server.monitoring.ApplicationEvent;
 import org.glassfish.jersey.server.monitoring.ApplicationEventListener;
@@ -10,13 +14,19 @@ import org.glassfish.jersey.server.monitoring.RequestEventListener;
 /**
  * Jersey's request events, for what Jakarta REST has no hook for: that the runtime is about to
  * answer an exception (its own answer to an {@code AsyncResponse} timeout then abandons the key;
- * a mapper's answer is finished like any response), and that a request ended without its response
- * reaching the engine ({@link Exchange#ended}). It also tells the writer whether Jersey committed a
+ * one nothing of the application's maps releases it before Jersey's 500 goes out; a mapper's
+ * answer is finished like any response), and that a request ended without its response reaching
+ * the engine ({@link Exchange#ended}). It also tells the writer whether Jersey committed a
  * response's status line to the container ({@link #committed}).
  */
 final class JerseyEvents implements ApplicationEventListener {
 
-    private static final RequestEventListener LISTENER = JerseyEvents::onEvent;
+    private static final String DEFAULT_MAPPER = "org.glassfish.jersey.server.DefaultExceptionMapper";
+
+    private final RequestEventListener listener = this::onEvent;
+
+    @Context
+    private Providers providers;
 
     @Override
     public void onEvent(ApplicationEvent event) {
@@ -24,7 +34,7 @@ final class JerseyEvents implements ApplicationEventListener {
 
     @Override
     public RequestEventListener onRequest(RequestEvent event) {
-        return LISTENER;
+        return listener;
     }
 
     /**
@@ -35,18 +45,42 @@ final class JerseyEvents implements ApplicationEventListener {
         return !(response instanceof ContainerResponse jersey) || jersey.isCommitted();
     }
 
-    private static void onEvent(RequestEvent event) {
-        if (event.getType() != RequestEvent.Type.ON_EXCEPTION && event.getType() != RequestEvent.Type.FINISHED) {
+    private void onEvent(RequestEvent event) {
+        RequestEvent.Type type = event.getType();
+        if (type != RequestEvent.Type.ON_EXCEPTION && type != RequestEvent.Type.FINISHED) {
             return;
         }
         Exchange exchange = Exchange.of(event.getContainerRequest().getProperty(Exchange.PROPERTY));
         if (exchange == null || exchange.done()) {
             return;
         }
-        if (event.getType() == RequestEvent.Type.ON_EXCEPTION) {
+        if (type == RequestEvent.Type.FINISHED) {
+            ended(exchange, event);
+        } else if (unmapped(event.getException())) {
+            // Nothing of the application's answers it: released before Jersey's 500, which can go out unseen.
+            exchange.fail(event.getException());
+        } else {
             exchange.raised(event.getException());
-            return;
         }
+    }
+
+    /**
+     * Whether nothing of the application's answers {@code exception} (Jersey reports what the
+     * resource threw wrapped, in its {@code MappableException}): no {@code ExceptionMapper} of the
+     * application's, and no {@code WebApplicationException}'s own response.
+     */
+    private boolean unmapped(Throwable exception) {
+        Throwable thrown = exception != null && exception.getClass().getName().endsWith(".MappableException")
+                && exception.getCause() != null ? exception.getCause() : exception;
+        if (thrown == null || thrown instanceof WebApplicationException || providers == null) {
+            return false;
+        }
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        ExceptionMapper<?> mapper = providers.getExceptionMapper((Class) thrown.getClass());
+        return mapper == null || mapper.getClass().getName().equals(DEFAULT_MAPPER);
+    }
+
+    private static void ended(Exchange exchange, RequestEvent event) {
         if (exchange.response == null && event.getContainerResponse() != null) {
             exchange.response = event.getContainerResponse();
         }

@@ -12,6 +12,11 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,7 +29,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What the client saw decides: a resource that throws, answered with a 2xx by an exception mapper
  * (or by a {@code WebApplicationException} carrying one), is stored like any 2xx; mapped to a
- * non-2xx, its key is released.
+ * non-2xx, or mapped by nothing of the application's, its key is released.
  */
 class MappedExceptionTest {
 
@@ -75,6 +80,13 @@ class MappedExceptionTest {
             int run = ran("created");
             throw new WebApplicationException(Response.status(201).entity("{\"run\":" + run + "}")
                     .type("application/json").build());
+        }
+
+        @POST
+        @Path("unmapped")
+        public Response unmapped() {
+            ran("unmapped");
+            throw new IllegalStateException("nothing maps this");
         }
 
         @POST
@@ -133,6 +145,29 @@ class MappedExceptionTest {
         assertThat(sent.retry().replayed()).isTrue();
         assertThat(sent.retry().bodyText()).isEqualTo(sent.first().bodyText()).isEqualTo("{\"run\":1}");
         assertThat(runs("created")).isEqualTo(1);
+    }
+
+    /**
+     * Nothing maps it: the key is released before Jersey's 500 goes out, so a retry sent as soon as
+     * the 500 arrived runs again, never gets 409. (Jersey's 500 can reach a keep-alive client before
+     * a writer sees it: releasing later, when the request ends, lost that race about one time in five.)
+     */
+    @Test
+    void anExceptionNothingMapsReleasesItsKeyBeforeThe500GoesOut() throws Exception {
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        int before = runs("unmapped");
+        List<Integer> retries = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            String key = "key-" + UUID.randomUUID();
+            HttpResponse<String> first = http.send(HttpRequest.newBuilder(server.baseUri().resolve("/unmapped"))
+                    .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(first.statusCode()).isEqualTo(500);
+            retries.add(RawHttp.post(server.baseUri(), "/unmapped", key, "{}").status());
+        }
+
+        assertThat(retries).as("each retry runs again").containsOnly(500);
+        assertThat(runs("unmapped") - before).isEqualTo(200);
     }
 
     @Test
