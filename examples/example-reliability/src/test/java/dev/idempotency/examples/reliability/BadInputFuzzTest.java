@@ -45,8 +45,8 @@ import net.jqwik.api.statistics.Statistics;
  *
  * <p>One service process per mode ({@code reserve}, {@code atomic}, {@code optimistic}) on the same
  * schema serves all tries, each try picking one — one at a time, the modes answer alike — and a
- * fourth, the WebFlux service on {@code R2dbcStore} in the reserve mode, whose only difference the
- * oracle knows is its body limit (the engine's 1 MiB, not Javalin's 1,000,000 bytes), and a fifth,
+ * fourth, the WebFlux service on {@code R2dbcStore} in the reserve mode, which the oracle answers
+ * alike (Javalin's limit is raised to the engine's 1 MiB), and a fifth,
  * the Quarkus service on {@code JdbcStore} in the reserve mode, with Quarkus's larger header and
  * body limits. Real
  * processes rather than an in-process server: the point is the whole HTTP stack (Jetty's parser,
@@ -57,15 +57,12 @@ class BadInputFuzzTest {
 
     /** Jetty's default limit for the request line and headers together. */
     private static final int HEADER_LIMIT = 8192;
-    /** The engine's default {@code maxRequestBodyBytes}. */
-    private static final int ENGINE_BODY_LIMIT = 1 << 20;
     /**
-     * Javalin's default {@code maxRequestSize}: {@code ctx.bodyAsBytes()} refuses a longer body
-     * before the engine's larger limit is reached. Under a key the plugin answers that with the
-     * engine's 413 problem; without one the endpoint's own read gets Javalin's
-     * {@code 413 text/plain "Content Too Large"}.
+     * The engine's default {@code maxRequestBodyBytes}, and the example's Javalin {@code maxRequestSize}:
+     * without a key, the endpoint's own read of a longer body gets Javalin's
+     * {@code 413 text/plain "Content Too Large"}; under a key, the engine's 413 problem.
      */
-    private static final int JAVALIN_BODY_LIMIT = 1_000_000;
+    private static final int ENGINE_BODY_LIMIT = 1 << 20;
     /**
      * Quarkus's defaults, which the example keeps: {@code quarkus.http.limits.max-header-size} 20K
      * and {@code max-body-size} 10240K. So a key line of 9,000–12,000 bytes reaches the engine (a
@@ -140,7 +137,7 @@ class BadInputFuzzTest {
                                                                @ForAll("keyHeaders") KeyHeader key,
                                                                @ForAll("bodies") Body body) throws Exception {
         Expected expected = expect(key, body, mode.equals(QUARKUS) ? QUARKUS_HEADER_LIMIT : HEADER_LIMIT,
-                mode.equals(WEBFLUX) ? ENGINE_BODY_LIMIT : mode.equals(QUARKUS) ? QUARKUS_BODY_LIMIT : JAVALIN_BODY_LIMIT);
+                mode.equals(QUARKUS) ? QUARKUS_BODY_LIMIT : ENGINE_BODY_LIMIT);
         long recordsBefore = count("SELECT count(*) FROM idempotency_keys");
         long ordersBefore = count("SELECT count(*) FROM example_orders");
 
@@ -196,10 +193,10 @@ class BadInputFuzzTest {
             }
         }
         boolean bodyValid = isValidOrder(body.bytes());
-        boolean overJavalinLimit = body.bytes().length > serverBodyLimit;
+        boolean overServerLimit = body.bytes().length > serverBodyLimit;
         List<String> values = values(header.lines()).stream().map(BadInputFuzzTest::trimOws).toList();
         if (values.isEmpty()) {
-            return overJavalinLimit ? new Expected(413, null, false, null)
+            return overServerLimit ? new Expected(413, null, false, null)
                     : bodyValid ? new Expected(201, null, false, null)
                     : new Expected(400, "validation_failed", false, null);
         }
@@ -207,7 +204,7 @@ class BadInputFuzzTest {
         if (key == null) {
             return new Expected(400, "idempotency_key_invalid", false, null);
         }
-        if (overJavalinLimit || body.bytes().length > ENGINE_BODY_LIMIT) {
+        if (overServerLimit || body.bytes().length > ENGINE_BODY_LIMIT) {
             return new Expected(413, "idempotency_request_too_large", false, key);
         }
         if (stored.containsKey(key)) {
@@ -431,7 +428,7 @@ class BadInputFuzzTest {
                                 "{\"item\":\"a\",\"item\":\"b\",\"quantity\":1}",
                                 "{\"item\":\"a\",\"item\":7,\"quantity\":1}")
                         .map(s -> body("duplicate members", s))),
-                Tuple.of(1, Arbitraries.of(JAVALIN_BODY_LIMIT - 100, JAVALIN_BODY_LIMIT + 100, ENGINE_BODY_LIMIT + 10_000).map(size -> body(
+                Tuple.of(1, Arbitraries.of(ENGINE_BODY_LIMIT - 100, ENGINE_BODY_LIMIT + 100, ENGINE_BODY_LIMIT + 10_000).map(size -> body(
                         "large", "{\"item\":\"a\",\"quantity\":1,\"pad\":\"" + "x".repeat(size) + "\"}"))));
     }
 
