@@ -339,9 +339,10 @@ public final class IdempotencyConfig {
          * How long a record lives, counted from its reservation (the first request), not from its
          * completion: a response is replayed for {@code ttl} less the handler's run time. A
          * take-over of a lapsed lease is a new reservation and counts again. Not shorter than
-         * the lease, and meant to be far longer than any handler runs: once a handler outlives
-         * the ttl its in-flight record counts as absent (a retry runs again) and the response it
-         * then stores is already expired, so it is never replayed.
+         * the lease, and meant to be far longer than any handler runs. A handler that outlives
+         * the ttl keeps its key while its lease is renewed (the record's expiry follows the
+         * lease; a retry gets 409), and the response it then stores is replayed only until
+         * that last lease would have ended.
          */
         public Builder ttl(Duration ttl) {
             this.ttl = ttl;

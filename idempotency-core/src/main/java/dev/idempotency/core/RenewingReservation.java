@@ -13,9 +13,10 @@ import org.slf4j.LoggerFactory;
 /**
  * A reservation that keeps its own lease alive while its handler runs, and while its completion
  * is asked again after failing: every {@code lease / 3} ({@link LeaseRenewals} looks at it) it
- * renews the lease, until a complete answers, it is otherwise finished or let go, its ownership is
- * lost, or the handler has outlived the record's time to live (a lost or hung handler: its key
- * then frees itself once the lease lapses). It knows when its lease ends as last confirmed.
+ * renews the lease, until a complete answers, it is otherwise finished or abandoned, or its
+ * ownership is lost — past the record's time to live too: the store moves the record's expiry
+ * along with the lease, so a handler that still runs keeps its key (a retry gets 409, never a
+ * second run). It knows when its lease ends as last confirmed.
  * Each renewal's store call runs on a thread of its own, is expected back within one renewal
  * period (it is logged when it is not), and is not started again while it still runs — so a store
  * that hangs on one key costs one thread and delays no other key's renewal.
@@ -27,7 +28,6 @@ final class RenewingReservation extends ForwardingReservation {
     private final Clock clock;
     private final Duration lease;
     private final LeaseRenewals renewals;
-    private final Instant giveUpAt;
     private final AtomicBoolean renewing = new AtomicBoolean();
     /** The lease's end as the reservation or the latest renewal wrote it. */
     private volatile Instant leaseEnd;
@@ -44,7 +44,6 @@ final class RenewingReservation extends ForwardingReservation {
         this.clock = config.clock();
         this.lease = config.lease();
         this.renewals = renewals;
-        this.giveUpAt = clock.instant().plus(config.ttl());
         renewals.add(this, System.nanoTime());
     }
 
@@ -56,12 +55,6 @@ final class RenewingReservation extends ForwardingReservation {
     /** On the timer thread, when a renewal is due. */
     void renewOnce() {
         Instant now = clock.instant();
-        if (!now.isBefore(giveUpAt)) {
-            log.warn("Handler for key_preview={} still running after the ttl; no longer renewing its lease",
-                    key().keyPreview());
-            renewals.remove(this);
-            return;
-        }
         if (!renewing.compareAndSet(false, true)) {
             log.warn("Lease renewal for key_preview={} has not answered for a renewal period ({} ms); the lease "
                     + "may lapse", key().keyPreview(), renewals.period().toMillis());

@@ -50,8 +50,14 @@ public class IdempotencySettings {
         this.order = defaultOrder;
     }
 
-    /** The engine settings these describe, before the application's beans are added. */
+    /**
+     * The engine settings these describe, before the application's beans are added.
+     *
+     * @throws InvalidSettingsException when the ttl and the lease cannot work: either is missing or
+     *         not positive, or the lease is longer than the ttl
+     */
     public IdempotencyConfig.Builder toConfigBuilder() {
+        checkTtlAndLease();
         return IdempotencyConfig.builder()
                 .headerName(headerName)
                 .methods(methods)
@@ -69,6 +75,30 @@ public class IdempotencySettings {
                 .replayedHeaders(replayedHeaders)
                 .problemTypeBase(problemTypeBase)
                 .shareRecordsAcrossCallers(shareRecordsAcrossCallers);
+    }
+
+    /**
+     * A record must live at least as long as a reservation's lease: the ttl is where a record ends
+     * unless a running handler's renewed lease keeps it, so a lease longer than the ttl would let a
+     * handler's first lease outlast the record it guards.
+     */
+    private void checkTtlAndLease() {
+        String ttlKey = PREFIX + ".ttl";
+        String leaseKey = PREFIX + ".lease";
+        requirePositive(ttlKey, ttl);
+        requirePositive(leaseKey, lease);
+        if (lease.compareTo(ttl) > 0) {
+            throw new InvalidSettingsException(List.of(leaseKey, ttlKey), leaseKey + " (" + lease
+                    + ") must not be longer than " + ttlKey + " (" + ttl + "): a record must outlive its reservation's "
+                    + "lease. Set " + ttlKey + " to at least " + leaseKey + " (ttl: how long responses are replayed, "
+                    + "default 24 h; lease: how long a reservation holds without renewal, default 30 s).");
+        }
+    }
+
+    private static void requirePositive(String key, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new InvalidSettingsException(List.of(key), key + " must be a positive duration; it is " + value);
+        }
     }
 
     /** Whether the filter is installed at all; default {@code false}. */

@@ -4,6 +4,7 @@ import dev.idempotency.core.store.PurgeScheduler;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;
 import java.time.Clock;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +37,9 @@ public final class ScheduledPurge implements AutoCloseable {
                     .initialDelay(settings.getInitialDelay())
                     .batchSize(settings.getBatchSize());
         } catch (IllegalArgumentException | NullPointerException e) {
-            throw new IllegalArgumentException(PurgeSettings.PREFIX + ".interval must be positive, "
+            throw new InvalidSettingsException(List.of(PurgeSettings.PREFIX + ".interval",
+                    PurgeSettings.PREFIX + ".initial-delay", PurgeSettings.PREFIX + ".batch-size"),
+                    PurgeSettings.PREFIX + ".interval must be positive, "
                     + PurgeSettings.PREFIX + ".initial-delay not negative and " + PurgeSettings.PREFIX
                     + ".batch-size at least 1; they are " + settings.getInterval() + ", "
                     + settings.getInitialDelay() + " and " + settings.getBatchSize());

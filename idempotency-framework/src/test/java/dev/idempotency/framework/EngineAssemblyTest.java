@@ -64,4 +64,25 @@ class EngineAssemblyTest {
         assertThatThrownBy(() -> EngineAssembly.of(settings).build()).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("lease");
     }
+
+    @Test
+    void aTtlThatCannotOutliveTheLeaseIsRefusedByItsKeys() {
+        Settings settings = new Settings();
+        settings.setTtl(Duration.ofSeconds(10));
+        settings.setLease(Duration.ofSeconds(30));
+        assertThatThrownBy(() -> EngineAssembly.of(settings)).isInstanceOfSatisfying(InvalidSettingsException.class,
+                e -> assertThat(e.settings()).containsExactly("idempotency.lease", "idempotency.ttl"))
+                .hasMessageStartingWith("idempotency.lease (PT30S) must not be longer than idempotency.ttl (PT10S)");
+
+        settings.setLease(Duration.ofSeconds(10));
+        EngineAssembly.of(settings).build().close(); // equal is fine: renewals move the expiry along
+
+        settings.setTtl(Duration.ZERO);
+        assertThatThrownBy(() -> EngineAssembly.of(settings)).isInstanceOf(InvalidSettingsException.class)
+                .hasMessage("idempotency.ttl must be a positive duration; it is PT0S");
+        settings.setTtl(Duration.ofHours(1));
+        settings.setLease(null);
+        assertThatThrownBy(() -> EngineAssembly.of(settings)).isInstanceOf(InvalidSettingsException.class)
+                .hasMessage("idempotency.lease must be a positive duration; it is null");
+    }
 }

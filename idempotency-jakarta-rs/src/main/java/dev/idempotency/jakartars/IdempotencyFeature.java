@@ -6,6 +6,7 @@ import dev.idempotency.core.store.Store;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Feature;
@@ -22,6 +23,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * Idempotency-Key handling for Jakarta REST: register it once and the resources stay as they are.
@@ -41,8 +43,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * runs inside any entity coder (such as gzip, {@link Priorities#ENTITY_CODER}): it stores the bytes
  * the writer wrote, and a replay is encoded for the request it answers.
  *
- * <p>On Jersey it also listens to the request's events, for what Jakarta REST offers no hook for:
- * an exception the runtime maps (even to a 2xx) releases the key, as does one it leaves unmapped.
+ * <p>What the client saw decides: a response an exception mapper made is finished like any other
+ * (a 2xx is stored, a {@code WebApplicationException} carrying 201 included); the runtime's own 503
+ * for an {@code AsyncResponse} timeout keeps the key in flight until its lease ends, as the resource
+ * may still run. A request that ends without its response reaching the filters (the client went away)
+ * also keeps it in flight; only an exception nothing mapped releases it. On Jersey the feature learns
+ * of exceptions and of a request's end from Jersey's request events; another runtime reports them
+ * through {@link #exceptionRaised} and {@link #requestEnded}.
  *
  * <p>{@link #close()} closes the engines it made (not the one it was given).
  */
@@ -58,6 +65,8 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
     private final PathPatterns paths;
     private final boolean annotatedOnly;
     private final Map<Settings, IdempotencyEngine> engines = new ConcurrentHashMap<>();
+    /** Whether a response's status line went out; where the runtime does not say, once bytes passed on. */
+    private volatile Predicate<ContainerResponseContext> statusSent = response -> true;
 
     private IdempotencyFeature(Builder builder) {
         this.engine = builder.engine;
@@ -81,6 +90,7 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
         context.register(new Binding());
         if (jersey(context)) {
             context.register(new JerseyEvents());
+            statusSent = JerseyEvents::committed;
         }
         return true;
     }
@@ -121,21 +131,53 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
         filterFor(resource).ifPresent(filter -> {
             // register(Object, int) per provider: the one registration with priorities every runtime takes
             context.register(filter, Priorities.HEADER_DECORATOR);
-            context.register(new IdempotencyWriter(filter.engine()), WRITER_PRIORITY);
+            context.register(new IdempotencyWriter(filter.engine(), statusSent), WRITER_PRIORITY);
         });
     }
 
     /**
      * Tells the filters that {@code request} ended, for a runtime with a completion callback
-     * (Quarkus REST's {@code CompletionCallback}): a covered request whose response never reached
-     * them, after an exception nothing mapped ({@code failure}), releases its key; one whose
-     * response went out unseen counts as sent. Nothing happens to a request already finished.
+     * (Quarkus REST's {@code CompletionCallback}): after an exception nothing mapped ({@code failure})
+     * the key is released; a request whose response never reached the filters (the client went away
+     * and the runtime dropped the response or cancelled the resource) leaves the key in flight until
+     * its lease ends; one whose response went out unseen by the writer counts as sent. Nothing
+     * happens to a request already finished.
      */
     public static void requestEnded(ContainerRequestContext request, Throwable failure) {
         Exchange exchange = Exchange.of(request.getProperty(Exchange.PROPERTY));
         if (exchange != null) {
             exchange.ended(failure);
         }
+    }
+
+    /**
+     * Tells the filters that the runtime answers {@code request} for {@code exception}, before its
+     * response filters run, for a runtime without Jersey's request events: its own answer to an
+     * {@code AsyncResponse} timeout keeps the key in flight; any other answer is finished as usual.
+     */
+    public static void exceptionRaised(ContainerRequestContext request, Throwable exception) {
+        Exchange exchange = Exchange.of(request.getProperty(Exchange.PROPERTY));
+        if (exchange != null && exception != null) {
+            exchange.raised(exception);
+        }
+    }
+
+    /**
+     * Whether the filters let {@code request} through holding its key in flight, and have not
+     * finished it yet.
+     */
+    public static boolean holdsKey(ContainerRequestContext request) {
+        Exchange exchange = Exchange.of(request.getProperty(Exchange.PROPERTY));
+        return exchange != null && !exchange.done();
+    }
+
+    /**
+     * The request path as the client sent it ({@code ;parameters} and escapes as they came), for a
+     * runtime whose {@code UriInfo} no longer holds it (Quarkus REST drops {@code ;parameters} from the
+     * request URI); call it before the filters run.
+     */
+    public static void requestPath(ContainerRequestContext request, String rawPath) {
+        request.setProperty(JakartaRequestView.RAW_PATH, rawPath);
     }
 
     private Optional<IdempotencyFilter> filterFor(ResourceInfo resource) {

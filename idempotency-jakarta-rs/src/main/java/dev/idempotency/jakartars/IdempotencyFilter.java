@@ -95,7 +95,7 @@ final class IdempotencyFilter implements ContainerRequestFilter, ContainerRespon
         instead.ifPresent(reply -> {
             response.setStatus(reply.status());
             Replies.replaceHeaders(response.getHeaders(), reply);
-            response.setEntity(reply.body());
+            response.setEntity(Replies.entity(reply));
         });
     }
 }

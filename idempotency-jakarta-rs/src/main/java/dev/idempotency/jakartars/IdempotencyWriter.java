@@ -3,6 +3,7 @@ package dev.idempotency.jakartars;
 import dev.idempotency.core.CapturedResponse;
 import dev.idempotency.core.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
+import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.StreamingOutput;
@@ -13,6 +14,7 @@ import java.io.OutputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Finishes a response with an entity for {@link IdempotencyFilter}: it holds the entity's bytes as
@@ -24,14 +26,19 @@ import java.util.Optional;
  * <p>A response that cannot be held whole — larger than {@code maxStoredBodyBytes}, or a
  * {@link StreamingOutput} that flushes — goes to the client as it is written and is finished
  * uncaptured once written: a retry gets 410, the resource never runs twice. A writer that fails
- * before any byte went out releases the key; after, the response counts as sent.
+ * while its status line has not gone out (the client gets the runtime's 500) releases the key, as
+ * a resource that throws does; once the status line went out, the response counts as sent and a
+ * retry gets 410, which names the status the client saw.
  */
 final class IdempotencyWriter implements WriterInterceptor {
 
     private final IdempotencyEngine engine;
+    private final Predicate<ContainerResponseContext> statusSent;
 
-    IdempotencyWriter(IdempotencyEngine engine) {
+    /** {@code statusSent}: whether the runtime sent a response's status line, once bytes passed on. */
+    IdempotencyWriter(IdempotencyEngine engine, Predicate<ContainerResponseContext> statusSent) {
         this.engine = engine;
+        this.statusSent = statusSent;
     }
 
     @Override
@@ -48,8 +55,8 @@ final class IdempotencyWriter implements WriterInterceptor {
         try {
             context.proceed();
         } catch (IOException | RuntimeException | Error e) {
-            if (capture.passedOn()) {
-                // Part of it reached the client: the resource ran, and must not run again.
+            if (capture.passedOn() && statusSent.test(exchange.response)) {
+                // The client saw the status line and part of the body: the resource ran, and must not run again.
                 exchange.finish(CapturedResponse.uncaptured(exchange.response.getStatus(), headers(context)));
             } else {
                 exchange.fail(e);

@@ -17,6 +17,12 @@ import java.util.Optional;
 /** The engine's view of a Jakarta REST request, as a request filter sees it once it was matched. */
 final class JakartaRequestView implements RequestView {
 
+    /** The request property with the path as the client sent it, where given ({@link IdempotencyFeature#requestPath}). */
+    static final String RAW_PATH = JakartaRequestView.class.getName() + ".rawPath";
+
+    /** What a path segment may hold as it is, whose escapes Jakarta REST decodes to the same value. */
+    private static final String FOLDED = "!$&'()*+,=:@";
+
     private final ContainerRequestContext request;
     private final int bodyLimit;
     private final String path;
@@ -28,8 +34,9 @@ final class JakartaRequestView implements RequestView {
         this.request = request;
         this.bodyLimit = bodyLimit;
         UriInfo uri = request.getUriInfo();
-        String encoded = encodedPath(uri);
-        this.path = dispatchedPath(uri.getBaseUri().getRawPath(), encoded);
+        String raw = request.getProperty(RAW_PATH) instanceof String given ? given : null;
+        String encoded = raw != null ? raw : encodedPath(uri);
+        this.path = dispatchedPath(raw != null ? "/" : uri.getBaseUri().getRawPath(), encoded);
         this.pathParameters = encoded.indexOf(';') >= 0;
     }
 
@@ -40,9 +47,13 @@ final class JakartaRequestView implements RequestView {
 
     /**
      * The path the runtime matched its resources against: the application's base path and the
-     * request path within it ({@link UriInfo#getPath(boolean) getPath(false)}), still encoded, with
-     * each segment's {@code ;parameters} removed. Jersey matches its templates on that string: it
-     * sends {@code /orders;x} to {@code /orders} and decodes only what a template captures.
+     * request path within it ({@link UriInfo#getPath(boolean) getPath(false)}, or the path as the
+     * client sent it where the runtime gave it), still encoded, with each segment's
+     * {@code ;parameters} removed. Jersey matches its templates on that string: it sends
+     * {@code /orders;x} to {@code /orders} and decodes only what a template captures. An escaped
+     * character that a segment may also hold as it is ({@code %2B} for {@code +}, and the other
+     * sub-delimiters but {@code ;}, and {@code :} and {@code @}) is written as it is: a path parameter
+     * decodes both spellings to one value, so they are one record.
      */
     @Override
     public String path() {
@@ -94,11 +105,28 @@ final class JakartaRequestView implements RequestView {
             } else if (c == ';') {
                 inParameters = true;
             }
-            if (!inParameters) {
+            if (inParameters) {
+                continue;
+            }
+            char folded = c == '%' && i + 2 < within.length()
+                    ? unescaped(within.charAt(i + 1), within.charAt(i + 2)) : 0;
+            if (folded != 0) {
+                path.append(folded);
+                i += 2;
+            } else {
                 path.append(c);
             }
         }
         return path.toString();
+    }
+
+    /** The character {@code %hl} escapes when a segment may hold it as it is; otherwise 0. */
+    private static char unescaped(char high, char low) {
+        String hex = "0123456789ABCDEF";
+        int h = hex.indexOf(Character.toUpperCase(high));
+        int l = hex.indexOf(Character.toUpperCase(low));
+        char c = (char) (h << 4 | l);
+        return h >= 0 && l >= 0 && FOLDED.indexOf(c) >= 0 ? c : 0;
     }
 
     /**

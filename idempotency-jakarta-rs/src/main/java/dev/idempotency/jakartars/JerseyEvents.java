@@ -1,21 +1,32 @@
 package dev.idempotency.jakartars;
 
-import dev.idempotency.core.CapturedResponse;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Providers;
+import org.glassfish.jersey.server.ContainerResponse;
 import org.glassfish.jersey.server.monitoring.ApplicationEvent;
 import org.glassfish.jersey.server.monitoring.ApplicationEventListener;
 import org.glassfish.jersey.server.monitoring.RequestEvent;
 import org.glassfish.jersey.server.monitoring.RequestEventListener;
 
 /**
- * Jersey's request events, for what Jakarta REST has no hook for: that the resource (or a filter
- * after the engine's) threw — the key is then released, even when an exception mapper answered a
- * 2xx — and that a request ended without its response reaching the engine: after an exception
- * nothing mapped, which releases the key, or otherwise (a response the writer was not asked to
- * write), which counts as sent and is kept without its body.
+ * Jersey's request events, for what Jakarta REST has no hook for: that the runtime is about to
+ * answer an exception (its own answer to an {@code AsyncResponse} timeout then abandons the key;
+ * one nothing of the application's maps releases it before Jersey's 500 goes out; a mapper's
+ * answer is finished like any response), and that a request ended without its response reaching
+ * the engine ({@link Exchange#ended}). It also tells the writer whether Jersey committed a
+ * response's status line to the container ({@link #committed}).
  */
 final class JerseyEvents implements ApplicationEventListener {
 
-    private static final RequestEventListener LISTENER = JerseyEvents::onEvent;
+    private static final String DEFAULT_MAPPER = "org.glassfish.jersey.server.DefaultExceptionMapper";
+
+    private final RequestEventListener listener = this::onEvent;
+
+    @Context
+    private Providers providers;
 
     @Override
     public void onEvent(ApplicationEvent event) {
@@ -23,33 +34,56 @@ final class JerseyEvents implements ApplicationEventListener {
 
     @Override
     public RequestEventListener onRequest(RequestEvent event) {
-        return LISTENER;
+        return listener;
     }
 
-    private static void onEvent(RequestEvent event) {
-        if (event.getType() != RequestEvent.Type.ON_EXCEPTION && event.getType() != RequestEvent.Type.FINISHED) {
+    /**
+     * Whether Jersey handed the status line to the container: until then it holds what the writer
+     * wrote (up to its buffer, a flush included), and a failure is answered with the container's 500.
+     */
+    static boolean committed(ContainerResponseContext response) {
+        return !(response instanceof ContainerResponse jersey) || jersey.isCommitted();
+    }
+
+    private void onEvent(RequestEvent event) {
+        RequestEvent.Type type = event.getType();
+        if (type != RequestEvent.Type.ON_EXCEPTION && type != RequestEvent.Type.FINISHED) {
             return;
         }
         Exchange exchange = Exchange.of(event.getContainerRequest().getProperty(Exchange.PROPERTY));
         if (exchange == null || exchange.done()) {
             return;
         }
-        if (event.getType() == RequestEvent.Type.ON_EXCEPTION) {
-            // Before the exception is mapped and its response sent: a retry finds the key free.
+        if (type == RequestEvent.Type.FINISHED) {
+            ended(exchange, event);
+        } else if (unmapped(event.getException())) {
+            // Nothing of the application's answers it: released before Jersey's 500, which can go out unseen.
             exchange.fail(event.getException());
-        } else if (event.getException() != null || event.getContainerResponse() == null) {
-            exchange.fail(event.getException() != null ? event.getException() : new NotWritten());
         } else {
-            // A response went out that the filter did not see written: it counts as sent.
-            exchange.finish(CapturedResponse.uncaptured(event.getContainerResponse().getStatus(),
-                    Replies.strings(event.getContainerResponse().getHeaders())));
+            exchange.raised(event.getException());
         }
     }
 
-    /** The request ended before its response was handed to the engine. */
-    static final class NotWritten extends RuntimeException {
-        NotWritten() {
-            super("the request ended before its response was written", null, false, false);
+    /**
+     * Whether nothing of the application's answers {@code exception} (Jersey reports what the
+     * resource threw wrapped, in its {@code MappableException}): no {@code ExceptionMapper} of the
+     * application's, and no {@code WebApplicationException}'s own response.
+     */
+    private boolean unmapped(Throwable exception) {
+        Throwable thrown = exception != null && exception.getClass().getName().endsWith(".MappableException")
+                && exception.getCause() != null ? exception.getCause() : exception;
+        if (thrown == null || thrown instanceof WebApplicationException || providers == null) {
+            return false;
         }
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        ExceptionMapper<?> mapper = providers.getExceptionMapper((Class) thrown.getClass());
+        return mapper == null || mapper.getClass().getName().equals(DEFAULT_MAPPER);
+    }
+
+    private static void ended(Exchange exchange, RequestEvent event) {
+        if (exchange.response == null && event.getContainerResponse() != null) {
+            exchange.response = event.getContainerResponse();
+        }
+        exchange.ended(event.getException());
     }
 }

@@ -20,7 +20,16 @@ final class Replies {
     static Response response(HttpReply reply) {
         Response.ResponseBuilder builder = Response.status(reply.status());
         reply.headers().forEach((name, values) -> values.forEach(value -> builder.header(name, value)));
-        return builder.entity(reply.body()).build();
+        return builder.entity(entity(reply)).build();
+    }
+
+    /**
+     * The reply's body as an entity; none for an empty body without a {@code Content-Type}, to
+     * which a runtime would otherwise give one of its own ({@code application/octet-stream} for
+     * bytes, as Quarkus REST does).
+     */
+    static byte[] entity(HttpReply reply) {
+        return reply.body().length == 0 && reply.header(HttpHeaders.CONTENT_TYPE) == null ? null : reply.body();
     }
 
     /** Replaces every header of {@code headers} with the reply's. */

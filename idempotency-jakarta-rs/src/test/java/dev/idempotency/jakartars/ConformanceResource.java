@@ -1,16 +1,20 @@
 package dev.idempotency.jakartars;
 
 import dev.idempotency.testkit.ConformanceApp;
+import dev.idempotency.testkit.HostileClientChecks;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.NewCookie;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.StreamingOutput;
+import jakarta.ws.rs.ext.ExceptionMapper;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
@@ -18,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
 /** {@link ConformanceApp}'s routes, written the usual Jakarta REST way. */
 @Path("/")
@@ -92,6 +97,28 @@ public class ConformanceResource {
     @Path("async")
     public CompletionStage<Response> createOrderLater(byte[] body, @QueryParam("delayMs") String delayMs) {
         return app.createOrderLater(body, delayMs).thenApply(order -> created(order, false));
+    }
+
+    /** Jakarta REST's own asynchronous timeout: an {@code AsyncResponse} that gives up first (503). */
+    @POST
+    @Path("timeout")
+    public void createOrderTooLate(byte[] body, @QueryParam("delayMs") String delayMs, @Suspended AsyncResponse async) {
+        async.setTimeout(HostileClientChecks.SERVER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        app.createOrderTooLate(body, delayMs).thenAccept(order -> async.resume(created(order, false)));
+    }
+
+    @POST
+    @Path("mapped")
+    public Object createOrderByException(byte[] body) {
+        return app.createOrderByException(body);
+    }
+
+    /** Answers {@link ConformanceApp.Mapped} with 201, as {@code POST /mapped} asks. */
+    public static class MappedAsCreated implements ExceptionMapper<ConformanceApp.Mapped> {
+        @Override
+        public Response toResponse(ConformanceApp.Mapped exception) {
+            return Response.created(URI.create(exception.location())).entity(exception.order()).build();
+        }
     }
 
     @POST

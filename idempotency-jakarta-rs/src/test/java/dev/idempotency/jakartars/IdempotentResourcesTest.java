@@ -20,7 +20,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AfterAll;
@@ -36,6 +38,8 @@ class IdempotentResourcesTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Map<String, AtomicInteger> RUNS = new ConcurrentHashMap<>();
+    /** The ids {@code covered/{id}} received, as Jersey decoded them. */
+    private static final Queue<String> IDS = new ConcurrentLinkedQueue<>();
     private static final MutableClock CLOCK = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
 
     private static IdempotencyEngine engine;
@@ -53,6 +57,7 @@ class IdempotentResourcesTest {
         @POST
         @Path("covered/{id}")
         public Response covered(@PathParam("id") String id) {
+            IDS.add(id);
             return ran("covered");
         }
 
@@ -157,6 +162,26 @@ class IdempotentResourcesTest {
         assertThat(retry.body()).isEqualTo(first.body());
         assertThat(replayed(elsewhere)).isFalse();
         assertThat(elsewhere.body()).contains("\"route\":\"elsewhere\"");
+    }
+
+    /** {@code +} and {@code %2B} reach the resource as one id: one record, the re-spelled retry replays. */
+    @Test
+    void spellingsThatGiveTheResourceOneIdAreOneRecord() throws Exception {
+        int before = runs("covered");
+        String key = key();
+        IDS.clear();
+        HttpResponse<String> first = post("/covered/a+b", key);
+        HttpResponse<String> respelled = post("/covered/a%2Bb", key);
+        HttpResponse<String> other = post("/covered/a%2B%21b", key);
+        HttpResponse<String> otherRespelled = post("/covered/a+!b", key);
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(replayed(respelled)).as("/covered/a%2Bb after /covered/a+b").isTrue();
+        assertThat(respelled.body()).isEqualTo(first.body());
+        assertThat(replayed(other)).isFalse();
+        assertThat(replayed(otherRespelled)).as("/covered/a+!b after /covered/a%2B%21b").isTrue();
+        assertThat(IDS).containsExactly("a+b", "a+!b");
+        assertThat(runs("covered")).isEqualTo(before + 2);
     }
 
     @Test

@@ -21,13 +21,18 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A writer that fails: before any byte reached the client, the key is released and a retry runs
- * again; after a flush sent some, the response counts as sent and a retry gets 410, never a second run.
+ * A writer that fails: while the status line has not gone out — nothing written, or a flush that
+ * Jersey still held back, its buffer not full — the client gets Jersey's 500, the key is released and a
+ * retry runs again; once the status line went out, the response counts as sent and a retry gets 410,
+ * never a second run.
  */
 class WriterFailuresTest {
 
     private static final AtomicInteger EARLY = new AtomicInteger();
+    private static final AtomicInteger HELD = new AtomicInteger();
     private static final AtomicInteger LATE = new AtomicInteger();
+    /** More than Jersey holds back before it commits the status line (8 KiB). */
+    private static final byte[] PAST_THE_BUFFER = "x".repeat(16 * 1024).getBytes(StandardCharsets.UTF_8);
 
     private static IdempotencyEngine engine;
     private static JerseyServer server;
@@ -45,11 +50,23 @@ class WriterFailuresTest {
         }
 
         @POST
+        @Path("held")
+        public Response held() {
+            HELD.incrementAndGet();
+            StreamingOutput failing = out -> {
+                out.write("chunk 1\n".getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                throw new IOException("the source is gone");
+            };
+            return Response.status(201).entity(failing).type("text/plain").build();
+        }
+
+        @POST
         @Path("late")
         public Response late() {
             LATE.incrementAndGet();
             StreamingOutput failing = out -> {
-                out.write("chunk 1\n".getBytes(StandardCharsets.UTF_8));
+                out.write(PAST_THE_BUFFER);
                 out.flush();
                 throw new IOException("the source is gone");
             };
@@ -85,7 +102,18 @@ class WriterFailuresTest {
     }
 
     @Test
-    void aWriterFailingAfterAFlushNeverRunsTwice() throws Exception {
+    void aStreamFailingAfterAFlushJerseyHeldBackIsAnsweredWith500AndReleasesTheKey() throws Exception {
+        String key = "key-" + UUID.randomUUID();
+        RawResponse first = post("/held", key);
+        RawResponse retry = post("/held", key);
+
+        assertThat(first.status()).as("the status line the client saw").isEqualTo(500);
+        assertThat(retry.status()).as("released, not 'already applied (status 201)'").isEqualTo(500);
+        assertThat(HELD.get()).isEqualTo(2);
+    }
+
+    @Test
+    void aWriterFailingAfterItsStatusLineWentOutNeverRunsTwice() throws Exception {
         String key = "key-" + UUID.randomUUID();
         try {
             post("/late", key);

@@ -18,6 +18,7 @@ import dev.idempotency.jdbc.internal.Dialects;
 import dev.idempotency.jdbc.internal.IdempotencyTable;
 import dev.idempotency.jdbc.internal.NewRow;
 import dev.idempotency.jdbc.internal.Statements;
+import dev.idempotency.testkit.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -290,18 +291,25 @@ abstract class AbstractAtomicModeTest {
         }
     }
 
+    /** Starts a request whose handler waits inside its transaction for {@code letGo}; returns once it is there. */
+    Future<String> runUntilLetGo(IdempotencyEngine engine, String key, AtomicInteger executions, CountDownLatch letGo)
+            throws InterruptedException {
+        CountDownLatch inside = new CountDownLatch(1);
+        Future<String> first = threads.submit(() -> handle(engine, key, ORDER, executions, () -> {
+            inside.countDown();
+            assertThat(letGo.await(30, TimeUnit.SECONDS)).isTrue();
+        }));
+        assertThat(inside.await(10, TimeUnit.SECONDS)).as("the first handler is inside its transaction").isTrue();
+        return first;
+    }
+
     @Test
     void whileTheFirstIsStillInItsTransactionADifferentBodyGets422AndTheSameBody409() throws Exception {
         try (IdempotencyEngine engine = engine(Duration.ZERO)) {
             String key = newKey();
             AtomicInteger executions = new AtomicInteger();
-            CountDownLatch inside = new CountDownLatch(1);
             CountDownLatch letGo = new CountDownLatch(1);
-            Future<String> first = threads.submit(() -> handle(engine, key, ORDER, executions, () -> {
-                inside.countDown();
-                assertThat(letGo.await(30, TimeUnit.SECONDS)).isTrue();
-            }));
-            assertThat(inside.await(10, TimeUnit.SECONDS)).as("the first handler is inside its transaction").isTrue();
+            Future<String> first = runUntilLetGo(engine, key, executions, letGo);
             try {
                 assertThat(handle(engine, key, OTHER_ORDER, executions, () -> { }))
                         .as("a different body while the first is uncommitted").isEqualTo(CONFLICT);
@@ -320,6 +328,39 @@ abstract class AbstractAtomicModeTest {
             assertThat(replay.isReplay()).isTrue();
             assertThat(new String(replay.reply().body(), StandardCharsets.UTF_8)).isEqualTo("{\"order\":1}");
             assertThat(handle(engine, key, OTHER_ORDER, executions, () -> { })).isEqualTo(CONFLICT);
+            assertThat(executions).hasValue(1);
+        }
+    }
+
+    /**
+     * The atomic mode's renewal does no I/O: the open transaction guards the row. Past its ttl and
+     * its lease, the uncommitted row is invisible to the purge (or locked against it until the
+     * commit) and held against a duplicate by the transaction's locks: PostgreSQL's advisory locks
+     * answer 409; on MariaDB and H2 the row's lease has lapsed by its own columns, so the
+     * duplicate, unable to tell who holds the key, is answered 503 busy. Never a second run.
+     */
+    @Test
+    void pastItsTtlAndLeaseTheOpenTransactionsRowIsNeitherPurgedNorTakenOver() throws Exception {
+        MutableClock clock = new MutableClock(Instant.now());
+        try (IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyConfig.builder().mode(Mode.ATOMIC)
+                .ttl(Duration.ofMinutes(1)).lease(Duration.ofSeconds(30)).clock(clock).build())) {
+            String key = newKey();
+            AtomicInteger executions = new AtomicInteger();
+            CountDownLatch letGo = new CountDownLatch(1);
+            Future<String> first = runUntilLetGo(engine, key, executions, letGo);
+            clock.advance(Duration.ofMinutes(2));
+            Future<Integer> purge = threads.submit(() -> store.purgeExpired(clock.instant(), 100));
+            try {
+                assertThat(handle(engine, key, ORDER, executions, () -> { })).as("a duplicate past the ttl")
+                        .isIn(IN_PROGRESS, STORAGE_UNAVAILABLE);
+                assertThat(executions).as("not taken over").hasValue(1);
+            } finally {
+                letGo.countDown();
+            }
+
+            assertThat(first.get(30, TimeUnit.SECONDS)).as("its completion still finds its row").isEqualTo("201");
+            purge.get(60, TimeUnit.SECONDS);
+            assertThat(orders(key)).isEqualTo(1);
             assertThat(executions).hasValue(1);
         }
     }

@@ -2,6 +2,8 @@ package dev.idempotency.quarkus;
 
 import dev.idempotency.jakartars.IdempotencyFeature;
 import io.quarkus.arc.Arc;
+import io.quarkus.runtime.BlockingOperationControl;
+import io.quarkus.runtime.ExecutorRecorder;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
@@ -15,7 +17,9 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.jboss.resteasy.reactive.common.core.AbstractResteasyReactiveContext;
+import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
 import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext;
+import org.jboss.resteasy.reactive.server.spi.ServerRequestContext;
 
 /**
  * The filters {@link IdempotencyFeature#bind} gives one resource method, fetched at the method's
@@ -73,22 +77,47 @@ final class BoundFilters {
             this.filters = filters;
         }
 
+        /**
+         * Hands the filters the path as the client sent it (Quarkus REST's {@code UriInfo} drops its
+         * {@code ;parameters}), and reports the request's end to them: Jakarta REST has no hook for a
+         * request that ends in an exception nothing maps (no response filter runs), nor for one whose
+         * client went away. When the client goes away, Quarkus REST drops the rest of the request's
+         * handlers, response filters and writer included, so the response a blocking resource still
+         * makes would never be seen: for a request under a key the filters hold, the close handler
+         * that does so is replaced, and the response reaches the filters, which store it. (A
+         * {@code CompletionStage} or {@code Uni} resource sets its own close handler, which cancels
+         * it: its key then stays in flight until its lease ends.)
+         */
         @Override
         public void filter(ContainerRequestContext request) throws IOException {
             if (filters.bound().filter instanceof ContainerRequestFilter filter) {
-                if (request instanceof ResteasyReactiveContainerRequestContext quarkus) {
-                    // Jakarta REST has no hook for a request that ends in an exception nothing maps:
-                    // no response filter runs, and the key would stay in flight until its lease ran out.
-                    quarkus.getServerRequestContext().registerCompletionCallback(
-                            failure -> IdempotencyFeature.requestEnded(request, failure));
+                ServerRequestContext server = request instanceof ResteasyReactiveContainerRequestContext quarkus
+                        ? quarkus.getServerRequestContext() : null;
+                if (server instanceof ResteasyReactiveRequestContext context) {
+                    IdempotencyFeature.requestPath(request, context.serverRequest().getRequestPath());
+                }
+                if (server != null) {
+                    server.registerCompletionCallback(failure -> ended(request, failure));
                 }
                 filter.filter(request);
+                if (server != null && IdempotencyFeature.holdsKey(request)) {
+                    server.serverResponse().addCloseHandler(() -> { });
+                }
+            }
+        }
+
+        /** Reported off the event loop, where Quarkus REST ends a cancelled request: the engine may call the store. */
+        private static void ended(ContainerRequestContext request, Throwable failure) {
+            if (BlockingOperationControl.isBlockingAllowed()) {
+                IdempotencyFeature.requestEnded(request, failure);
+            } else {
+                ExecutorRecorder.getCurrent().execute(() -> IdempotencyFeature.requestEnded(request, failure));
             }
         }
 
         /**
-         * A response an exception mapper made for an exception the resource threw releases the key
-         * first (the resource did not finish, whatever the mapped status), as on Jersey.
+         * Tells the filters which exception the runtime answered (its answer to an {@code AsyncResponse}
+         * timeout keeps the key in flight); a mapper's response is then finished like any other.
          */
         @Override
         public void filter(ContainerRequestContext request, ContainerResponseContext response) throws IOException {
@@ -96,7 +125,7 @@ final class BoundFilters {
                 if (request instanceof ResteasyReactiveContainerRequestContext quarkus
                         && quarkus.getServerRequestContext() instanceof AbstractResteasyReactiveContext<?, ?> context
                         && context.getThrowable() != null) {
-                    IdempotencyFeature.requestEnded(request, context.getThrowable());
+                    IdempotencyFeature.exceptionRaised(request, context.getThrowable());
                 }
                 filter.filter(request, response);
             }

@@ -1,6 +1,7 @@
 package dev.idempotency.quarkus;
 
 import dev.idempotency.testkit.ConformanceApp;
+import dev.idempotency.testkit.HostileClientChecks;
 import io.smallrye.common.annotation.Blocking;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -8,12 +9,16 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.NewCookie;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.StreamingOutput;
 import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
@@ -21,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@link ConformanceApp}'s routes, written the usual Jakarta REST way; the asynchronous one is
@@ -101,6 +107,32 @@ public class ConformanceResource {
         URI base = uri.getBaseUri();
         return app().createOrderLater(body, delayMs).thenApply(order -> Response
                 .created(base.resolve("orders/" + order.get("id"))).entity(order).build());
+    }
+
+    /** Jakarta REST's own asynchronous timeout: an {@code AsyncResponse} that gives up first (503). */
+    @POST
+    @Path("timeout")
+    public void createOrderTooLate(byte[] body, @QueryParam("delayMs") String delayMs, @Context UriInfo uri,
+            @Suspended AsyncResponse async) {
+        URI base = uri.getBaseUri();
+        async.setTimeout(HostileClientChecks.SERVER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        app().createOrderTooLate(body, delayMs).thenAccept(order -> async.resume(Response
+                .created(base.resolve("orders/" + order.get("id"))).entity(order).build()));
+    }
+
+    @POST
+    @Path("mapped")
+    public Object createOrderByException(byte[] body) {
+        return app().createOrderByException(body);
+    }
+
+    /** Answers {@link ConformanceApp.Mapped} with 201, as {@code POST /mapped} asks. */
+    @Provider
+    public static class MappedAsCreated implements ExceptionMapper<ConformanceApp.Mapped> {
+        @Override
+        public Response toResponse(ConformanceApp.Mapped exception) {
+            return Response.created(URI.create(exception.location())).entity(exception.order()).build();
+        }
     }
 
     @POST

@@ -6,11 +6,16 @@ import io.vertx.core.Context;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.StreamingOutput;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -19,8 +24,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The application's own resources under {@code idempotency.paths=/app/**}: one Quarkus runs on a
  * worker thread, one returning {@code Uni} made {@code @Blocking}, one returning {@code Uni} that
- * Quarkus runs on the event loop (recording whether it did), and a {@code GET} returning
- * {@code Uni} (the engine does not cover {@code GET}).
+ * Quarkus runs on the event loop (recording whether it did), a {@code GET} returning
+ * {@code Uni} (the engine does not cover {@code GET}), and the routes of {@link QuarkusApplicationTest}'s
+ * checks of what clients saw.
  */
 @Path("/app")
 @Produces(MediaType.APPLICATION_JSON)
@@ -30,6 +36,12 @@ public class OrdersResource {
     static final AtomicInteger LATER = new AtomicInteger();
     static final AtomicInteger REACTIVE = new AtomicInteger();
     static final AtomicInteger DECLINED = new AtomicInteger();
+    static final AtomicInteger ITEMS = new AtomicInteger();
+    static final AtomicInteger EMPTY = new AtomicInteger();
+    static final AtomicInteger STREAMED = new AtomicInteger();
+    static final AtomicInteger SLOW_REACTIVE = new AtomicInteger();
+    /** The ids {@link #updateItem} received, as Quarkus REST decoded them. */
+    static final Queue<String> ITEM_IDS = new ConcurrentLinkedQueue<>();
     /** For each run of {@link #createReactive}: whether it ran on an event loop. */
     static final Queue<Boolean> REACTIVE_ON_EVENT_LOOP = new ConcurrentLinkedQueue<>();
 
@@ -79,6 +91,42 @@ public class OrdersResource {
         public Response toResponse(Declined exception) {
             return Response.ok("{\"status\":\"declined\"}", MediaType.APPLICATION_JSON).build();
         }
+    }
+
+    @POST
+    @Path("items/{id}")
+    public Response updateItem(@PathParam("id") String id, byte[] body) {
+        ITEM_IDS.add(id);
+        return Response.ok("{\"run\":" + ITEMS.incrementAndGet() + "}").build();
+    }
+
+    @POST
+    @Path("empty")
+    public Response empty(byte[] body) {
+        EMPTY.incrementAndGet();
+        return Response.noContent().build();
+    }
+
+    /** Sends its 201 and a first chunk, then fails. */
+    @POST
+    @Path("broken-stream")
+    public Response brokenStream(byte[] body) {
+        STREAMED.incrementAndGet();
+        StreamingOutput failing = out -> {
+            out.write("chunk 1\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            throw new IOException("the source is gone");
+        };
+        return Response.status(201).entity(failing).type(MediaType.TEXT_PLAIN).build();
+    }
+
+    /** A {@code Uni} answered {@code delayMs} later, which Quarkus REST cancels when the client goes away. */
+    @POST
+    @Path("slow-reactive")
+    public Uni<Response> createSlowly(byte[] body, @QueryParam("delayMs") long delayMs) {
+        int id = SLOW_REACTIVE.incrementAndGet();
+        return Uni.createFrom().item(id).onItem().delayIt().by(Duration.ofMillis(delayMs))
+                .map(n -> Response.status(201).entity("{\"id\":" + n + "}").build());
     }
 
     @GET

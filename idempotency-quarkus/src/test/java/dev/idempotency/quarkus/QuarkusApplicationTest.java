@@ -9,15 +9,20 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;
+import dev.idempotency.testkit.internal.RawHttp;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -34,6 +39,7 @@ import org.junit.jupiter.api.Test;
 class QuarkusApplicationTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String BODY = "{\"item\":\"book\"}";
 
     @TestHTTPResource("/")
     URI base;
@@ -142,9 +148,9 @@ class QuarkusApplicationTest {
         throw new AssertionError("no idempotency check in " + ready.body());
     }
 
-    /** A resource that throws releases its key, also when an exception mapper answers a 2xx (as on Jersey). */
+    /** What the client saw decides: a resource that throws, answered 200 by an exception mapper, is stored. */
     @Test
-    void aResourceThatThrowsReleasesItsKeyEvenWhenMappedToA2xx() throws Exception {
+    void aResourceThatThrowsIsStoredWhenAMapperAnswersA2xx() throws Exception {
         String key = "key-" + UUID.randomUUID();
         int before = OrdersResource.DECLINED.get();
 
@@ -153,15 +159,110 @@ class QuarkusApplicationTest {
 
         assertThat(first.statusCode()).isEqualTo(200);
         assertThat(retry.statusCode()).isEqualTo(200);
-        assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("released, not stored").isEmpty();
-        assertThat(OrdersResource.DECLINED.get() - before).isEqualTo(2);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("stored like any 2xx").hasValue("true");
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(OrdersResource.DECLINED.get() - before).isEqualTo(1);
+    }
+
+    /** Quarkus REST hands {@code ;parameters} to the resource: under a key they are refused, as on Jersey. */
+    @Test
+    void aKeyedRequestWhosePathCarriesParametersIsRefused() throws Exception {
+        for (String path : new String[] {"/app/orders;v=1", "/app/orders;x", "/app;v=2/orders"}) {
+            int before = OrdersResource.ORDERS.get();
+
+            HttpResponse<String> keyed = post(path, "key-" + UUID.randomUUID());
+            HttpResponse<String> unkeyed = http.send(HttpRequest.newBuilder(base.resolve(path))
+                    .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+
+            assertThat(keyed.statusCode()).as(path + ": " + keyed.body()).isEqualTo(400);
+            assertThat(JSON.readTree(keyed.body()).path("code").asText()).isEqualTo("idempotency_path_invalid");
+            assertThat(unkeyed.statusCode()).as(path + " without a key").isEqualTo(201);
+            assertThat(OrdersResource.ORDERS.get()).as(path).isEqualTo(before + 1);
+        }
+    }
+
+    /** {@code +} and {@code %2B} reach the resource as one id: one record, the re-spelled retry replays. */
+    @Test
+    void spellingsThatGiveTheResourceOneIdAreOneRecord() throws Exception {
+        String key = "key-" + UUID.randomUUID();
+        int before = OrdersResource.ITEMS.get();
+        OrdersResource.ITEM_IDS.clear();
+
+        HttpResponse<String> first = post("/app/items/a+b", key);
+        HttpResponse<String> respelled = post("/app/items/a%2Bb", key);
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(respelled.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(respelled.body()).isEqualTo(first.body());
+        assertThat(OrdersResource.ITEM_IDS).containsExactly("a+b");
+        assertThat(OrdersResource.ITEMS.get() - before).isEqualTo(1);
+    }
+
+    @Test
+    void aReplayed204CarriesNoContentType() throws Exception {
+        String key = "key-" + UUID.randomUUID();
+
+        HttpResponse<String> first = post("/app/empty", key);
+        HttpResponse<String> retry = post("/app/empty", key);
+
+        assertThat(first.statusCode()).isEqualTo(204);
+        assertThat(retry.statusCode()).isEqualTo(204);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.headers().firstValue("Content-Type")).as("as the first had none").isEmpty();
+    }
+
+    /** Quarkus REST sends the status line at the stream's flush: the client saw 201, so a retry is told so. */
+    @Test
+    void aStreamThatFailsAfterItsStatusLineWentOutIsAppliedOnce() throws Exception {
+        String key = "key-" + UUID.randomUUID();
+        int before = OrdersResource.STREAMED.get();
+
+        String statusLine;
+        try (Socket socket = RawHttp.sendAndHold(URI.create("http://127.0.0.1:" + base.getPort()),
+                "/app/broken-stream", key, BODY)) {
+            socket.setSoTimeout(10_000);
+            statusLine = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.ISO_8859_1)).readLine();
+        }
+        HttpResponse<String> retry = post("/app/broken-stream", key);
+
+        assertThat(statusLine).startsWith("HTTP/1.1 201");
+        assertThat(retry.statusCode()).isEqualTo(410);
+        assertThat(retry.body()).contains("(status 201)");
+        assertThat(OrdersResource.STREAMED.get() - before).isEqualTo(1);
+    }
+
+    /**
+     * A client that goes away from a {@code Uni} resource: Quarkus REST cancels it, so its answer is
+     * never seen; the key stays in flight (409) rather than letting a retry run beside it.
+     */
+    @Test
+    void aClientThatLeavesACancelledUniLeavesItsKeyInFlight() throws Exception {
+        String key = "key-" + UUID.randomUUID();
+        String target = "/app/slow-reactive?delayMs=3000";
+        int before = OrdersResource.SLOW_REACTIVE.get();
+        URI root = URI.create("http://127.0.0.1:" + base.getPort());
+
+        try (Socket ignored = RawHttp.sendAndHold(root, target, key, BODY)) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (OrdersResource.SLOW_REACTIVE.get() == before && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+        }
+        // Retries until well after the Uni would have answered: a released key would let one run.
+        long until = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+        while (System.nanoTime() < until) {
+            HttpResponse<String> retry = post(target, key);
+            assertThat(retry.statusCode()).as(retry.body()).isEqualTo(409);
+            assertThat(OrdersResource.SLOW_REACTIVE.get() - before).as("runs").isEqualTo(1);
+            Thread.sleep(100);
+        }
     }
 
     private HttpResponse<String> post(String path, String key) throws Exception {
         return http.send(HttpRequest.newBuilder(base.resolve(path)).header("Idempotency-Key", key)
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"item\":\"book\"}")).build(),
-                HttpResponse.BodyHandlers.ofString());
+                .POST(HttpRequest.BodyPublishers.ofString(BODY)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> get(String path) throws Exception {

@@ -27,6 +27,12 @@ class QuarkusConformanceTest extends HttpConformanceTest {
         return OptionalInt.of(404);
     }
 
+    /** An {@code AsyncResponse} that times out is answered 503 by Quarkus REST. */
+    @Override
+    protected OptionalInt serverTimeoutStatus() {
+        return OptionalInt.of(503);
+    }
+
     @Override
     protected RunningServer startServer(IdempotencyEngine engine, ConformanceApp app) {
         ConformanceTarget.use(engine, app);

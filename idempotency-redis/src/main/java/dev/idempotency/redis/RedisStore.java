@@ -57,7 +57,8 @@ import org.slf4j.LoggerFactory;
  *       random owner token is in the record and it is still in flight.</li>
  *   <li>Time is the {@code now} the engine passes; Redis's clock plays no part in any decision.
  *       A record expires at its reservation's {@code now + ttl} (an optimistic insert's
- *       {@code now + ttl}); completing leaves that alone. The key carries the same instant as
+ *       {@code now + ttl}), or at its renewed lease's end when that is later; completing leaves
+ *       that alone. The key carries the same instant as
  *       {@code PEXPIREAT}, so Redis deletes it itself: {@link #purgeExpired} has nothing to do.</li>
  *   <li>Bodies are stored byte for byte (values go through a byte-array codec, {@link #CODEC}).</li>
  *   <li>An unreachable server (refused or lost connection, {@code CLUSTERDOWN}, {@code LOADING},
@@ -257,8 +258,10 @@ public final class RedisStore implements Store, AutoCloseable {
     }
 
     CompletableFuture<Boolean> renew(RecordKey key, String token, Instant now, Duration lease) {
+        Instant leaseUntil = now.plus(lease);
         return ownerChecked(Scripts.RENEW, key, RecordMapping.text(token),
-                RecordMapping.text(RecordMapping.micros(now.plus(lease))));
+                RecordMapping.text(RecordMapping.micros(leaseUntil)),
+                RecordMapping.text(RecordMapping.expireAtMillis(leaseUntil)));
     }
 
     private CompletableFuture<Boolean> ownerChecked(Scripts script, RecordKey key, byte[]... args) {

@@ -53,10 +53,13 @@ enum Scripts {
             return 1
             """),
 
-    /** ARGV: now. The record unless absent or expired (an in-flight one with a lapsed lease included). */
-    FIND(ScriptOutputType.MULTI, """
+    /**
+     * ARGV: now. The record unless absent or expired (an in-flight one with a lapsed lease
+     * included; one whose lease runs has not expired).
+     */
+    FIND(ScriptOutputType.MULTI, Lua.LIVE + """
             local exp = redis.call('HGET', KEYS[1], 'exp')
-            if not exp or tonumber(exp) <= tonumber(ARGV[1]) then
+            if not exp or (tonumber(exp) <= tonumber(ARGV[1]) and not live(KEYS[1], tonumber(ARGV[1]))) then
               return {}
             end
             return redis.call('HGETALL', KEYS[1])
@@ -81,12 +84,19 @@ enum Scripts {
             return 1
             """),
 
-    /** ARGV: owner token, new lease end. */
+    /**
+     * ARGV: owner token, new lease end, the same for PEXPIREAT (ms). The expiry follows the lease
+     * when that ends later, the key's own included, so Redis never drops a renewed reservation.
+     */
     RENEW(ScriptOutputType.INTEGER, Lua.OWNED + """
             if not owned(KEYS[1], ARGV[1]) then
               return 0
             end
             redis.call('HSET', KEYS[1], 'lease', ARGV[2])
+            if tonumber(redis.call('HGET', KEYS[1], 'exp')) < tonumber(ARGV[2]) then
+              redis.call('HSET', KEYS[1], 'exp', ARGV[2])
+              redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+            end
             return 1
             """);
 
@@ -137,14 +147,20 @@ enum Scripts {
 
     /** Functions the scripts share. */
     private static final class Lua {
-        /** Whether a record is there that a new reservation must not replace. */
+        /**
+         * Whether a record is there that a new reservation must not replace: completed and not
+         * expired, or in flight under a lease that still runs (whatever its expiry).
+         */
         static final String LIVE = """
                 local function live(key, now)
                   local cur = redis.call('HMGET', key, 'st', 'lease', 'exp')
-                  if not cur[1] or tonumber(cur[3]) <= now then
+                  if not cur[1] then
                     return false
                   end
-                  return cur[1] ~= 'I' or tonumber(cur[2]) > now
+                  if cur[1] == 'I' then
+                    return tonumber(cur[2]) > now
+                  end
+                  return tonumber(cur[3]) > now
                 end
                 """;
         /** Whether the record is in flight under this owner token. */

@@ -163,6 +163,22 @@ class RedisStoreTest {
     }
 
     @Test
+    void aRenewalPastTheTtlPushesTheKeysExpiryToTheLeasesEnd() {
+        RecordKey key = newKey();
+        Reservation reservation = acquire(key);
+        String redisKey = redis.first.redisKey(key);
+        long reservedExpiry = NOW.plus(TTL).toEpochMilli() + 1;
+
+        assertThat(reservation.renew(NOW.plusSeconds(60), LEASE)).isTrue();
+        assertThat(redis.admin().pexpiretime(redisKey)).as("within the ttl: unchanged").isEqualTo(reservedExpiry);
+
+        Instant pastTtl = NOW.plus(TTL).plusSeconds(5);
+        assertThat(reservation.renew(pastTtl, LEASE)).isTrue();
+        assertThat(redis.admin().pexpiretime(redisKey)).isEqualTo(pastTtl.plus(LEASE).toEpochMilli() + 1);
+        assertThat(redis.first.find(key, pastTtl).orElseThrow().expiresAt()).isEqualTo(pastTtl.plus(LEASE));
+    }
+
+    @Test
     void instantsKeepTheirMicroseconds() {
         RecordKey key = newKey();
         acquire(key);

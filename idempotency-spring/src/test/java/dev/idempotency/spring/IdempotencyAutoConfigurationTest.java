@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -29,9 +30,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
 
 /**
  * The auto-configuration's conditions and property binding, without a server: which beans exist
@@ -183,10 +188,19 @@ class IdempotencyAutoConfigurationTest {
     }
 
     @Test
-    void aLeaseLongerThanTheTtlFailsTheStart() {
+    void aLeaseLongerThanTheTtlFailsTheStartWithAReportNamingBoth() {
         runner.withPropertyValues("idempotency.enabled=true", "idempotency.ttl=10s", "idempotency.lease=1m")
-                .run(context -> assertThat(context).hasFailed()
-                        .getFailure().rootCause().hasMessageContaining("lease"));
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    // Boot's report of the failure, from the analyzers registered in spring.factories
+                    FailureAnalysis analysis = SpringFactoriesLoader.forDefaultResourceLocation()
+                            .load(FailureAnalyzer.class, null, FailureHandler.handleMessage((message, e) -> { }))
+                            .stream().map(analyzer -> analyzer.analyze(context.getStartupFailure()))
+                            .filter(Objects::nonNull).findFirst().orElseThrow();
+                    assertThat(analysis.getDescription()).startsWith("Invalid idempotency settings: "
+                            + "idempotency.lease (PT1M) must not be longer than idempotency.ttl (PT10S)");
+                    assertThat(analysis.getAction()).contains("idempotency.lease or idempotency.ttl");
+                });
     }
 
     @Test

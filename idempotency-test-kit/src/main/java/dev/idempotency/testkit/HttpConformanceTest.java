@@ -10,6 +10,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
 import dev.idempotency.core.TenantResolver;
 import dev.idempotency.core.store.InMemoryStore;
+import dev.idempotency.core.store.PurgeScheduler;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.testkit.internal.AtOnce;
@@ -810,6 +811,37 @@ public abstract class HttpConformanceTest {
         assertThat(replayed(second)).isTrue();
         assertThat(second.body()).isEqualTo(first.body());
         assertThat(app.executions("orders")).isEqualTo(1);
+    }
+
+    /** A record whose handler still runs is never purged: its expiry follows its renewed lease. */
+    @Test
+    void aHandlerThatOutlivesTheTtlRunsOnceWhileThePurgeRuns() throws Exception {
+        start(c -> c.ttl(Duration.ofSeconds(3)).lease(Duration.ofMillis(1500)));
+        try (PurgeScheduler purge = PurgeScheduler.builder(store).interval(Duration.ofMillis(100))
+                .initialDelay(Duration.ZERO).start()) {
+            String key = newKey();
+            CompletableFuture<HttpResponse<byte[]>> first = http.sendAsync(
+                    request("/orders?delayMs=5000", key).POST(HttpRequest.BodyPublishers.ofString(ORDER)).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            awaitExecutions("orders", 1);
+            long pastTtl = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            int retriesPastTtl = 0;
+            while (!first.isDone()) { // retries every 200 ms while it runs
+                HttpResponse<byte[]> retry = post("/orders?delayMs=5000", key, ORDER);
+                if (retry.statusCode() != 409 && first.isDone()) {
+                    break; // it answered meanwhile: this one is the replay checked below
+                }
+                assertProblem(retry, 409, "idempotency_request_in_progress");
+                retriesPastTtl += System.nanoTime() > pastTtl ? 1 : 0;
+                Thread.sleep(200);
+            }
+            HttpResponse<byte[]> retry = post("/orders?delayMs=5000", key, ORDER);
+
+            assertThat(retriesPastTtl).as("409s past the ttl while the handler ran").isPositive();
+            assertThat(replayed(retry)).isTrue();
+            assertThat(retry.body()).isEqualTo(first.get(30, TimeUnit.SECONDS).body());
+            assertThat(app.executions("orders")).isEqualTo(1);
+        }
     }
 
     // ---------------------------------------------------------------- helpers

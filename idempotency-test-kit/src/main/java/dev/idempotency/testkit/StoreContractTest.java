@@ -90,9 +90,7 @@ public abstract class StoreContractTest {
     }
 
     protected Reservation acquire(RecordKey key, Instant now) {
-        ReserveResult result = store.reserve(key, FP, now, LEASE, TTL);
-        assertThat(result).as("reserve on a free key").isInstanceOf(ReserveResult.Acquired.class);
-        return ((ReserveResult.Acquired) result).reservation();
+        return reserveOrFail(store.reserve(key, FP, now, LEASE, TTL));
     }
 
     private static IdempotencyRecord existing(ReserveResult result) {
@@ -505,6 +503,65 @@ public abstract class StoreContractTest {
         }
         assertThat(store.find(live, later)).isPresent();
         assertThat(store.find(inFlight, later)).isPresent();
+    }
+
+    @Test
+    void aReservationRenewedPastItsTtlIsNeitherPurgedNorTakenOver() {
+        RecordKey key = newKey();
+        Duration ttl = LEASE.multipliedBy(2);
+        MutableClock clock = new MutableClock(T0);
+        Reservation reservation = reserveOrFail(store.reserve(key, FP, T0, LEASE, ttl));
+        for (int renewal = 0; renewal < 9; renewal++) { // the handler runs on: T0 + 1.5 ttl
+            clock.advance(LEASE.dividedBy(3));
+            assertThat(reservation.renew(clock.instant(), LEASE)).as("renewal %d", renewal).isTrue();
+        }
+        Instant pastTtl = clock.instant().plusSeconds(1);
+
+        purgeAll(pastTtl);
+
+        IdempotencyRecord record = store.find(key, pastTtl).orElseThrow();
+        assertThat(record.state()).isEqualTo(RecordState.IN_FLIGHT);
+        assertThat(record.expiresAt()).as("the expiry follows the lease").isAfterOrEqualTo(record.leaseUntil());
+        assertThat(existing(secondInstance().reserve(key, OTHER_FP, pastTtl, LEASE, ttl)).fingerprint())
+                .as("not taken over").isEqualTo(FP);
+        assertThat(secondInstance().insertCompleted(key, OTHER_FP, response(200, new byte[] {2}), pastTtl, ttl))
+                .isFalse();
+        assertThat(reservation.complete(response(201, new byte[] {1}))).isTrue();
+        assertThat(store.find(key, pastTtl).orElseThrow().response().status()).as("replayed").isEqualTo(201);
+    }
+
+    @Test
+    void aReservationRenewedPastItsTtlIsPurgedOnceItsLeaseLapses() {
+        RecordKey key = newKey();
+        Duration ttl = LEASE.multipliedBy(2);
+        Reservation reservation = reserveOrFail(store.reserve(key, FP, T0, LEASE, ttl));
+        Instant lastRenewal = T0.plus(ttl).minusSeconds(1);
+        assertThat(reservation.renew(lastRenewal, LEASE)).isTrue();
+        Instant leaseEnd = lastRenewal.plus(LEASE);
+
+        assertThat(store.find(key, leaseEnd.minusMillis(1))).as("held until its lease ends").isPresent();
+        purgeAll(leaseEnd.plusMillis(1));
+
+        assertThat(store.find(key, leaseEnd.plusMillis(1))).isEmpty();
+        if (!expiresRecordsItself()) {
+            assertThat(store.find(key, T0)).as("purged, gone at any time").isEmpty();
+        }
+        assertThat(secondInstance().reserve(key, OTHER_FP, leaseEnd.plusMillis(1), LEASE, ttl))
+                .isInstanceOf(ReserveResult.Acquired.class);
+        assertThat(reservation.complete(response(201, new byte[] {1}))).as("the lost handler").isFalse();
+    }
+
+    private static Reservation reserveOrFail(ReserveResult result) {
+        assertThat(result).as("reserve on a free key").isInstanceOf(ReserveResult.Acquired.class);
+        return ((ReserveResult.Acquired) result).reservation();
+    }
+
+    /** Runs {@link Store#purgeExpired} in batches until a batch comes back short. */
+    private void purgeAll(Instant now) {
+        int purged;
+        do {
+            purged = store.purgeExpired(now, 100);
+        } while (purged == 100);
     }
 
     @Test

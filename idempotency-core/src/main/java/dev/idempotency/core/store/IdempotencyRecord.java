@@ -11,7 +11,8 @@ import java.util.Objects;
  * @param fingerprint hex SHA-256 of the media type and canonical body of the request that reserved it
  * @param state       in flight or completed
  * @param response    the stored response; non-null exactly when {@code state} is completed
- * @param expiresAt   after this instant the record counts as absent
+ * @param expiresAt   after this instant the record counts as absent (an in-flight one: once its
+ *                    lease has run out too)
  * @param leaseUntil  for an in-flight record, when its lease runs out and the key may be taken
  *                    over; {@code null} when completed
  */

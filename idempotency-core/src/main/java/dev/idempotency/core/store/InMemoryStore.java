@@ -26,8 +26,14 @@ public final class InMemoryStore implements Store {
     private record Entry(String fingerprint, RecordState state, StoredResponse response, Instant expiresAt,
                          Instant leaseUntil, String ownerToken) {
 
+        /** Completed and not expired, or in flight under a lease that still runs. */
         boolean isLive(Instant now) {
-            return expiresAt.isAfter(now) && (state == RecordState.COMPLETED || leaseUntil.isAfter(now));
+            return state == RecordState.COMPLETED ? expiresAt.isAfter(now) : leaseUntil.isAfter(now);
+        }
+
+        /** What {@link #find} returns: not expired, or live. */
+        boolean isPresent(Instant now) {
+            return expiresAt.isAfter(now) || isLive(now);
         }
 
         IdempotencyRecord toRecord(RecordKey key) {
@@ -75,7 +81,7 @@ public final class InMemoryStore implements Store {
     @Override
     public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
         Entry entry = records.get(key);
-        if (entry == null || !entry.expiresAt.isAfter(now)) {
+        if (entry == null || !entry.isPresent(now)) {
             return Optional.empty();
         }
         return Optional.of(entry.toRecord(key));
@@ -101,7 +107,7 @@ public final class InMemoryStore implements Store {
         Iterator<Map.Entry<RecordKey, Entry>> it = records.entrySet().iterator();
         while (it.hasNext() && purged < limit) {
             Map.Entry<RecordKey, Entry> e = it.next();
-            if (!e.getValue().expiresAt.isAfter(now) && records.remove(e.getKey(), e.getValue())) {
+            if (!e.getValue().isPresent(now) && records.remove(e.getKey(), e.getValue())) {
                 purged++;
             }
         }
@@ -133,8 +139,11 @@ public final class InMemoryStore implements Store {
 
         @Override
         protected boolean doRenew(Instant now, Duration lease) {
+            // The expiry follows the lease, so that a renewed reservation is never purged.
+            Instant leaseUntil = now.plus(lease);
             return changeIfOwned(key(), ownerToken(), current -> new Entry(current.fingerprint, current.state,
-                    null, current.expiresAt, now.plus(lease), current.ownerToken));
+                    null, leaseUntil.isAfter(current.expiresAt) ? leaseUntil : current.expiresAt, leaseUntil,
+                    current.ownerToken));
         }
     }
 }

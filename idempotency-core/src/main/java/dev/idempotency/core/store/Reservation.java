@@ -26,11 +26,12 @@ public interface Reservation {
 
     /**
      * Stores the response and marks the record completed, if this handle still owns it. The
-     * record keeps the expiry its reservation set (that reservation's {@code now + ttl}):
-     * completing does not extend the record's life. A record whose handler outlived that expiry is
-     * stored already expired, so it counts as absent at once and is purged, never revived. After
-     * it threw it may be called again with the same response: the owner check makes that safe (a
-     * first call that landed after all makes the second answer {@code false}).
+     * record keeps the expiry it has (its reservation's {@code now + ttl}, or the end of the last
+     * renewed lease when that is later): completing does not extend the record's life. A record
+     * whose handler outlived that expiry is stored already expired, so it counts as absent at
+     * once and is purged, never revived. After it threw it may be called again with the same
+     * response: the owner check makes that safe (a first call that landed after all makes the
+     * second answer {@code false}).
      *
      * @return {@code false} when ownership was lost (the lease lapsed and another request took
      *         the key over); nothing was stored then
@@ -54,7 +55,10 @@ public interface Reservation {
     }
 
     /**
-     * Extends the lease to {@code now + lease} if this handle still owns the record.
+     * Extends the lease to {@code now + lease} if this handle still owns the record, and the
+     * record's expiry to at least the lease's end: a renewed reservation is neither purged nor
+     * taken over while its lease runs. (A store whose transaction holds the reservation, the
+     * atomic mode's, may do no I/O: its uncommitted row cannot be purged or taken over anyway.)
      *
      * @return {@code false} when ownership was lost
      */

@@ -14,9 +14,13 @@ import java.util.Optional;
  * <ul>
  *   <li>Time is what the caller passes as {@code now} (the engine's {@link java.time.Clock});
  *       a store compares expiry and leases against it, inside its atomic statement.</li>
- *   <li>A record whose {@code expiresAt <= now} counts as absent everywhere.</li>
+ *   <li>A record whose {@code expiresAt <= now} counts as absent everywhere — but for one in
+ *       flight under a lease that still runs ({@code leaseUntil > now}): a record whose handler
+ *       still runs is never absent, purged or taken over. Renewing a lease moves the record's
+ *       expiry to at least the lease's end ({@link Reservation#renew}).</li>
  *   <li>A record's time to live counts from the reservation that wrote it: {@link #reserve}
- *       sets {@code expiresAt = now + ttl} once and completing the reservation leaves it alone,
+ *       sets {@code expiresAt = now + ttl} once (a renewal moves it only to keep it past the
+ *       lease's end) and completing the reservation leaves it alone,
  *       so a completed record is replayed for {@code ttl} less its handler's run time (as
  *       Stripe counts its 24 hours). A take-over of a lapsed lease is a new reservation, a fresh
  *       run of the handler, and counts again from its own {@code now}.
@@ -91,7 +95,8 @@ public interface Store {
     boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now, Duration ttl);
 
     /**
-     * Deletes at most {@code limit} records that expired before {@code now}.
+     * Deletes at most {@code limit} records that expired before {@code now}, never an in-flight
+     * one whose lease has not ended.
      *
      * @return how many went; call again while it returns {@code limit}
      */

@@ -56,7 +56,7 @@ final class H2Statements extends Statements {
                 .where(row(t.key, t.tenantId, t.caller, t.method, t.path).in(
                         select(t.key, t.tenantId, t.caller, t.method, t.path)
                                 .from(t.table)
-                                .where(t.expiresAt.le(t.now))
+                                .where(t.isPurgeable())
                                 .orderBy(t.expiresAt)
                                 .limit(t.limit))));
     }

@@ -31,12 +31,13 @@ import org.jooq.Param;
 import org.jooq.Record;
 import org.jooq.SQLDialect;
 import org.jooq.Table;
+import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
  * The idempotency table as jOOQ sees it: names, column types per dialect, the named parameters
- * every statement binds, and the two conditions every statement is built from ({@link #isLive}
- * and its negation).
+ * every statement binds, and the conditions every statement is built from ({@link #isLive}, its
+ * negation, and what {@code find} and the purge see of them).
  *
  * <p>Times are bound as values computed from the engine's clock, truncated to
  * microseconds (the precision of every supported column type), so the database's own clock never
@@ -140,20 +141,54 @@ public final class IdempotencyTable {
     }
 
     /**
-     * A record that blocks a reservation: not expired, and either completed or in flight under a
-     * lease that still runs. {@code owner} qualifies the columns (a CTE).
+     * A record that blocks a reservation: completed and not expired, or in flight under a lease
+     * that still runs — whatever its {@code expires_at} says, since a renewal pushes that along
+     * with the lease and a row renewed by an older release may lag behind. {@code owner} qualifies
+     * the columns (a CTE, or the target of an upsert).
      */
     Condition isLive(Table<?> owner) {
-        return owner.field(expiresAt).gt(now)
-                .and(owner.field(state).eq(inline(COMPLETED)).or(owner.field(lockedUntil).gt(now)));
+        return isLive(owner.field(expiresAt), owner.field(state), owner.field(lockedUntil));
     }
 
     Condition isLive() {
-        return expiresAt.gt(now).and(state.eq(inline(COMPLETED)).or(lockedUntil.gt(now)));
+        return isLive(expiresAt, state, lockedUntil);
     }
 
+    /** The negation of {@link #isLive()} (an in-flight row always has a lease, a completed one none). */
     Condition isNotLive() {
-        return expiresAt.le(now).or(state.eq(inline(IN_FLIGHT)).and(lockedUntil.le(now)));
+        return isNotLive(expiresAt, state, lockedUntil);
+    }
+
+    private Condition isLive(Field<Instant> expires, Field<String> rowState, Field<Instant> lease) {
+        return rowState.eq(inline(IN_FLIGHT)).and(lease.gt(now))
+                .or(rowState.eq(inline(COMPLETED)).and(expires.gt(now)));
+    }
+
+    /** {@link #isNotLive()} on the given columns (those of an upsert's target, say). */
+    Condition isNotLive(Field<Instant> expires, Field<String> rowState, Field<Instant> lease) {
+        return rowState.eq(inline(IN_FLIGHT)).and(lease.le(now))
+                .or(rowState.eq(inline(COMPLETED)).and(expires.le(now)));
+    }
+
+    /** A record {@code find} returns: not expired, or in flight under a lease that still runs. */
+    Condition isPresent() {
+        return expiresAt.gt(now).or(lockedUntil.gt(now));
+    }
+
+    /**
+     * A row the purge deletes: expired and not live, so an in-flight row whose lease still runs
+     * stays whatever its {@code expires_at}. The expiry comes first: the purge reads its index.
+     */
+    Condition isPurgeable() {
+        return expiresAt.le(now).and(state.eq(inline(COMPLETED)).or(lockedUntil.le(now)));
+    }
+
+    /**
+     * A renewal's new expiry: the later of the current one and the new lease's end, so that a
+     * renewed reservation outlives its lease and neither the purge nor a take-over touches it.
+     */
+    Field<Instant> expiryAfterRenewal() {
+        return DSL.greatest(expiresAt, paramOf(lockedUntil));
     }
 
     /** The values of the primary-key parameters. */

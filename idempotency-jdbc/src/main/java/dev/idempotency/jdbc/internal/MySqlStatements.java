@@ -71,7 +71,7 @@ public final class MySqlStatements extends Statements {
                 .onDuplicateKeyUpdate()
                 .set(takeOverIfNotLive());
         upsert = compile(returning ? upsertQuery.returningResult(t.recordColumns) : upsertQuery);
-        purge = compile(ctx.deleteFrom(t.table).where(t.expiresAt.le(t.now)).orderBy(t.expiresAt).limit(t.limit));
+        purge = compile(ctx.deleteFrom(t.table).where(t.isPurgeable()).orderBy(t.expiresAt).limit(t.limit));
     }
 
     @Override

@@ -218,7 +218,7 @@ final class PostgresStatements extends Statements {
                 .where(DSL.condition("{0} = ANY(ARRAY({1}))", ctid,
                         select(ctid)
                                 .from(t.table)
-                                .where(t.expiresAt.le(t.now))
+                                .where(t.isPurgeable())
                                 .orderBy(t.expiresAt)
                                 .limit(t.limit)
                                 .forUpdate()

@@ -79,7 +79,7 @@ public abstract class Statements {
     Statements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
         this.t = t;
         this.ctx = DSL.using(dialect, new Settings().withRenderSchema(true).withRenderFormatted(formatted));
-        find = compile(ctx.select(t.recordColumns).from(t.table).where(t.primaryKey().and(t.expiresAt.gt(t.now))));
+        find = compile(ctx.select(t.recordColumns).from(t.table).where(t.primaryKey().and(t.isPresent())));
         readBack = compile(ctx.select(t.recordColumns).from(t.table).where(t.primaryKey()));
         // The completion leaves expires_at (indexed) as the reservation set it, so on PostgreSQL
         // it changes no indexed column and can be a heap-only-tuple update.
@@ -93,7 +93,10 @@ public abstract class Statements {
                 .set(t.formatVersion, t.paramOf(t.formatVersion))
                 .where(owned()));
         release = compile(ctx.deleteFrom(t.table).where(owned()));
-        renew = compile(ctx.update(t.table).set(t.lockedUntil, t.paramOf(t.lockedUntil)).where(owned()));
+        // The expiry follows the lease: on PostgreSQL the update stays heap-only until a handler
+        // outlives its ttl, since greatest() leaves expires_at's value as it is until then.
+        renew = compile(ctx.update(t.table).set(t.lockedUntil, t.paramOf(t.lockedUntil))
+                .set(t.expiresAt, t.expiryAfterRenewal()).where(owned()));
     }
 
     final SqlStatement compile(Query query) {
@@ -256,15 +259,18 @@ public abstract class Statements {
     /** Writes the completed {@code row} unless a live record holds its key. */
     public abstract boolean insertCompleted(Connection c, NewRow row, Instant now) throws SQLException;
 
-    /** The one DELETE of a purge batch: at most {@code :limit} rows with {@code expires_at <= :now}. */
+    /**
+     * The one DELETE of a purge batch: at most {@code :limit} rows with {@code expires_at <= :now}
+     * that are not live ({@link IdempotencyTable#isPurgeable}).
+     */
     abstract SqlStatement purgeStatement();
 
-    /** Deletes at most {@code limit} rows with {@code expires_at <= now}. */
+    /** Deletes at most {@code limit} expired rows, never an in-flight one whose lease still runs. */
     public int purge(Connection c, Instant now, int limit) throws SQLException {
         return update(c, purgeStatement(), Map.of("now", now, "limit", limit));
     }
 
-    /** One primary-key read: the record unless it has expired. */
+    /** One primary-key read: the record unless it has expired (an in-flight one whose lease runs has not). */
     public final Optional<IdempotencyRecord> find(Connection c, RecordKey key, Instant now) throws SQLException {
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("now", now);
@@ -332,7 +338,10 @@ public abstract class Statements {
         return values;
     }
 
-    /** One UPDATE of the lease, only while {@code ownerToken} still holds the in-flight row. */
+    /**
+     * One UPDATE of the lease, only while {@code ownerToken} still holds the in-flight row; the
+     * row's expiry moves to the lease's end when that is later.
+     */
     public final boolean renew(Connection c, RecordKey key, String ownerToken, Instant lockedUntil) throws SQLException {
         Map<String, Object> values = IdempotencyTable.keyValues(key);
         values.put("owner_token", ownerToken);
@@ -386,8 +395,7 @@ public abstract class Statements {
 
     /** {@link IdempotencyTable#isNotLive} on the target table's own columns. */
     final Condition targetIsNotLive() {
-        return target(t.expiresAt).le(t.now)
-                .or(target(t.state).eq(inline(IdempotencyTable.IN_FLIGHT)).and(target(t.lockedUntil).le(t.now)));
+        return t.isNotLive(target(t.expiresAt), target(t.state), target(t.lockedUntil));
     }
 
     /** The record a row describes when it is live; else a retry. */
@@ -397,6 +405,6 @@ public abstract class Statements {
 
     /** {@link IdempotencyTable#isLive()}, on a record already read. */
     public static boolean isLive(IdempotencyRecord record, Instant now) {
-        return record.expiresAt().isAfter(now) && (record.isCompleted() || record.leaseUntil().isAfter(now));
+        return record.isCompleted() ? record.expiresAt().isAfter(now) : record.leaseUntil().isAfter(now);
     }
 }

@@ -53,7 +53,14 @@ class AtomicSessionTest {
         assertThat(AtomicSession.holderOf(Optional.empty(), ROW, NOW)).isEqualTo(Holder.NOBODY);
         assertThat(AtomicSession.holderOf(inFlight(OTHER, NOW.minusSeconds(1)), ROW, NOW)).as("lease lapsed")
                 .isEqualTo(Holder.NOBODY);
+        assertThat(AtomicSession.holderOf(Optional.of(new IdempotencyRecord(KEY, OTHER, RecordState.COMPLETED,
+                new StoredResponse(201, null, Map.of(), new byte[0]), NOW.minusSeconds(1), null)), ROW, NOW))
+                .as("expired").isEqualTo(Holder.NOBODY);
+    }
+
+    @Test
+    void anInFlightRowWhoseLeaseRunsHoldsTheKeyPastItsExpiry() {
         assertThat(AtomicSession.holderOf(Optional.of(new IdempotencyRecord(KEY, OTHER, RecordState.IN_FLIGHT, null,
-                NOW.minusSeconds(1), NOW.plusSeconds(30))), ROW, NOW)).as("expired").isEqualTo(Holder.NOBODY);
+                NOW.minusSeconds(1), NOW.plusSeconds(30))), ROW, NOW)).isEqualTo(Holder.OTHER_BODY);
     }
 }

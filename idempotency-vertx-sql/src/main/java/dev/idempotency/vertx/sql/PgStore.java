@@ -10,6 +10,7 @@ import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.jdbc.JdbcStore;
 import dev.idempotency.jdbc.internal.PostgresSql;
+import dev.idempotency.jdbc.internal.Statements;
 import dev.idempotency.jdbc.internal.StatementTimeouts;
 import io.vertx.core.Future;
 import io.vertx.pgclient.PgConnectOptions;
@@ -354,7 +355,7 @@ public final class PgStore implements AsyncTransactionalStore {
                 return new Attempt(true, null);
             }
             IdempotencyRecord record = Rows.read(key, row);
-            return new Attempt(false, Rows.isLive(record, now) ? record : null);
+            return new Attempt(false, Statements.isLive(record, now) ? record : null);
         }
     }
 

@@ -109,11 +109,6 @@ final class Rows {
         throw new IllegalStateException("Unknown record state '" + state + "' for " + key);
     }
 
-    /** Whether a record blocks a reservation at {@code now}. */
-    static boolean isLive(IdempotencyRecord record, Instant now) {
-        return record.expiresAt().isAfter(now) && (record.isCompleted() || record.leaseUntil().isAfter(now));
-    }
-
     private static Instant instant(Row row, String column) {
         OffsetDateTime value = row.getOffsetDateTime(column);
         return value == null ? null : value.toInstant();
