@@ -10,6 +10,7 @@ import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.security.Principal;
 import java.util.List;
 import java.util.Optional;
 
@@ -174,13 +175,16 @@ final class JakartaRequestView implements RequestView {
     }
 
     /**
-     * The name of {@link SecurityContext#getUserPrincipal()}, {@code ""} when it has none (refused,
-     * never anonymous), or empty when there is no principal.
+     * The identity of {@link SecurityContext#getUserPrincipal()}: a MicroProfile JWT's
+     * {@link JsonWebTokens issuer and subject}, any other principal's name ({@code ""} when it has
+     * none: refused, never anonymous); empty when there is no principal.
      */
     @Override
     public Optional<String> principalName() {
         SecurityContext security = request.getSecurityContext();
-        return RequestView.principalNameOf(security == null ? null : security.getUserPrincipal());
+        Principal principal = security == null ? null : security.getUserPrincipal();
+        return principal != null && JsonWebTokens.isToken(principal)
+                ? Optional.of(JsonWebTokens.identityOf(principal)) : RequestView.principalNameOf(principal);
     }
 
     /** {@code ContainerRequestContext.class} gives the request context; any other type, empty. */

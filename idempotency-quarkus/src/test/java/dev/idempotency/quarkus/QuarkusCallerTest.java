@@ -1,6 +1,7 @@
 package dev.idempotency.quarkus;
 
 import dev.idempotency.testkit.CallerChecks;
+import dev.idempotency.testkit.TokenIssuer;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -22,16 +23,25 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The test kit's caller checks on Quarkus REST with the module's own wiring (the JDBC store under
- * {@code /app/**}): records are filed under {@code SecurityContext.getUserPrincipal()}, as a
- * bearer-token filter at {@link Priorities#AUTHENTICATION} sets it; a principal with an empty name
- * is refused, never anonymous.
+ * {@code /app/**}): records are filed under {@code SecurityContext.getUserPrincipal()}, as an
+ * opaque-token filter at {@link Priorities#AUTHENTICATION} sets it (a principal with an empty name
+ * is refused, never anonymous) or as Quarkus's smallrye-jwt authenticates a bearer JWT (filed by
+ * its issuer and subject, or client id).
  */
 @QuarkusTest
 @QuarkusTestResource(PostgresSchemaResource.class)
 class QuarkusCallerTest {
 
-    private static final String ALICE = "Bearer token-alice";
-    private static final String BOB = "Bearer token-bob";
+    private static final String ALICE = "Token token-alice";
+    private static final String BOB = "Token token-bob";
+    /**
+     * smallrye-jwt verifies one issuer ({@code mp.jwt.verify.issuer}) and picks a key of a set by
+     * the token's {@code kid}, which {@link TokenIssuer} does not set: the application accepts both
+     * issuers by checking no issuer, with one key ({@code callers-jwt-key.jwk} holds this secret).
+     */
+    private static final String SECRET = "both issuers' secret, long enough for HS256";
+    private static final TokenIssuer ISSUER_A = new TokenIssuer("https://a.example", SECRET);
+    private static final TokenIssuer ISSUER_B = new TokenIssuer("https://b.example", SECRET);
     private static final AtomicInteger RUNS = new AtomicInteger();
 
     @TestHTTPResource("/app/callers")
@@ -49,7 +59,7 @@ class QuarkusCallerTest {
     }
 
     /**
-     * What {@link BearerTokens} sets: the token's user, in no role; the components are the
+     * What {@link OpaqueTokens} sets: the token's user, in no role; the components are the
      * {@link SecurityContext}'s own accessors.
      */
     record TokenUser(Principal getUserPrincipal, boolean isSecure, String getAuthenticationScheme)
@@ -60,10 +70,13 @@ class QuarkusCallerTest {
         }
     }
 
-    /** Bearer tokens of {@code /app/callers} (an unknown one: 401); without a token the request stays anonymous. */
+    /**
+     * Opaque tokens of {@code /app/callers} (an unknown one: 401); a bearer JWT is smallrye-jwt's;
+     * without a token the request stays anonymous.
+     */
     @Provider
     @Priority(Priorities.AUTHENTICATION)
-    public static class BearerTokens implements ContainerRequestFilter {
+    public static class OpaqueTokens implements ContainerRequestFilter {
 
         private static final Map<String, String> USERS = Map.of("token-alice", "alice", "token-bob", "bob",
                 "token-nameless", "");
@@ -71,15 +84,16 @@ class QuarkusCallerTest {
         @Override
         public void filter(ContainerRequestContext request) {
             String authorization = request.getHeaderString("Authorization");
-            if (authorization == null || !request.getUriInfo().getRequestUri().getPath().startsWith("/app/callers")) {
+            if (authorization == null || !authorization.startsWith("Token ")
+                    || !request.getUriInfo().getRequestUri().getPath().startsWith("/app/callers")) {
                 return;
             }
-            String user = authorization.startsWith("Bearer ") ? USERS.get(authorization.substring(7)) : null;
+            String user = USERS.get(authorization.substring(6));
             if (user == null) {
                 request.abortWith(Response.status(401).build());
                 return;
             }
-            request.setSecurityContext(new TokenUser(() -> user, false, "Bearer"));
+            request.setSecurityContext(new TokenUser(() -> user, false, "Token"));
         }
     }
 
@@ -96,12 +110,18 @@ class QuarkusCallerTest {
     @Test
     void wrongCredentialsAre401AndReserveNothing() throws Exception {
         CallerChecks.wrongCredentialsReserveNothing(CallerChecks.authorizationPost(orders), RUNS::get,
-                "Bearer token-x", ALICE);
+                "Token token-x", ALICE);
     }
 
     @Test
     void aPrincipalWithAnEmptyNameIsRefusedNeverAnonymous() throws Exception {
         CallerChecks.unidentifiedCallerIsRefused(CallerChecks.authorizationPost(orders), RUNS::get,
-                "Bearer token-nameless");
+                "Token token-nameless");
+    }
+
+    @Test
+    void bearerJwtsAreFiledByIssuerAndSubjectOrClient() throws Exception {
+        CallerChecks.tokensAreFiledByIssuerAndSubject(CallerChecks.authorizationPost(orders), RUNS::get, ISSUER_A,
+                ISSUER_B);
     }
 }
