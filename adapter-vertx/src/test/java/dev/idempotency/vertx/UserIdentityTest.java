@@ -34,6 +34,16 @@ class UserIdentityTest {
     }
 
     @Test
+    void aTokenWithAUsernameClaimIsStillItsIssuersAndSubjects() {
+        JsonObject claims = new JsonObject().put("iss", "https://b.example").put("sub", "evil").put("username", "admin");
+
+        assertThat(UserIdentity.of(token(claims))).isEqualTo(CallerIdentity.ofToken(claims::getValue, null))
+                .isNotEqualTo(UserIdentity.of(User.fromName("admin")));
+        assertThat(UserIdentity.of(token(claims.copy().put("sub", "other"))))
+                .isNotEqualTo(UserIdentity.of(token(claims)));
+    }
+
+    @Test
     void anOpenIdConnectUserIsTheIdTokensIssuerAndSubject() {
         JsonObject idToken = new JsonObject().put("iss", "https://a.example").put("sub", "alice");
         User oidc = User.create(new JsonObject().put("access_token", "opaque"),

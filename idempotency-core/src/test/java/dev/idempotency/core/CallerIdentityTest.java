@@ -49,5 +49,7 @@ class CallerIdentityTest {
         assertThat(List.of(token(Map.of("iss", issuer, "sub", 123)), token(Map.of("iss", issuer)),
                 token(Map.of("iss", issuer, "sub", " ")), token(Map.of("iss", issuer, "sub", "a\0b"))))
                 .containsOnly("");
+        assertThat(List.of(token(Map.of("iss", 5, "sub", "alice")), token(Map.of("iss", " ", "sub", "alice"))))
+                .as("an issuer that is not text tells nothing: not the bare subject").containsOnly("");
     }
 }
