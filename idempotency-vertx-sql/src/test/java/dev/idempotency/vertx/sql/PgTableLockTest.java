@@ -89,7 +89,9 @@ class PgTableLockTest {
     @ParameterizedTest
     @EnumSource(value = Mode.class, names = {"RESERVE", "ATOMIC"})
     void aTableLockUnderLoadIsAnswered503BusyWithinTheTimeoutNeverAs409(Mode mode) throws Exception {
-        Pool pool = db.pool("lock-" + mode, POOL_SIZE);
+        // One connection per client, and the one the engine's persist retries may hold (a completion
+        // that the lock timed out is asked again in the background, one at a time per engine).
+        Pool pool = db.pool("lock-" + mode, CLIENTS + 1);
         PgStore store = PgStore.builder(pool).statementTimeout(STATEMENT_TIMEOUT).build();
         IdempotencyConfig config = IdempotencyConfig.builder().mode(mode).renewLease(false).build();
         ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
