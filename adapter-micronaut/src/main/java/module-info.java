@@ -4,7 +4,7 @@
  */
 module dev.idempotency.micronaut {
     requires transitive dev.idempotency.core;
-    requires dev.idempotency.framework;
+    requires transitive dev.idempotency.framework;
     requires io.micronaut.micronaut_context;
     requires io.micronaut.micronaut_core;
     requires io.micronaut.micronaut_core_reactive;

@@ -4,7 +4,7 @@
  */
 module dev.idempotency.spring {
     requires transitive dev.idempotency.core;
-    requires dev.idempotency.framework;
+    requires transitive dev.idempotency.framework;
     requires static jakarta.servlet;
     requires java.sql;
     requires org.slf4j;

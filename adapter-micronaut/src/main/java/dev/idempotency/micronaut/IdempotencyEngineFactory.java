@@ -1,29 +1,21 @@
 package dev.idempotency.micronaut;
 
-import dev.idempotency.core.BodyCanonicalizer;
-import dev.idempotency.core.CallerResolver;
 import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.IdempotencyListener;
-import dev.idempotency.core.ReplayPolicy;
-import dev.idempotency.core.TenantResolver;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.framework.EngineAssembly;
 import dev.idempotency.framework.PurgeSettings;
 import dev.idempotency.framework.ScheduledPurge;
-import dev.idempotency.framework.StoreCheck;
+import io.micronaut.context.BeanContext;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;
-import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.util.StringUtils;
-import java.util.List;
 
 /**
- * The engine ({@link EngineAssembly}) from {@link IdempotencyProperties} and whichever of
- * {@link Store}, {@link TenantResolver}, {@link CallerResolver}, {@link BodyCanonicalizer} and
- * {@link ReplayPolicy} the application defines as beans, with every {@link IdempotencyListener} and
- * {@link StoreCheck} bean; and the purge of the application's store
+ * The engine from {@link IdempotencyProperties} and the application's beans ({@link EngineAssembly}:
+ * a {@code Store}, resolvers, listeners, store checks and, in their {@code @Order}, every
+ * {@link dev.idempotency.framework.IdempotencyConfigCustomizer}); and the purge of the application's store
  * ({@code idempotency.purge.*}). An application that defines an {@link IdempotencyEngine} bean
  * itself gets that one.
  */
@@ -36,23 +28,9 @@ class IdempotencyEngineFactory {
     @Context
     @Requires(missingBeans = IdempotencyEngine.class)
     @Bean(preDestroy = "close")
-    IdempotencyEngine idempotencyEngine(IdempotencyProperties properties,
-                                        @Nullable Store store,
-                                        @Nullable TenantResolver tenantResolver,
-                                        @Nullable CallerResolver callerResolver,
-                                        @Nullable BodyCanonicalizer canonicalizer,
-                                        @Nullable ReplayPolicy replayPolicy,
-                                        List<IdempotencyListener> listeners,
-                                        List<StoreCheck> checks) {
-        EngineAssembly engine = EngineAssembly.of(properties)
-                .store(store)
-                .tenantResolver(tenantResolver)
-                .callerResolver(callerResolver)
-                .canonicalizer(canonicalizer)
-                .replayPolicy(replayPolicy);
-        listeners.forEach(engine::listener);
-        checks.forEach(engine::check);
-        return engine.build();
+    IdempotencyEngine idempotencyEngine(IdempotencyProperties properties, BeanContext beans) {
+        return EngineAssembly.of(properties).build(type -> beans.findBean(type).orElse(null),
+                type -> beans.getBeansOfType(type).stream());
     }
 
     /** On the engine's clock; the in-memory fallback store is not purged. */

@@ -11,13 +11,19 @@ import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.Store;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Builds an integration's engine from its {@link IdempotencySettings} and whichever parts the
- * application defines as beans; the engine's defaults fill the rest. Without a store it warns and
- * uses an in-memory one, and runs every {@link StoreCheck} on the store, in the order given. Each part may be given as {@code null}: not defined.
+ * Builds an integration's engine from its {@link IdempotencySettings} and the beans the
+ * application defines, found in the framework's container; the engine's defaults fill the rest.
+ * Read from the container: one {@link Store}, {@link TenantResolver}, {@link CallerResolver},
+ * {@link BodyCanonicalizer} and {@link ReplayPolicy} each, and every {@link IdempotencyListener},
+ * {@link StoreCheck} and {@link IdempotencyConfigCustomizer}. Without a store it warns and uses an
+ * in-memory one; every check runs on the store, in order.
  */
 public final class EngineAssembly {
 
@@ -25,72 +31,67 @@ public final class EngineAssembly {
 
     private final IdempotencyConfig.Builder config;
     private final List<StoreCheck> checks = new ArrayList<>();
-    private Store store;
+    private final List<IdempotencyConfigCustomizer> customizers = new ArrayList<>();
 
     private EngineAssembly(IdempotencySettings settings) {
         this.config = settings.toConfigBuilder();
     }
 
-    /** Starts an engine of {@code settings}. */
+    /**
+     * Starts an engine of {@code settings}.
+     *
+     * @throws InvalidSettingsException when the settings cannot work
+     */
     public static EngineAssembly of(IdempotencySettings settings) {
         return new EngineAssembly(settings);
     }
 
-    public EngineAssembly store(Store store) {
-        this.store = store;
-        return this;
-    }
-
-    public EngineAssembly tenantResolver(TenantResolver resolver) {
-        if (resolver != null) {
-            config.tenantResolver(resolver);
-        }
-        return this;
-    }
-
-    public EngineAssembly callerResolver(CallerResolver resolver) {
-        if (resolver != null) {
-            config.callerResolver(resolver);
-        }
-        return this;
-    }
-
-    public EngineAssembly canonicalizer(BodyCanonicalizer canonicalizer) {
-        if (canonicalizer != null) {
-            config.canonicalizer(canonicalizer);
-        }
-        return this;
-    }
-
-    public EngineAssembly replayPolicy(ReplayPolicy policy) {
-        if (policy != null) {
-            config.replayPolicy(policy);
-        }
-        return this;
-    }
-
-    public EngineAssembly listener(IdempotencyListener listener) {
-        config.addListener(listener);
-        return this;
-    }
-
+    /** A check the integration adds to the application's {@link StoreCheck} beans; it runs after them. */
     public EngineAssembly check(StoreCheck check) {
         checks.add(check);
         return this;
     }
 
-    /** The engine; an invalid setting, or a failed check, throws here, so the start fails. */
-    public IdempotencyEngine build() {
-        Store engineStore = store;
-        if (engineStore == null) {
+    /** A customizer the integration adds to the application's; it runs before them. */
+    public EngineAssembly customizer(IdempotencyConfigCustomizer customizer) {
+        customizers.add(customizer);
+        return this;
+    }
+
+    /**
+     * The engine over the application's beans; an invalid setting, or a failed check, throws here,
+     * so the start fails.
+     *
+     * @param bean the application's bean of a type, as the container would inject it, or
+     *             {@code null} when it defines none
+     * @param beans every bean of a type, in the container's order
+     */
+    public IdempotencyEngine build(Function<Class<?>, ?> bean, Function<Class<?>, ? extends Stream<?>> beans) {
+        set(bean, TenantResolver.class, config::tenantResolver);
+        set(bean, CallerResolver.class, config::callerResolver);
+        set(bean, BodyCanonicalizer.class, config::canonicalizer);
+        set(bean, ReplayPolicy.class, config::replayPolicy);
+        beans.apply(IdempotencyListener.class).map(IdempotencyListener.class::cast).forEach(config::addListener);
+        Stream.concat(customizers.stream(), beans.apply(IdempotencyConfigCustomizer.class)
+                .map(IdempotencyConfigCustomizer.class::cast)).forEach(customizer -> customizer.customize(config));
+        Stream<StoreCheck> allChecks = Stream.concat(beans.apply(StoreCheck.class).map(StoreCheck.class::cast),
+                checks.stream());
+        Store store = (Store) bean.apply(Store.class);
+        if (store == null) {
             log.warn("No idempotency Store bean defined: using an in-memory store. Its records are lost on "
                     + "restart and not shared between instances; define a Store bean (or a DataSource, with "
                     + "idempotency-jdbc) in production.");
-            engineStore = new InMemoryStore();
+            store = new InMemoryStore();
         }
-        for (StoreCheck check : checks) {
-            check.check(engineStore);
+        Store checked = store;
+        allChecks.forEach(check -> check.check(checked));
+        return new IdempotencyEngine(store, config.build());
+    }
+
+    private static <T> void set(Function<Class<?>, ?> bean, Class<T> type, Consumer<T> setter) {
+        T value = type.cast(bean.apply(type));
+        if (value != null) {
+            setter.accept(value);
         }
-        return new IdempotencyEngine(engineStore, config.build());
     }
 }

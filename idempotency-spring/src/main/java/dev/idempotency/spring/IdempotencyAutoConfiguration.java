@@ -1,16 +1,11 @@
 package dev.idempotency.spring;
 
-import dev.idempotency.core.BodyCanonicalizer;
-import dev.idempotency.core.CallerResolver;
 import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.IdempotencyListener;
-import dev.idempotency.core.ReplayPolicy;
-import dev.idempotency.core.TenantResolver;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.framework.EngineAssembly;
 import dev.idempotency.framework.PurgeSettings;
 import dev.idempotency.framework.ScheduledPurge;
-import dev.idempotency.framework.StoreCheck;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -30,9 +25,9 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /**
  * With {@code idempotency.enabled=true}: the engine, built from {@link IdempotencyProperties} and
- * whichever of {@link Store}, {@link TenantResolver}, {@link CallerResolver}, {@link BodyCanonicalizer}
- * and {@link ReplayPolicy} the application defines as beans, with every {@link IdempotencyListener} bean
- * added (the application's and the metrics'); and, in a servlet web application, the
+ * the application's beans ({@link EngineAssembly}: a {@code Store}, resolvers, listeners — the
+ * application's and the metrics' — and, in their {@code @Order}, every
+ * {@link dev.idempotency.framework.IdempotencyConfigCustomizer}); and, in a servlet web application, the
  * {@link IdempotencyFilter} in front of Spring MVC on {@code idempotency.paths} (in a reactive one,
  * idempotency-spring-webflux's auto-configuration adds its {@code WebFilter} over this engine).
  *
@@ -44,7 +39,7 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  * ({@link IdempotencyMetricsConfiguration}).
  *
  * <p>Each authenticated caller's records are its own ({@code getUserPrincipal()}, unless a
- * {@link CallerResolver} bean says otherwise); {@code idempotency.share-records-across-callers}
+ * {@code CallerResolver} bean says otherwise); {@code idempotency.share-records-across-callers}
  * files them together (the engine logs that as a warning when it starts).
  *
  * <p>The engine is a singleton created while the context starts, so an invalid configuration (a
@@ -68,23 +63,9 @@ public class IdempotencyAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    IdempotencyEngine idempotencyEngine(IdempotencyProperties properties,
-                                        ObjectProvider<Store> store,
-                                        ObjectProvider<TenantResolver> tenantResolver,
-                                        ObjectProvider<CallerResolver> callerResolver,
-                                        ObjectProvider<BodyCanonicalizer> canonicalizer,
-                                        ObjectProvider<ReplayPolicy> replayPolicy,
-                                        ObjectProvider<IdempotencyListener> listeners,
-                                        ObjectProvider<StoreCheck> checks) {
-        EngineAssembly engine = EngineAssembly.of(properties)
-                .store(store.getIfAvailable())
-                .tenantResolver(tenantResolver.getIfAvailable())
-                .callerResolver(callerResolver.getIfAvailable())
-                .canonicalizer(canonicalizer.getIfAvailable())
-                .replayPolicy(replayPolicy.getIfAvailable());
-        listeners.orderedStream().forEach(engine::listener);
-        checks.orderedStream().forEach(engine::check);
-        return engine.build();
+    IdempotencyEngine idempotencyEngine(IdempotencyProperties properties, BeanFactory beans) {
+        return EngineAssembly.of(properties).build(type -> beans.getBeanProvider(type).getIfAvailable(),
+                type -> beans.getBeanProvider(type).orderedStream());
     }
 
     /**

@@ -16,9 +16,13 @@ import dev.idempotency.core.TenantResolver;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
+import dev.idempotency.framework.IdempotencyConfigCustomizer;
 import dev.idempotency.testkit.OutageStore;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -35,6 +39,9 @@ import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
 
@@ -161,6 +168,40 @@ class IdempotencyAutoConfigurationTest {
                     assertThat(((Decision.Respond) decision).reply().status()).isEqualTo(503);
                     assertThat(events).isNotEmpty();
                 });
+    }
+
+    @Test
+    void everyCustomizerBeanAdjustsTheEngineInItsOrderAfterTheBeans() {
+        runner.withPropertyValues("idempotency.enabled=true")
+                .withBean(CallerResolver.class, () -> request -> Optional.of("bean"))
+                .withUserConfiguration(Customizers.class)
+                .run(context -> {
+                    IdempotencyEngine engine = context.getBean(IdempotencyEngine.class);
+                    assertThat(engine.config().clock()).isSameAs(Customizers.CLOCK);
+                    assertThat(engine.config().callerResolver().resolve(keyed("customized"))).contains("customizer");
+                    assertThat(context.getBean(Customizers.class).steps).containsExactly("first", "second");
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Customizers {
+        static final Clock CLOCK = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+        final List<String> steps = new CopyOnWriteArrayList<>();
+
+        @Bean
+        @Order(2)
+        IdempotencyConfigCustomizer second() {
+            return config -> {
+                steps.add("second");
+                config.clock(CLOCK).callerResolver(request -> Optional.of("customizer"));
+            };
+        }
+
+        @Bean
+        @Order(1)
+        IdempotencyConfigCustomizer first() {
+            return config -> steps.add("first");
+        }
     }
 
     @Test
