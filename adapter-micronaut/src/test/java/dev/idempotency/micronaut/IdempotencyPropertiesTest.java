@@ -17,9 +17,17 @@ import dev.idempotency.core.Mode;
 import dev.idempotency.core.ReplayPolicy;
 import dev.idempotency.core.TenantResolver;
 import dev.idempotency.core.store.InMemoryStore;
+import dev.idempotency.framework.IdempotencyConfigCustomizer;
 import io.micronaut.context.ApplicationContext;
+import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.core.annotation.Order;
+import jakarta.inject.Singleton;
 import io.micronaut.http.filter.ServerFilterPhase;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -159,6 +167,43 @@ class IdempotencyPropertiesTest {
             assertThat(engine.config().canonicalizer()).isSameAs(canonicalizer);
             assertThat(engine.config().replayPolicy()).isSameAs(policy);
             assertThat(engine.config().listener()).isSameAs(listener);
+        }
+    }
+
+    @Test
+    void everyCustomizerBeanAdjustsTheEngineInItsOrderAfterTheBeans() {
+        CallerResolver callers = request -> Optional.of("bean");
+        try (ApplicationContext context = ApplicationContext.builder()
+                .properties(Map.of("idempotency.enabled", true, Customizers.SWITCH, true))
+                .singletons(callers)
+                .start()) {
+            IdempotencyEngine engine = context.getBean(IdempotencyEngine.class);
+            assertThat(engine.config().clock()).isSameAs(Customizers.CLOCK);
+            assertThat(engine.config().callerResolver()).isNotSameAs(callers);
+            assertThat(context.getBean(Customizers.class).steps).containsExactly("first", "second");
+        }
+    }
+
+    @Factory
+    @Requires(property = Customizers.SWITCH, value = "true")
+    static class Customizers {
+        static final String SWITCH = "test.customizers";
+        static final Clock CLOCK = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+        final List<String> steps = new CopyOnWriteArrayList<>();
+
+        @Singleton
+        @Order(2)
+        IdempotencyConfigCustomizer second() {
+            return config -> {
+                steps.add("second");
+                config.clock(CLOCK).callerResolver(request -> Optional.of("customizer"));
+            };
+        }
+
+        @Singleton
+        @Order(1)
+        IdempotencyConfigCustomizer first() {
+            return config -> steps.add("first");
         }
     }
 
