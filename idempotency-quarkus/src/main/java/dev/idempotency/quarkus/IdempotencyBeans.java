@@ -1,33 +1,35 @@
 package dev.idempotency.quarkus;
 
-import dev.idempotency.core.BodyCanonicalizer;
-import dev.idempotency.core.CallerResolver;
 import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.IdempotencyListener;
-import dev.idempotency.core.ReplayPolicy;
-import dev.idempotency.core.TenantResolver;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.framework.EngineAssembly;
+import dev.idempotency.framework.IdempotencySettings;
+import dev.idempotency.framework.PurgeSettings;
 import dev.idempotency.framework.ScheduledPurge;
-import dev.idempotency.framework.StoreCheck;
 import dev.idempotency.jakartars.IdempotencyFeature;
 import io.quarkus.arc.DefaultBean;
 import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Default;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
-import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
+import java.util.Set;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The store, engine, feature and purge of a Quarkus application, from {@link IdempotencyConfiguration}
- * and whichever of {@link Store}, {@link TenantResolver}, {@link CallerResolver},
- * {@link BodyCanonicalizer} and {@link ReplayPolicy} the application defines as beans, with every
- * {@link IdempotencyListener} and {@link StoreCheck} bean. An application's own {@link Store} or
+ * The settings, store, engine, feature and purge of a Quarkus application. The settings are
+ * idempotency-framework's classes bound from the configuration ({@link SettingsBinding}), read
+ * afresh at each injection: the filters' binding reads them while the application is initialised
+ * statically, the engine at run time. The engine is assembled ({@link EngineAssembly}) from them
+ * and the application's beans: a {@code Store}, resolvers, listeners, store checks and every
+ * {@code IdempotencyConfigCustomizer}. An application's own {@link Store} or
  * {@link IdempotencyEngine} bean replaces the one made here.
  *
  * <p>The store: a {@code JdbcStore} over the application's Agroal data source when idempotency-jdbc
@@ -39,14 +41,28 @@ import org.slf4j.LoggerFactory;
 class IdempotencyBeans {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyBeans.class);
+    private static final String METRICS = IdempotencySettings.PREFIX + ".metrics.";
+
+    @Produces
+    @Dependent
+    IdempotencySettings idempotencySettings() {
+        SettingsBinding.refuseUnknownKeys(Set.of(METRICS + "enabled", METRICS + "path-tag"));
+        return SettingsBinding.bind(new IdempotencySettings(0) { }, IdempotencySettings.PREFIX);
+    }
+
+    @Produces
+    @Dependent
+    PurgeSettings idempotencyPurgeSettings() {
+        return SettingsBinding.bind(new PurgeSettings(), PurgeSettings.PREFIX);
+    }
 
     @Produces
     @Singleton
     @DefaultBean
-    Store idempotencyStore(IdempotencyConfiguration config) {
-        if (config.jdbc().enabled() && Classes.present("dev.idempotency.jdbc.JdbcStore")
+    Store idempotencyStore() {
+        if (Classes.present("dev.idempotency.jdbc.JdbcStore")
                 && Classes.present("io.quarkus.agroal.runtime.AgroalDataSourceUtil")) {
-            Store store = JdbcStores.create(config.jdbcSettings());
+            Store store = JdbcStores.create();
             if (store != null) {
                 return store;
             }
@@ -60,29 +76,20 @@ class IdempotencyBeans {
     @Produces
     @Singleton
     @DefaultBean
-    IdempotencyEngine idempotencyEngine(IdempotencyConfiguration config, Store store,
-                                        Instance<TenantResolver> tenantResolver,
-                                        Instance<CallerResolver> callerResolver,
-                                        Instance<BodyCanonicalizer> canonicalizer,
-                                        Instance<ReplayPolicy> replayPolicy,
-                                        @Any Instance<IdempotencyListener> listeners,
-                                        @Any Instance<StoreCheck> checks) {
-        EngineAssembly engine = EngineAssembly.of(config.settings())
-                .store(store)
-                .tenantResolver(one(tenantResolver))
-                .callerResolver(one(callerResolver))
-                .canonicalizer(one(canonicalizer))
-                .replayPolicy(one(replayPolicy));
-        listeners.forEach(engine::listener);
-        if (config.metrics().enabled() && Classes.present("io.micrometer.core.instrument.MeterRegistry")
+    IdempotencyEngine idempotencyEngine(IdempotencySettings settings, @Any Instance<Object> beans) {
+        EngineAssembly engine = EngineAssembly.of(settings);
+        var config = ConfigProvider.getConfig();
+        if (config.getOptionalValue(METRICS + "enabled", Boolean.class).orElse(true)
+                && Classes.present("io.micrometer.core.instrument.MeterRegistry")
                 && Classes.present("dev.idempotency.micrometer.IdempotencyMetrics")) {
-            Meters.listener(config.metrics().pathTag()).ifPresent(engine::listener);
+            Meters.listener(config.getOptionalValue(METRICS + "path-tag", Boolean.class).orElse(false))
+                    .ifPresent(listener -> engine.customizer(builder -> builder.addListener(listener)));
         }
-        checks.forEach(engine::check);
-        if (config.jdbc().verifySchema() && Classes.present("dev.idempotency.jdbc.JdbcStore")) {
-            engine.check(JdbcStores.schemaCheck());
+        if (Classes.present("dev.idempotency.jdbc.JdbcStore")) {
+            JdbcStores.schemaCheck().ifPresent(engine::check);
         }
-        return engine.build();
+        return engine.build(type -> one(beans.select(type, Default.Literal.INSTANCE)),
+                type -> beans.select(type).stream());
     }
 
     void closeEngine(@Disposes IdempotencyEngine engine) {
@@ -91,8 +98,8 @@ class IdempotencyBeans {
 
     @Produces
     @Singleton
-    IdempotencyFeature idempotencyFeature(IdempotencyConfiguration config, IdempotencyEngine engine, Store store) {
-        return IdempotencyFeature.builder(engine).store(store).paths(config.paths().toArray(String[]::new)).build();
+    IdempotencyFeature idempotencyFeature(IdempotencySettings settings, IdempotencyEngine engine, Store store) {
+        return IdempotencyFeature.builder(engine).store(store).paths(settings.getPaths().toArray(String[]::new)).build();
     }
 
     void closeFeature(@Disposes IdempotencyFeature feature) {
@@ -102,8 +109,8 @@ class IdempotencyBeans {
     /** On the engine's clock; started with the application when the filters are enabled. */
     @Produces
     @Singleton
-    ScheduledPurge idempotencyPurge(IdempotencyConfiguration config, Store store, IdempotencyEngine engine) {
-        return ScheduledPurge.start(config.purgeSettings(), store, engine.config().clock());
+    ScheduledPurge idempotencyPurge(PurgeSettings purge, Store store, IdempotencyEngine engine) {
+        return ScheduledPurge.start(purge, store, engine.config().clock());
     }
 
     void closePurge(@Disposes ScheduledPurge purge) {
@@ -114,15 +121,15 @@ class IdempotencyBeans {
      * The engine, its feature and the purge are made as the application starts, so an invalid
      * setting or a missing table fails the start, not the first request.
      */
-    void start(@Observes StartupEvent event, IdempotencyConfiguration config, Instance<IdempotencyFeature> feature,
+    void start(@Observes StartupEvent event, IdempotencySettings settings, Instance<IdempotencyFeature> feature,
                Instance<ScheduledPurge> purge) {
-        if (config.enabled()) {
+        if (settings.isEnabled()) {
             feature.get();
             purge.get().isScheduled();
         }
     }
 
-    private static <T> T one(Instance<T> beans) {
+    private static Object one(Instance<?> beans) {
         return beans.isResolvable() ? beans.get() : null;
     }
 }

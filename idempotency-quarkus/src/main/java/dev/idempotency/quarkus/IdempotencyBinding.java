@@ -1,6 +1,6 @@
 package dev.idempotency.quarkus;
 
-import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.framework.IdempotencySettings;
 import dev.idempotency.jakartars.IdempotencyFeature;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.DynamicFeature;
@@ -21,20 +21,20 @@ public class IdempotencyBinding implements DynamicFeature {
     /** Inside the entity coders, as {@code IdempotencyFeature} registers its writer. */
     private static final int WRITER_PRIORITY = Priorities.ENTITY_CODER + 500;
 
-    private final IdempotencyConfiguration config;
+    private final IdempotencySettings settings;
 
-    IdempotencyBinding(IdempotencyConfiguration config) {
-        this.config = config;
+    IdempotencyBinding(IdempotencySettings settings) {
+        this.settings = settings;
     }
 
     @Override
     public void configure(ResourceInfo resource, FeatureContext context) {
         Method method = resource.getResourceMethod();
-        if (!config.enabled() || method == null) {
+        if (!settings.isEnabled() || method == null) {
             return;
         }
         BoundFilters filters = new BoundFilters(resource);
-        String header = config.headerName().orElse(IdempotencyConfig.defaults().headerName());
+        String header = settings.getHeaderName();
         // Request filters run in ascending priority, response filters in descending.
         context.register(OffTheEventLoop.beforeTheDecision(header), Priorities.HEADER_DECORATOR - 1);
         context.register(OffTheEventLoop.beforeTheResponse(header), Priorities.HEADER_DECORATOR + 1);

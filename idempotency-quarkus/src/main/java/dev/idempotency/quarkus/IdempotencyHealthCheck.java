@@ -1,6 +1,7 @@
 package dev.idempotency.quarkus;
 
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.framework.IdempotencySettings;
 import dev.idempotency.framework.StorageHealth;
 import io.quarkus.arc.properties.IfBuildProperty;
 import io.smallrye.common.annotation.Blocking;
@@ -22,17 +23,17 @@ import org.eclipse.microprofile.health.Readiness;
 @IfBuildProperty(name = "quarkus.smallrye-health.extensions.enabled", stringValue = "true", enableIfMissing = false)
 public class IdempotencyHealthCheck implements HealthCheck {
 
-    private final IdempotencyConfiguration config;
+    private final IdempotencySettings settings;
     private final Instance<IdempotencyEngine> engine;
 
-    IdempotencyHealthCheck(IdempotencyConfiguration config, Instance<IdempotencyEngine> engine) {
-        this.config = config;
+    IdempotencyHealthCheck(IdempotencySettings settings, Instance<IdempotencyEngine> engine) {
+        this.settings = settings;
         this.engine = engine;
     }
 
     @Override
     public HealthCheckResponse call() {
-        if (!config.enabled()) {
+        if (!settings.isEnabled()) {
             return HealthCheckResponse.named(StorageHealth.NAME).up().withData("enabled", false).build();
         }
         return StorageHealth.downReason(engine.get())

@@ -6,22 +6,28 @@ import dev.idempotency.framework.StoreCheck;
 import dev.idempotency.jdbc.JdbcStore;
 import io.quarkus.agroal.runtime.AgroalDataSourceUtil;
 import io.quarkus.datasource.common.runtime.DataSourceUtil;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.jooq.SQLDialect;
 
 /**
- * The {@code JdbcStore} over an Agroal data source; loaded only with idempotency-jdbc and
- * quarkus-agroal on the class path. The table is created when {@code idempotency.jdbc.initialize-schema}
- * says so (after the application's Flyway or Liquibase, which migrate at start before beans are
- * used); the schema check runs with the engine's other store checks.
+ * The {@code JdbcStore} over an Agroal data source, as {@code idempotency.jdbc.*} ({@link JdbcSettings})
+ * says; loaded only with idempotency-jdbc (and, to create the store, quarkus-agroal) on the class
+ * path. The table is created when {@code idempotency.jdbc.initialize-schema} says so (after the
+ * application's Flyway or Liquibase, which migrate at start before beans are used); the schema
+ * check runs with the engine's other store checks.
  */
 final class JdbcStores {
 
     private JdbcStores() {
     }
 
-    /** The store, or {@code null} when the data source is not active (not configured). */
-    static JdbcStore create(JdbcSettings settings) {
+    /** The store, or {@code null} when it is switched off or the data source is not active (not configured). */
+    static JdbcStore create() {
+        JdbcSettings settings = settings();
+        if (!settings.isEnabled()) {
+            return null;
+        }
         String name = settings.getDatasource() == null ? DataSourceUtil.DEFAULT_DATASOURCE_NAME : settings.getDatasource();
         DataSource dataSource = AgroalDataSourceUtil.dataSourceIfActive(name).orElse(null);
         if (dataSource == null) {
@@ -38,7 +44,12 @@ final class JdbcStores {
         return store;
     }
 
-    static StoreCheck schemaCheck() {
-        return new JdbcSchemaCheck();
+    /** The schema check, unless {@code idempotency.jdbc.verify-schema} is false. */
+    static Optional<StoreCheck> schemaCheck() {
+        return settings().isVerifySchema() ? Optional.of(new JdbcSchemaCheck()) : Optional.empty();
+    }
+
+    private static JdbcSettings settings() {
+        return SettingsBinding.bind(new JdbcSettings(), JdbcSettings.PREFIX);
     }
 }

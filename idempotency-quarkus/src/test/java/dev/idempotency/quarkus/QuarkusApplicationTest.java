@@ -70,6 +70,17 @@ class QuarkusApplicationTest {
     }
 
     @Test
+    void aCustomizerBeanIsAppliedOnceToTheEngine() throws Exception {
+        String key = "key-" + UUID.randomUUID();
+        int before = RecordingCustomizer.EVENTS.size();
+
+        assertThat(post("/app/orders", key).statusCode()).isEqualTo(201);
+
+        assertThat(RecordingCustomizer.CALLS.get()).isEqualTo(1);
+        assertThat(RecordingCustomizer.EVENTS.size()).as("its listener hears the request").isGreaterThan(before);
+    }
+
+    @Test
     void aRetryIsReplayedFromTheDatabaseWithTheConfiguredHeaders() throws Exception {
         String key = "key-" + UUID.randomUUID();
         int before = OrdersResource.ORDERS.get();
