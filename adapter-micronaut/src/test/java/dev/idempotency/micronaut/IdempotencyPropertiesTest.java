@@ -19,10 +19,7 @@ import dev.idempotency.core.TenantResolver;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.framework.IdempotencyConfigCustomizer;
 import io.micronaut.context.ApplicationContext;
-import io.micronaut.context.annotation.Factory;
-import io.micronaut.context.annotation.Requires;
-import io.micronaut.core.annotation.Order;
-import jakarta.inject.Singleton;
+import io.micronaut.core.order.Ordered;
 import io.micronaut.http.filter.ServerFilterPhase;
 import java.time.Clock;
 import java.time.Duration;
@@ -173,37 +170,27 @@ class IdempotencyPropertiesTest {
     @Test
     void everyCustomizerBeanAdjustsTheEngineInItsOrderAfterTheBeans() {
         CallerResolver callers = request -> Optional.of("bean");
+        Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+        List<String> steps = new CopyOnWriteArrayList<>();
         try (ApplicationContext context = ApplicationContext.builder()
-                .properties(Map.of("idempotency.enabled", true, Customizers.SWITCH, true))
-                .singletons(callers)
+                .properties(Map.of("idempotency.enabled", true))
+                .singletons(callers, new Step(2, steps, config -> config.clock(clock)
+                        .callerResolver(request -> Optional.of("customizer"))), new Step(1, steps, config -> { }))
                 .start()) {
             IdempotencyEngine engine = context.getBean(IdempotencyEngine.class);
-            assertThat(engine.config().clock()).isSameAs(Customizers.CLOCK);
+            assertThat(engine.config().clock()).isSameAs(clock);
             assertThat(engine.config().callerResolver()).isNotSameAs(callers);
-            assertThat(context.getBean(Customizers.class).steps).containsExactly("first", "second");
+            assertThat(steps).containsExactly("1", "2");
         }
     }
 
-    @Factory
-    @Requires(property = Customizers.SWITCH, value = "true")
-    static class Customizers {
-        static final String SWITCH = "test.customizers";
-        static final Clock CLOCK = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
-        final List<String> steps = new CopyOnWriteArrayList<>();
-
-        @Singleton
-        @Order(2)
-        IdempotencyConfigCustomizer second() {
-            return config -> {
-                steps.add("second");
-                config.clock(CLOCK).callerResolver(request -> Optional.of("customizer"));
-            };
-        }
-
-        @Singleton
-        @Order(1)
-        IdempotencyConfigCustomizer first() {
-            return config -> steps.add("first");
+    /** A customizer recording its order as it runs. */
+    private record Step(int getOrder, List<String> steps, IdempotencyConfigCustomizer then)
+            implements IdempotencyConfigCustomizer, Ordered {
+        @Override
+        public void customize(IdempotencyConfig.Builder config) {
+            steps.add(String.valueOf(getOrder));
+            then.customize(config);
         }
     }
 
