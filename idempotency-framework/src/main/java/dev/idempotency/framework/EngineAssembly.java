@@ -11,6 +11,7 @@ import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.Store;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -74,18 +75,17 @@ public final class EngineAssembly {
         beans.apply(IdempotencyListener.class).map(IdempotencyListener.class::cast).forEach(config::addListener);
         Stream.concat(customizers.stream(), beans.apply(IdempotencyConfigCustomizer.class)
                 .map(IdempotencyConfigCustomizer.class::cast)).forEach(customizer -> customizer.customize(config));
-        Stream<StoreCheck> allChecks = Stream.concat(beans.apply(StoreCheck.class).map(StoreCheck.class::cast),
-                checks.stream());
-        Store store = (Store) bean.apply(Store.class);
-        if (store == null) {
-            log.warn("No idempotency Store bean defined: using an in-memory store. Its records are lost on "
-                    + "restart and not shared between instances; define a Store bean (or a DataSource, with "
-                    + "idempotency-jdbc) in production.");
-            store = new InMemoryStore();
-        }
-        Store checked = store;
-        allChecks.forEach(check -> check.check(checked));
+        Store store = Objects.requireNonNullElseGet((Store) bean.apply(Store.class), EngineAssembly::inMemory);
+        Stream.concat(beans.apply(StoreCheck.class).map(StoreCheck.class::cast), checks.stream())
+                .forEach(check -> check.check(store));
         return new IdempotencyEngine(store, config.build());
+    }
+
+    private static Store inMemory() {
+        log.warn("No idempotency Store bean defined: using an in-memory store. Its records are lost on "
+                + "restart and not shared between instances; define a Store bean (or a DataSource, with "
+                + "idempotency-jdbc) in production.");
+        return new InMemoryStore();
     }
 
     private static <T> void set(Function<Class<?>, ?> bean, Class<T> type, Consumer<T> setter) {
