@@ -3,6 +3,7 @@ module dev.idempotency.jdbc {
     requires transitive dev.idempotency.core;
     requires transitive java.sql;
     requires transitive org.jooq;
+    requires dev.idempotency.sql;
     requires org.slf4j;
 
     exports dev.idempotency.jdbc;

@@ -1,20 +1,21 @@
 package dev.idempotency.r2dbc;
 
+import dev.idempotency.sql.Placeholders;
+import dev.idempotency.sql.Records;
 import dev.idempotency.core.store.HeaderCodec;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.RecordState;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.internal.PostgresSql;
 import io.r2dbc.spi.Row;
 import io.r2dbc.spi.Statement;
 import java.time.Instant;
 import java.util.Map;
 
 /** Values bound into a statement and records read out of a row, for either {@link Database}. */
-final class Records {
+final class Rows {
 
-    private Records() {
+    private Rows() {
     }
 
     /**
@@ -22,13 +23,13 @@ final class Records {
      * {@code db} binds them, the caller as its bytes ({@link PostgresSql#callerBytes}), a
      * {@code null} as the parameter's type.
      */
-    static Statement bind(Statement statement, Database db, Database.Sql sql, RecordKey key, Map<String, ?> values) {
+    static Statement bind(Statement statement, Database db, Placeholders.Sql sql, Map<String, ?> values) {
         for (int i = 0; i < sql.parameters().size(); i++) {
             String name = sql.parameters().get(i);
             if (!values.containsKey(name)) {
                 throw new IllegalArgumentException("No value for " + name + " in " + sql.text());
             }
-            Object value = name.equals("caller") ? PostgresSql.callerBytes(key) : values.get(name);
+            Object value = values.get(name);
             Class<?> type = sql.types().get(i);
             if (value == null) {
                 statement.bindNull(i, type == Instant.class ? db.timeType() : type);
@@ -44,13 +45,13 @@ final class Records {
         String state = row.get("state", String.class);
         Instant expires = db.instant(row, "expires_at");
         String fingerprint = row.get("request_hash", String.class);
-        if (PostgresSql.COMPLETED.equals(state)) {
+        if (Records.COMPLETED.equals(state)) {
             StoredResponse response = HeaderCodec.response(row.get("response_status", Short.class),
                     row.get("response_content_type", String.class), row.get("response_headers", String.class),
                     row.get("response_body", byte[].class), row.get("format_version", Short.class));
             return new IdempotencyRecord(key, fingerprint, RecordState.COMPLETED, response, expires, null);
         }
-        if (PostgresSql.IN_FLIGHT.equals(state)) {
+        if (Records.IN_FLIGHT.equals(state)) {
             return new IdempotencyRecord(key, fingerprint, RecordState.IN_FLIGHT, null, expires,
                     db.instant(row, "locked_until"));
         }
