@@ -7,5 +7,4 @@ module dev.idempotency.jdbc {
     requires org.slf4j;
 
     exports dev.idempotency.jdbc;
-    exports dev.idempotency.jdbc.internal to dev.idempotency.vertx.sql, dev.idempotency.r2dbc;
 }

@@ -19,7 +19,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * {@link R2dbcStore#attemptInTransaction} on MariaDB, with {@code JdbcStore}'s MariaDB session
- * statements ({@link MariaDbSql#atomicLockWait}): the session's {@code innodb_lock_wait_timeout}
+ * statements ({@link dev.idempotency.sql.SqlCatalog#lockWait}): the session's {@code innodb_lock_wait_timeout}
  * saved and set to the caller's {@code wait} (whole seconds), a READ COMMITTED transaction, the
  * reservation upsert (won when the row holds this attempt's owner token), and the lock wait given
  * back once it is won.

@@ -41,9 +41,9 @@ import reactor.core.publisher.Mono;
 /**
  * Idempotency records in PostgreSQL or MariaDB through R2DBC: the {@link AsyncStore} face over the
  * application's {@link ConnectionFactory} (typically an r2dbc-pool {@code ConnectionPool}). Same
- * table ({@code idempotency_keys}, idempotency-jdbc's migrations) and the same statements as
- * {@code JdbcStore} — idempotency-jdbc's, rendered with positional placeholders — so the stores
- * can share a table.
+ * table ({@code idempotency_keys}, idempotency-sql's migrations) and the same statements as
+ * {@code JdbcStore} — idempotency-sql's catalog, rendered with the driver's placeholders — so the
+ * stores can share a table.
  *
  * <ul>
  *   <li>Each primitive is one statement on a connection of the factory; times are the engine's

@@ -20,7 +20,7 @@ final class Rows {
 
     /**
      * {@code values} bound to {@code statement} in the order of {@code sql}'s placeholders: times as
-     * {@code db} binds them, the caller as its bytes ({@link PostgresSql#callerBytes}), a
+     * {@code db} binds them, the caller as its bytes ({@link Records#callerBytes}), a
      * {@code null} as the parameter's type.
      */
     static Statement bind(Statement statement, Database db, Placeholders.Sql sql, Map<String, ?> values) {
