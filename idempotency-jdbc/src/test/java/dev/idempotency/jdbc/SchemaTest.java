@@ -14,7 +14,6 @@ import java.time.Instant;
 import java.util.List;
 import javax.sql.DataSource;
 import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 
 /** The shipped DDL, the development create-if-missing, table names, dialect detection and options. */

@@ -1,12 +1,12 @@
 package dev.idempotency.r2dbc;
 
-import dev.idempotency.sql.NewRow;
-import dev.idempotency.sql.Records;
-import dev.idempotency.sql.SqlErrors;
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlErrors;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.R2dbcException;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.idempotency.r2dbc;
 
-import dev.idempotency.sql.Records;
 import dev.idempotency.core.store.AbstractAsyncReservation;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.sql.Records;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package dev.idempotency.r2dbc;
 
-import dev.idempotency.sql.SqlErrors;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
+import dev.idempotency.sql.SqlErrors;
 import io.r2dbc.spi.R2dbcException;
 import io.r2dbc.spi.R2dbcNonTransientResourceException;
 import io.r2dbc.spi.R2dbcTimeoutException;

@@ -1,12 +1,5 @@
 package dev.idempotency.r2dbc;
 
-import dev.idempotency.sql.Ddl;
-import dev.idempotency.sql.NewRow;
-import dev.idempotency.sql.Placeholders;
-import dev.idempotency.sql.Records;
-import dev.idempotency.sql.SchemaCheck;
-import dev.idempotency.sql.StatementTimeouts;
-import dev.idempotency.sql.TableName;
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.AsyncStore;
@@ -16,6 +9,13 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.sql.Ddl;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Placeholders;
+import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SchemaCheck;
+import dev.idempotency.sql.StatementTimeouts;
+import dev.idempotency.sql.TableName;
 import io.r2dbc.spi.ColumnMetadata;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;

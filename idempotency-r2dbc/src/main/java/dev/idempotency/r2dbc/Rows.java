@@ -1,12 +1,9 @@
 package dev.idempotency.r2dbc;
 
-import dev.idempotency.sql.Placeholders;
-import dev.idempotency.sql.Records;
-import dev.idempotency.core.store.HeaderCodec;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.core.store.RecordState;
-import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.sql.Placeholders;
+import dev.idempotency.sql.Records;
 import io.r2dbc.spi.Row;
 import io.r2dbc.spi.Statement;
 import java.time.Instant;
@@ -42,19 +39,26 @@ final class Rows {
 
     /** The record of {@code key} a row holding the record columns describes (the row was found by the whole key). */
     static IdempotencyRecord read(RecordKey key, Row row, Database db) {
-        String state = row.get("state", String.class);
-        Instant expires = db.instant(row, "expires_at");
-        String fingerprint = row.get("request_hash", String.class);
-        if (Records.COMPLETED.equals(state)) {
-            StoredResponse response = HeaderCodec.response(row.get("response_status", Short.class),
-                    row.get("response_content_type", String.class), row.get("response_headers", String.class),
-                    row.get("response_body", byte[].class), row.get("format_version", Short.class));
-            return new IdempotencyRecord(key, fingerprint, RecordState.COMPLETED, response, expires, null);
-        }
-        if (Records.IN_FLIGHT.equals(state)) {
-            return new IdempotencyRecord(key, fingerprint, RecordState.IN_FLIGHT, null, expires,
-                    db.instant(row, "locked_until"));
-        }
-        throw new IllegalStateException("Unknown record state '" + state + "' for " + key);
+        return Records.read(key, new Records.Columns() {
+            @Override
+            public String text(String column) {
+                return row.get(column, String.class);
+            }
+
+            @Override
+            public Short int2(String column) {
+                return row.get(column, Short.class);
+            }
+
+            @Override
+            public byte[] bytes(String column) {
+                return row.get(column, byte[].class);
+            }
+
+            @Override
+            public Instant instant(String column) {
+                return db.instant(row, column);
+            }
+        });
     }
 }

@@ -107,6 +107,10 @@ public final class PgStore implements AsyncTransactionalStore {
     private PgStore(Builder b) {
         this.pool = b.pool;
         this.sql = SqlCatalog.of(SqlDialect.POSTGRES, b.tableName);
+        // Rendered here, not on an event loop at their first use.
+        List.of("reserveFresh", "reserve", "find", "insertCompleted", "complete", "release", "renew", "purge",
+                "atomicSettings", "atomicSettingsWithTenant", "atomicLockTimeout", "atomicReserveFresh", "atomicReserve",
+                "inFlightProbe", "tableState").forEach(sql::numberedCasts);
         this.tableLabel = b.tableName;
         this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
         this.statementTimeoutMillis = StatementTimeouts.millisRoundedUp(b.statementTimeout);
