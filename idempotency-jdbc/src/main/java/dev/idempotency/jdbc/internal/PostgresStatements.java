@@ -3,7 +3,6 @@ package dev.idempotency.jdbc.internal;
 import dev.idempotency.core.store.AtomicAttempt.Holder;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.sql.Ddl;
 import dev.idempotency.sql.InFlightLocks;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Records;
@@ -16,7 +15,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -224,16 +222,6 @@ final class PostgresStatements extends Statements {
     @Override
     public boolean supportsAsynchronousReservationCommit() {
         return true;
-    }
-
-    /**
-     * For a table being created here, the fillfactor that keeps room for HOT completions
-     * ({@code V3__idempotency_keys_fillfactor.sql}); an existing table's fillfactor is left as its
-     * owner set it.
-     */
-    @Override
-    List<String> newTableScripts() {
-        return List.of(Ddl.fillfactorScript());
     }
 
     /** Asks {@code to_regclass} first: a failed probe would abort the DDL's transaction. */

@@ -15,7 +15,6 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -135,27 +134,12 @@ public abstract class Statements {
 
     /**
      * The classpath resources {@code createTableIfMissing} runs for the table itself, decided on
-     * {@code c} after the DDL lock: the table script (which leaves an existing table as it is),
-     * {@link #newTableScripts()} for a table it creates, and the caller migration for a table
-     * without the caller column (one it creates, or one from before that migration). So the
-     * primary key is rebuilt once, not at every start.
+     * {@code c} after the DDL lock ({@link Ddl#scripts}): so the primary key is rebuilt once, not
+     * at every start.
      */
     public final List<String> tableScripts(Connection c) throws SQLException {
         Set<String> present = columnsIfTableExists(c);
-        List<String> scripts = new ArrayList<>();
-        scripts.add(Ddl.tableScript(catalog.dialect()));
-        if (present.isEmpty()) {
-            scripts.addAll(newTableScripts());
-        }
-        if (!present.contains("caller")) {
-            scripts.add(Ddl.callerScript(catalog.dialect()));
-        }
-        return scripts;
-    }
-
-    /** The scripts after the table script for a table {@code createTableIfMissing} creates; here none. */
-    List<String> newTableScripts() {
-        return List.of();
+        return Ddl.scripts(catalog.dialect(), !present.isEmpty(), present.contains("caller"), false);
     }
 
     /**
