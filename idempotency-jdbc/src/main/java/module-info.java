@@ -3,8 +3,8 @@ module dev.idempotency.jdbc {
     requires transitive dev.idempotency.core;
     requires transitive java.sql;
     requires transitive org.jooq;
+    requires dev.idempotency.sql;
     requires org.slf4j;
 
     exports dev.idempotency.jdbc;
-    exports dev.idempotency.jdbc.internal to dev.idempotency.vertx.sql, dev.idempotency.r2dbc;
 }

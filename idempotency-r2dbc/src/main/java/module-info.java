@@ -2,7 +2,7 @@
 module dev.idempotency.r2dbc {
     requires transitive dev.idempotency.core;
     requires transitive r2dbc.spi;
-    requires dev.idempotency.jdbc;
+    requires dev.idempotency.sql;
     requires reactor.core;
     requires org.reactivestreams;
     requires org.slf4j;

@@ -4,11 +4,10 @@ import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.Reservation;
 import dev.idempotency.jdbc.internal.AtomicSession;
-import dev.idempotency.jdbc.internal.IdempotencyTable;
-import dev.idempotency.jdbc.internal.NewRow;
-import dev.idempotency.jdbc.internal.PostgresInFlightLocks;
 import dev.idempotency.jdbc.internal.SqlFailures;
 import dev.idempotency.jdbc.internal.Statements;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Records;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -30,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * ({@link AtomicSession#holder}); the engine decides from that.
  * <ul>
  *   <li>PostgreSQL: the won reservation statement also takes three shared advisory locks, 64 bits
- *       for the key and 32 for the key with its body ({@link PostgresInFlightLocks}); the duplicate
+ *       for the key and 32 for the key with its body (idempotency-sql's {@code InFlightLocks}); the duplicate
  *       reads {@code pg_locks} once. Winner: no extra round trip; duplicate: one. A hash collision
  *       can only turn a 422 into a 409, never into a replay.</li>
  *   <li>MariaDB/MySQL: a dirty read of the row ({@code SET TRANSACTION ISOLATION LEVEL READ
@@ -69,10 +68,9 @@ final class AtomicReservations {
         if (wait.isNegative()) {
             throw new IllegalArgumentException("wait must not be negative, was " + wait);
         }
-        Instant at = IdempotencyTable.micros(now);
+        Instant at = Records.micros(now);
         long deadline = System.nanoTime() + wait.toNanos();
-        NewRow row = new NewRow(key, fingerprint, IdempotencyTable.IN_FLIGHT, ownerToken,
-                IdempotencyTable.micros(now.plus(lease)), null, IdempotencyTable.micros(now.plus(ttl)), at);
+        NewRow row = NewRow.inFlight(key, fingerprint, ownerToken, now, lease, ttl);
         Connection c = null;
         AtomicSession session = sql.atomicSession(tenantSetting);
         boolean handedOver = false;

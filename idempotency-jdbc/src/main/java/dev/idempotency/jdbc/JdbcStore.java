@@ -9,14 +9,17 @@ import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.core.store.TransactionalStore;
-import dev.idempotency.jdbc.internal.Ddl;
+import dev.idempotency.jdbc.internal.DdlTransaction;
 import dev.idempotency.jdbc.internal.Dialects;
-import dev.idempotency.jdbc.internal.IdempotencyTable;
-import dev.idempotency.jdbc.internal.NewRow;
-import dev.idempotency.jdbc.internal.SchemaCheck;
 import dev.idempotency.jdbc.internal.SqlFailures;
-import dev.idempotency.jdbc.internal.StatementTimeouts;
 import dev.idempotency.jdbc.internal.Statements;
+import dev.idempotency.sql.Ddl;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SchemaCheck;
+import dev.idempotency.sql.SqlDialect;
+import dev.idempotency.sql.StatementTimeouts;
+import dev.idempotency.sql.TableName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -28,12 +31,9 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
-import org.jooq.Name;
 import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 import org.jooq.tools.jdbc.JDBCUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The production {@link Store}: idempotency records in one table of a relational database,
  * reached through a {@link DataSource} (a connection pool such as HikariCP). Its statements are
- * built with jOOQ's DSL for the dialect, rendered once, and run through JDBC. PostgreSQL is the
+ * idempotency-sql's for the dialect, run through JDBC; jOOQ names the dialect and joins the
+ * application's jOOQ transactions ({@link AtomicTransaction}, {@link SavepointTransactionProvider}). PostgreSQL is the
  * primary target; MariaDB (10.5+), MySQL (8.0.19+) and H2 (2.x) share
  * the same code with each dialect's own atomic upsert.
  *
@@ -97,26 +98,24 @@ public final class JdbcStore implements TransactionalStore {
     private static final int MAX_ATTEMPTS = 8;
 
     private final DataSource dataSource;
-    private final DSLContext dsl;
     private final SQLDialect dialect;
-    private final Name tableName;
+    private final SqlDialect sqlDialect;
+    private final TableName tableName;
     private final String tableLabel;
     private final Statements sql;
     private final String tenantSetting;
     private final boolean asynchronousReservationCommit;
     private final AtomicReservations atomic;
-    private final IdempotencyTable table;
 
-    private JdbcStore(Builder b, SQLDialect dialect, IdempotencyTable table, Statements sql) {
+    private JdbcStore(Builder b, SQLDialect dialect, Statements sql) {
         this.dialect = dialect;
+        this.sqlDialect = Dialects.sqlDialect(dialect);
         this.tableName = b.tableName;
-        this.tableLabel = String.join(".", b.tableName.getName());
+        this.tableLabel = b.tableName.label();
         this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
         this.asynchronousReservationCommit = b.asynchronousReservationCommit;
         this.dataSource = b.dataSource;
-        this.dsl = DSL.using(dialect);
         this.sql = sql;
-        this.table = table;
         this.atomic = new AtomicReservations(dataSource, sql, dialect, tenantSetting, tableLabel);
     }
 
@@ -168,15 +167,12 @@ public final class JdbcStore implements TransactionalStore {
         String setting = tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting;
         call(null, c -> {
             // Decided after the lock, so that of instances starting together only the first upgrades.
-            Ddl.run(c, sql.ddlLock(), sql.ddlUnlock(), locked -> {
-                List<String> statements = new ArrayList<>();
-                for (String script : sql.tableScripts(locked)) {
-                    statements.addAll(Ddl.statements(dsl, script, tableName, setting));
-                }
+            DdlTransaction.run(c, sql.ddlLock(), sql.ddlUnlock(), locked -> {
+                List<String> scripts = new ArrayList<>(sql.tableScripts(locked));
                 if (tenantSetting != null) {
-                    statements.addAll(Ddl.statements(dsl, Ddl.rowLevelSecurityScript(), tableName, tenantSetting));
+                    scripts.add(Ddl.rowLevelSecurityScript());
                 }
-                return statements;
+                return Ddl.statements(sqlDialect, scripts, tableName, setting);
             });
             return null;
         });
@@ -205,11 +201,11 @@ public final class JdbcStore implements TransactionalStore {
             RuntimeException translated = SqlFailures.translate(e, tableLabel);
             if (translated instanceof StorageUnavailableException unavailable
                     && unavailable.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED) {
-                throw SchemaCheck.missingTable(tableLabel, dialect, unavailable);
+                throw SchemaCheck.missingTable(tableLabel, sqlDialect, unavailable);
             }
             throw translated;
         }
-        SchemaCheck.requireColumns(table, tableLabel, dialect, present);
+        SchemaCheck.requireColumns(tableLabel, sqlDialect, present);
         log.debug("Idempotency table {} has every column the store uses", tableLabel);
     }
 
@@ -219,7 +215,7 @@ public final class JdbcStore implements TransactionalStore {
      * folder, run after it.
      */
     public static String ddlResource(SQLDialect dialect) {
-        return Ddl.tableScript(dialect);
+        return Ddl.tableScript(Dialects.sqlDialect(dialect));
     }
 
     @Override
@@ -228,9 +224,8 @@ public final class JdbcStore implements TransactionalStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
         Objects.requireNonNull(token, "ownerToken");
-        Instant at = IdempotencyTable.micros(now);
-        NewRow row = new NewRow(key, fingerprint, IdempotencyTable.IN_FLIGHT, token, IdempotencyTable.micros(now.plus(lease)),
-                null, IdempotencyTable.micros(now.plus(ttl)), at);
+        Instant at = Records.micros(now);
+        NewRow row = NewRow.inFlight(key, fingerprint, token, now, lease, ttl);
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             Statements.Attempt result = call(key.tenant(), c -> sql.reserve(c, row, at, asynchronousReservationCommit));
             if (result instanceof Statements.Attempt.Won) {
@@ -287,7 +282,7 @@ public final class JdbcStore implements TransactionalStore {
     @Override
     public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
         Objects.requireNonNull(key, "key");
-        Instant at = IdempotencyTable.micros(now);
+        Instant at = Records.micros(now);
         return call(key.tenant(), c -> sql.find(c, key, at));
     }
 
@@ -296,9 +291,8 @@ public final class JdbcStore implements TransactionalStore {
                                    Duration ttl) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(response, "response");
-        Instant at = IdempotencyTable.micros(now);
-        NewRow row = new NewRow(key, fingerprint, IdempotencyTable.COMPLETED, UUID.randomUUID().toString(), null,
-                response, IdempotencyTable.micros(now.plus(ttl)), at);
+        Instant at = Records.micros(now);
+        NewRow row = NewRow.completed(key, fingerprint, response, now, ttl);
         return call(key.tenant(), c -> sql.insertCompleted(c, row, at));
     }
 
@@ -312,7 +306,7 @@ public final class JdbcStore implements TransactionalStore {
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive, was " + limit);
         }
-        Instant at = IdempotencyTable.micros(now);
+        Instant at = Records.micros(now);
         return call(null, c -> sql.purge(c, at, limit));
     }
 
@@ -326,7 +320,7 @@ public final class JdbcStore implements TransactionalStore {
     }
 
     boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
-        Instant lockedUntil = IdempotencyTable.micros(now.plus(lease));
+        Instant lockedUntil = Records.micros(now.plus(lease));
         return call(key.tenant(), c -> sql.renew(c, key, ownerToken, lockedUntil));
     }
 
@@ -410,14 +404,14 @@ public final class JdbcStore implements TransactionalStore {
      */
     public static final class Builder {
         private final DataSource dataSource;
-        private Name tableName = DSL.name(DEFAULT_TABLE);
+        private TableName tableName = TableName.of(DEFAULT_TABLE);
         private SQLDialect dialect;
         private boolean rowLevelSecurity;
         private String tenantSetting = DEFAULT_TENANT_SETTING;
         private boolean asynchronousReservationCommit;
         private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
         private boolean verifySchema;
-        private java.util.function.BiFunction<IdempotencyTable, SQLDialect, Statements> statements;
+        private java.util.function.Function<String, Statements> statements;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -425,7 +419,7 @@ public final class JdbcStore implements TransactionalStore {
 
         /** The table, optionally qualified by a schema (PostgreSQL, H2) or database (MariaDB/MySQL). */
         public Builder tableName(String tableName) {
-            this.tableName = Ddl.parseTableName(tableName);
+            this.tableName = TableName.of(tableName);
             return this;
         }
 
@@ -501,7 +495,7 @@ public final class JdbcStore implements TransactionalStore {
         }
 
         /** Replaces the dialect's statements; for tests that exercise another dialect's path. */
-        Builder statements(java.util.function.BiFunction<IdempotencyTable, SQLDialect, Statements> statements) {
+        Builder statements(java.util.function.Function<String, Statements> statements) {
             this.statements = statements;
             return this;
         }
@@ -522,8 +516,8 @@ public final class JdbcStore implements TransactionalStore {
                 throw new IllegalArgumentException("Unsupported dialect " + resolved
                         + "; JdbcStore speaks POSTGRES, MARIADB, MYSQL and H2");
             }
-            IdempotencyTable table = new IdempotencyTable(tableName, resolved);
-            Statements sql = statements != null ? statements.apply(table, resolved) : Dialects.statements(resolved, table);
+            Statements sql = statements != null ? statements.apply(tableName.label())
+                    : Dialects.statements(resolved, tableName.label());
             if (rowLevelSecurity && !sql.supportsRowLevelSecurity()) {
                 throw new IllegalArgumentException("Row-level security needs PostgreSQL, not " + resolved);
             }
@@ -536,7 +530,7 @@ public final class JdbcStore implements TransactionalStore {
             if (sql.supportsStatementTimeout()) {
                 sql.statementTimeout(wholeSeconds(statementTimeout));
             }
-            JdbcStore store = new JdbcStore(this, resolved, table, sql);
+            JdbcStore store = new JdbcStore(this, resolved, sql);
             if (verifySchema) {
                 store.verifySchema();
             }

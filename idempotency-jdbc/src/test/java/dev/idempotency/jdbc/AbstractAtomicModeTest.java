@@ -15,9 +15,9 @@ import dev.idempotency.core.Mode;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.jdbc.internal.Dialects;
-import dev.idempotency.jdbc.internal.IdempotencyTable;
-import dev.idempotency.jdbc.internal.NewRow;
 import dev.idempotency.jdbc.internal.Statements;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Records;
 import dev.idempotency.testkit.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -443,8 +443,7 @@ abstract class AbstractAtomicModeTest {
             String token = dsl.select(org.jooq.impl.DSL.field(org.jooq.impl.DSL.name("owner_token"), String.class))
                     .from(org.jooq.impl.DSL.table(org.jooq.impl.DSL.name(store.tableName())))
                     .where(org.jooq.impl.DSL.field(org.jooq.impl.DSL.name("key")).eq(key)).fetchOne().value1();
-            Statements sql = Dialects.statements(store.dialect(),
-                    new IdempotencyTable(org.jooq.impl.DSL.name(store.tableName()), store.dialect()));
+            Statements sql = Dialects.statements(store.dialect(), store.tableName());
             Savepoint beforeCompletion = c.setSavepoint();
             assertThat(sql.complete(c, new RecordKey("default", "POST", "/orders", key), token,
                     new StoredResponse(201, "application/json", Map.of(), "{\"order\":1}".getBytes(StandardCharsets.UTF_8))))
@@ -468,13 +467,12 @@ abstract class AbstractAtomicModeTest {
     void aKeyHeldByATransactionThatIsNoAtomicReservationIsAnswered503BusyAfterOneMoreAttempt() throws Exception {
         String key = newKey();
         RecordKey recordKey = new RecordKey("default", "POST", "/orders", key);
-        Instant longAgo = IdempotencyTable.micros(Instant.now().minus(Duration.ofDays(2)));
+        Instant longAgo = Records.micros(Instant.now().minus(Duration.ofDays(2)));
         // An uncommitted row that is not live (it expired long ago), written by a plain transaction:
         // no advisory locks on PostgreSQL, nothing live to read on MariaDB and H2 — nobody to tell.
-        NewRow expired = new NewRow(recordKey, "c".repeat(64), IdempotencyTable.IN_FLIGHT, "not-atomic",
+        NewRow expired = new NewRow(recordKey, "c".repeat(64), Records.IN_FLIGHT, "not-atomic",
                 longAgo.plusSeconds(30), null, longAgo.plus(Duration.ofDays(1)), longAgo);
-        Statements sql = Dialects.statements(store.dialect(),
-                new IdempotencyTable(org.jooq.impl.DSL.name(JdbcStore.DEFAULT_TABLE), store.dialect()));
+        Statements sql = Dialects.statements(store.dialect(), JdbcStore.DEFAULT_TABLE);
         try (IdempotencyEngine engine = engine(Duration.ZERO); Connection plain = pool.getConnection()) {
             plain.setAutoCommit(false);
             try {

@@ -56,7 +56,7 @@ class JooqBannerTest {
         return out;
     }
 
-    /** Builds a store (which renders its statements) with jOOQ's log captured at INFO; prints what it got. */
+    /** Builds a store and runs a jOOQ query with jOOQ's log captured at INFO; prints what it got. */
     public static void main(String[] args) {
         LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
         ch.qos.logback.classic.Logger jooq = context.getLogger("org.jooq");
@@ -69,6 +69,9 @@ class JooqBannerTest {
         JdbcDataSource h2 = new JdbcDataSource();
         h2.setURL("jdbc:h2:mem:banner");
         JdbcStore.builder(h2).dialect(SQLDialect.H2).build();
+        // The store's statements are SQL text (idempotency-sql): jOOQ first renders and runs when a
+        // handler does, through the atomic mode's DSLContext (AtomicTransaction.dsl()).
+        org.jooq.impl.DSL.using(h2, SQLDialect.H2).selectOne().fetch();
         System.out.println("statements built");
         System.out.println("no-logo=" + System.getProperty(JooqBanner.NO_LOGO));
         System.out.println("no-tips=" + System.getProperty(JooqBanner.NO_TIPS));

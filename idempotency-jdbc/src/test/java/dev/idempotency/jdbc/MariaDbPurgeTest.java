@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotency.core.store.PurgeScheduler;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.internal.MySqlStatements;
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlDialect;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -81,8 +82,8 @@ class MariaDbPurgeTest {
 
         try (Connection midBatch = connection()) {
             // What another instance's batch holds: the purge lock, and the rows its DELETE locked.
-            try (PreparedStatement lock = midBatch.prepareStatement("SELECT GET_LOCK(" + MySqlStatements.PURGE_LOCK
-                    + ", 0)")) {
+            try (PreparedStatement lock = midBatch.prepareStatement(
+                    SqlCatalog.of(SqlDialect.MARIADB, "idempotency_keys").questionMarks("takePurgeLock").text())) {
                 lock.setString(1, "idempotency_keys");
                 try (ResultSet rs = lock.executeQuery()) {
                     assertThat(rs.next() && rs.getInt(1) == 1).isTrue();

@@ -2,6 +2,8 @@ package dev.idempotency.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.jdbc.internal.MySqlStatements;
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlDialect;
 import org.jooq.SQLDialect;
 
 /**
@@ -13,7 +15,7 @@ class MySqlPathStoreContractTest extends AbstractJdbcStoreContractTest {
 
     static JdbcStore readBackStore(HikariDataSource pool) {
         return JdbcStore.builder(pool).dialect(SQLDialect.MARIADB)
-                .statements((table, dialect) -> new MySqlStatements(table, dialect, false, false))
+                .statements(table -> new MySqlStatements(SqlCatalog.of(SqlDialect.MARIADB, table), false))
                 .build();
     }
 

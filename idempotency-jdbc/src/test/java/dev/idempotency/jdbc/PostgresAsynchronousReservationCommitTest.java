@@ -15,9 +15,9 @@ import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.jdbc.internal.Dialects;
-import dev.idempotency.jdbc.internal.IdempotencyTable;
-import dev.idempotency.jdbc.internal.NewRow;
 import dev.idempotency.jdbc.internal.Statements;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Records;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -130,13 +130,12 @@ class PostgresAsynchronousReservationCommitTest {
 
     @Test
     void theReservationStatementTurnsSynchronousCommitOffForItsTransactionWhenItWrites() throws SQLException {
-        Statements sql = Dialects.statements(SQLDialect.POSTGRES, new IdempotencyTable(
-                org.jooq.impl.DSL.name(JdbcStore.DEFAULT_TABLE), SQLDialect.POSTGRES));
+        Statements sql = Dialects.statements(SQLDialect.POSTGRES, JdbcStore.DEFAULT_TABLE);
         try (Connection c = single.getConnection()) {
             c.setAutoCommit(false);
             try {
                 Instant now = Instant.now();
-                NewRow row = new NewRow(newKey(), FP, IdempotencyTable.IN_FLIGHT, "token-1", now.plus(LEASE), null,
+                NewRow row = new NewRow(newKey(), FP, Records.IN_FLIGHT, "token-1", now.plus(LEASE), null,
                         now.plus(TTL), now);
                 assertThat(sql.reserve(c, row, now, false)).isInstanceOf(Statements.Attempt.Won.class);
                 assertThat(AbstractAtomicModeTest.query(c, "SHOW synchronous_commit")).isEqualTo("on");

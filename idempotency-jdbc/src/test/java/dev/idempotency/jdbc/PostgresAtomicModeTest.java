@@ -10,7 +10,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.Mode;
 import dev.idempotency.core.RequestView;
-import dev.idempotency.jdbc.internal.PostgresInFlightLocks;
+import dev.idempotency.sql.InFlightLocks;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -66,8 +66,8 @@ class PostgresAtomicModeTest extends AbstractAtomicModeTest {
             Execution first = proceed(engine.before(Requests.post("/orders", key, ORDER)));
             int winner = backend(first);
             assertThat(inFlightLocks(winner)).as("the two halves of the key lock and the key-and-body lock, shared")
-                    .containsExactlyInAnyOrder(PostgresInFlightLocks.KEY_HIGH_CLASS + " ShareLock",
-                            PostgresInFlightLocks.KEY_LOW_CLASS + " ShareLock", PostgresInFlightLocks.BODY_CLASS + " ShareLock");
+                    .containsExactlyInAnyOrder(InFlightLocks.KEY_HIGH_CLASS + " ShareLock",
+                            InFlightLocks.KEY_LOW_CLASS + " ShareLock", InFlightLocks.BODY_CLASS + " ShareLock");
             assertThat(answer(respond(engine.before(Requests.post("/orders", key, OTHER_ORDER))))).isEqualTo(CONFLICT);
             first.finish(Requests.created("{\"order\":1}"));
             assertThat(inFlightLocks(winner)).as("the commit drops them").isEmpty();
@@ -92,8 +92,8 @@ class PostgresAtomicModeTest extends AbstractAtomicModeTest {
         List<String> locks = new ArrayList<>();
         try (Connection c = pool.getConnection();
              PreparedStatement ps = c.prepareStatement("SELECT classid, mode FROM pg_locks WHERE locktype = 'advisory'"
-                     + " AND pid = ? AND classid IN (" + PostgresInFlightLocks.KEY_HIGH_CLASS + ", "
-                     + PostgresInFlightLocks.KEY_LOW_CLASS + ", " + PostgresInFlightLocks.BODY_CLASS + ")")) {
+                     + " AND pid = ? AND classid IN (" + InFlightLocks.KEY_HIGH_CLASS + ", "
+                     + InFlightLocks.KEY_LOW_CLASS + ", " + InFlightLocks.BODY_CLASS + ")")) {
             ps.setInt(1, pid);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -5,14 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.ReserveResult;
-import dev.idempotency.jdbc.internal.Ddl;
+import dev.idempotency.sql.Ddl;
+import dev.idempotency.sql.SqlDialect;
+import dev.idempotency.sql.TableName;
 import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import javax.sql.DataSource;
 import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 
 /** The shipped DDL, the development create-if-missing, table names, dialect detection and options. */
@@ -189,8 +190,8 @@ class SchemaTest {
 
     @Test
     void ddlStatementsAreAdaptedToTheTableNameAndSetting() {
-        List<String> statements = Ddl.statements(DSL.using(SQLDialect.POSTGRES), Ddl.rowLevelSecurityScript(),
-                DSL.name("app", "keys"), "app.tenant");
+        List<String> statements = Ddl.statements(SqlDialect.POSTGRES, Ddl.rowLevelSecurityScript(),
+                TableName.of("app.keys"), "app.tenant");
         assertThat(statements).hasSize(4);
         assertThat(String.join("\n", statements))
                 .contains("ALTER TABLE \"app\".\"keys\" ENABLE ROW LEVEL SECURITY")

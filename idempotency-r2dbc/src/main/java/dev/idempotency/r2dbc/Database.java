@@ -1,8 +1,10 @@
 package dev.idempotency.r2dbc;
 
-import dev.idempotency.jdbc.internal.MariaDbSql;
-import dev.idempotency.jdbc.internal.PostgresSql;
-import dev.idempotency.jdbc.internal.SchemaCheck;
+import dev.idempotency.sql.Ddl;
+import dev.idempotency.sql.Placeholders.Sql;
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlDialect;
+import dev.idempotency.sql.SqlErrors;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.R2dbcException;
 import io.r2dbc.spi.Result;
@@ -19,15 +21,11 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * What the two databases do their own way: which of idempotency-jdbc's statements run, how a
+ * What the two databases do their own way: which of the catalog's statements run, how a
  * statement is bounded by the statement timeout, how times are bound and read, and how a
  * reservation's row tells that it won.
  */
 abstract sealed class Database {
-
-    /** One statement: its text, the parameter name of each placeholder, the Java type each is bound as. */
-    record Sql(String text, List<String> parameters, List<Class<?>> types) {
-    }
 
     /** {@link R2dbcStore.Builder#statementTimeout} in milliseconds; 0: no bound. */
     final long timeoutMillis;
@@ -38,30 +36,31 @@ abstract sealed class Database {
     final Sql release;
     final Sql renew;
     final Sql purge;
-    /** One row holding every column of the table (idempotency-jdbc's schema check, read off a row). */
+    /** One row holding every column of the table (the schema check, read off a row). */
     final String columnsProbe;
-    /** The schema check's verdicts, in idempotency-jdbc's words. */
-    final SchemaCheck.Verdicts verdicts;
+    final SqlCatalog catalog;
 
-    private Database(long timeoutMillis, Sql find, Sql insertCompleted, Sql complete, Sql release, Sql renew, Sql purge,
-                     String columnsProbe, SchemaCheck.Verdicts verdicts) {
+    private Database(SqlCatalog catalog, long timeoutMillis, String insertCompleted) {
+        this.catalog = catalog;
         this.timeoutMillis = timeoutMillis;
-        this.find = find;
-        this.insertCompleted = insertCompleted;
-        this.complete = complete;
-        this.release = release;
-        this.renew = renew;
-        this.purge = purge;
-        this.columnsProbe = columnsProbe;
-        this.verdicts = verdicts;
+        this.find = statement("find");
+        this.insertCompleted = statement(insertCompleted);
+        this.complete = statement("complete");
+        this.release = statement("release");
+        this.renew = statement("renew");
+        this.purge = statement("purge");
+        this.columnsProbe = catalog.sql("columnsRowProbe");
     }
 
     static Database of(R2dbcStore.Dialect dialect, String tableName, long timeoutMillis) {
         return switch (dialect) {
-            case POSTGRESQL -> new Postgres(PostgresSql.forTable(tableName), timeoutMillis);
-            case MARIADB -> new MariaDb(MariaDbSql.forTable(tableName), timeoutMillis);
+            case POSTGRESQL -> new Postgres(SqlCatalog.of(SqlDialect.POSTGRES, tableName), timeoutMillis);
+            case MARIADB -> new MariaDb(SqlCatalog.of(SqlDialect.MARIADB, tableName), timeoutMillis);
         };
     }
+
+    /** The catalog's statement {@code name} with the driver's placeholders. */
+    abstract Sql statement(String name);
 
     /** The reservation statement of attempt {@code attempt} (0 first). */
     abstract Sql reservation(int attempt);
@@ -110,43 +109,35 @@ abstract sealed class Database {
     }
 
     /**
-     * PostgreSQL: the statements of {@link PostgresSql}; the bound is PostgreSQL's own
+     * PostgreSQL: the catalog's statements with {@code $n} placeholders; the bound is PostgreSQL's own
      * {@code statement_timeout}, set transaction-local in the statement's transaction
      * ({@code BEGIN} and the setting in one simple-protocol message, the statement, {@code COMMIT}),
      * so none of the application's statements on the pooled connection is bounded by it.
      */
     static final class Postgres extends Database {
-        private final PostgresSql sql;
         private final Sql reserveFresh;
         private final Sql reserve;
         /**
          * The DDL for each state the table may be found in ({@link #ddl(boolean, boolean)}), read
-         * from idempotency-jdbc's resources here: not on the connection's event loop.
+         * from the DDL resources here: not on the connection's event loop.
          */
         private final List<List<String>> ddl;
 
-        Postgres(PostgresSql sql, long timeoutMillis) {
-            super(timeoutMillis, of(sql.find()), of(sql.insertCompleted()), of(sql.complete()), of(sql.release()),
-                    of(sql.renew()), of(sql.purge()), sql.columnsRowProbe(), sql);
-            this.sql = sql;
-            reserveFresh = of(sql.reserveFresh());
-            reserve = of(sql.reserve());
-            ddl = List.of(sql.ddl(false, false, null), sql.ddl(false, true, null), sql.ddl(true, false, null),
-                    sql.ddl(true, true, null));
+        Postgres(SqlCatalog catalog, long timeoutMillis) {
+            super(catalog, timeoutMillis, "insertCompleted");
+            reserveFresh = statement("reserveFresh");
+            reserve = statement("reserve");
+            ddl = List.of(ddl(false, false), ddl(false, true), ddl(true, false), ddl(true, true));
         }
 
-        /** {@link PostgresSql#ddl} for a table that is {@code present} or not, that {@code hasCaller} or not. */
         private List<String> ddl(boolean present, boolean hasCaller) {
-            return ddl.get((present ? 2 : 0) + (hasCaller ? 1 : 0));
+            return Ddl.statements(SqlDialect.POSTGRES, Ddl.scripts(SqlDialect.POSTGRES, present, hasCaller, false),
+                    catalog.table(), Ddl.DEFAULT_TENANT_SETTING);
         }
 
-        static Sql of(PostgresSql.Statement s) {
-            return new Sql(s.sql(), s.parameters(), s.types());
-        }
-
-        /** idempotency-jdbc's PostgreSQL statements, for the atomic mode ({@link PostgresAtomicReservations}). */
-        PostgresSql statements() {
-            return sql;
+        @Override
+        Sql statement(String name) {
+            return catalog.numberedCasts(name);
         }
 
         /** The fresh-key statement first; the take-over statement when it settled nothing. */
@@ -168,11 +159,12 @@ abstract sealed class Database {
         /** In one transaction after the DDL lock, as {@code PgStore}: what runs depends on the table found. */
         @Override
         Mono<Void> createTable(Connection c) {
-            Mono<Void> created = drain(c, sql.ddlLock())
-                    .then(Flux.from(c.createStatement(sql.tableState()).bind(0, sql.renderedTable()).execute())
-                            .concatMap(result -> result.map((row, metadata) -> ddl(
-                                    Boolean.TRUE.equals(row.get("present", Boolean.class)),
-                                    Boolean.TRUE.equals(row.get("caller", Boolean.class)))))
+            Mono<Void> created = drain(c, catalog.sql("ddlLock"))
+                    .then(Flux.from(c.createStatement(statement("tableState").text())
+                                    .bind(0, catalog.table().quoted(SqlDialect.POSTGRES)).execute())
+                            .concatMap(result -> result.map((row, metadata) -> ddl.get(
+                                    (Boolean.TRUE.equals(row.get("present", Boolean.class)) ? 2 : 0)
+                                    + (Boolean.TRUE.equals(row.get("caller", Boolean.class)) ? 1 : 0))))
                             .next())
                     .flatMapMany(Flux::fromIterable)
                     .concatMap(statement -> drain(c, statement))
@@ -193,7 +185,7 @@ abstract sealed class Database {
             if (timeoutMillis == 0) {
                 return statement;
             }
-            return drain(c, "BEGIN; " + PostgresSql.localStatementTimeout(timeoutMillis))
+            return drain(c, "BEGIN; " + catalog.localStatementTimeout(timeoutMillis, false))
                     .then(statement.map(Optional::of).defaultIfEmpty(Optional.empty()))
                     .flatMap(value -> drain(c, "COMMIT").thenReturn(value))
                     .flatMap(Mono::justOrEmpty)
@@ -229,28 +221,28 @@ abstract sealed class Database {
     }
 
     /**
-     * MariaDB: the statements of {@link MariaDbSql}; the reservation is one upsert returning the
+     * MariaDB: the catalog's statements with {@code ?} placeholders; the reservation is one upsert returning the
      * row, won when it holds this attempt's owner token. The bound is MariaDB's own
      * {@code max_statement_time}, set for the one statement ({@code SET STATEMENT … FOR}).
      */
     static final class MariaDb extends Database {
         private static final Logger log = LoggerFactory.getLogger(R2dbcStore.class);
 
-        private final MariaDbSql sql;
-        /** The DDL, read from idempotency-jdbc's resources here: not on the connection's event loop. */
+        /** The DDL, read from its resources here: not on the connection's event loop. */
         private final List<String> ddl;
         /** Whether the server has named locks; without them (Galera), batches run without the purge lock. */
         private volatile boolean namedLocks = true;
 
-        MariaDb(MariaDbSql sql, long timeoutMillis) {
-            super(timeoutMillis, of(sql.find()), of(sql.upsert()), of(sql.complete()), of(sql.release()),
-                    of(sql.renew()), of(sql.purge()), sql.columnsRowProbe(), sql);
-            this.sql = sql;
-            this.ddl = sql.ddl();
+        /** V1 and V4; both may run again, and V4 rebuilds nothing on a table that has the caller already. */
+        MariaDb(SqlCatalog catalog, long timeoutMillis) {
+            super(catalog, timeoutMillis, "upsert");
+            this.ddl = Ddl.statements(SqlDialect.MARIADB, Ddl.scripts(SqlDialect.MARIADB, true, false, false),
+                    catalog.table(), Ddl.DEFAULT_TENANT_SETTING);
         }
 
-        private static Sql of(MariaDbSql.Statement s) {
-            return new Sql(s.sql(), s.parameters(), s.types());
+        @Override
+        Sql statement(String name) {
+            return catalog.questionMarks(name);
         }
 
         /** The upsert, also the optimistic insert. */
@@ -272,15 +264,15 @@ abstract sealed class Database {
         /** Under a named lock of the session; every statement of the DDL may run again. */
         @Override
         Mono<Void> createTable(Connection c) {
-            Mono<Void> unlock = drain(c, sql.ddlUnlock());
-            return Mono.usingWhen(drain(c, sql.ddlLock()).thenReturn(c),
+            Mono<Void> unlock = drain(c, catalog.sql("ddlUnlock"));
+            return Mono.usingWhen(drain(c, catalog.sql("ddlLock")).thenReturn(c),
                     locked -> Flux.fromIterable(ddl).concatMap(statement -> drain(c, statement)).then(),
                     locked -> unlock, (locked, failure) -> unlock, locked -> unlock);
         }
 
         @Override
         String text(Sql statement) {
-            return timeoutMillis == 0 ? statement.text() : MariaDbSql.bounded(statement.text(), timeoutMillis);
+            return timeoutMillis == 0 ? statement.text() : SqlCatalog.maxStatementTime(statement.text(), timeoutMillis);
         }
 
         @Override
@@ -302,9 +294,9 @@ abstract sealed class Database {
             if (!namedLocks) {
                 return batch;
             }
-            Mono<Boolean> release = namedLock(c, sql.releasePurgeLock());
-            return namedLock(c, sql.takePurgeLock())
-                    .onErrorResume(failure -> failure instanceof R2dbcException e && MariaDbSql.lacksNamedLocks(e.getErrorCode()),
+            Mono<Boolean> release = namedLock(c, "releasePurgeLock");
+            return namedLock(c, "takePurgeLock")
+                    .onErrorResume(failure -> failure instanceof R2dbcException e && SqlErrors.lacksNamedLocks(e.getErrorCode()),
                             failure -> {
                                 namedLocks = false;
                                 log.info("The database has no named locks (a Galera cluster): purges of several instances"
@@ -318,8 +310,8 @@ abstract sealed class Database {
         }
 
         /** {@code SELECT GET_LOCK(…)} or {@code RELEASE_LOCK(…)} for this table: whether it answered 1. */
-        private Mono<Boolean> namedLock(Connection c, String call) {
-            return Flux.from(c.createStatement(call).bind(0, sql.purgeLockName()).execute())
+        private Mono<Boolean> namedLock(Connection c, String name) {
+            return Flux.from(c.createStatement(statement(name).text()).bind(0, catalog.table().label()).execute())
                     .concatMap(result -> result.map((row, metadata) -> Long.valueOf(1).equals(row.get(0, Long.class))))
                     .next()
                     .defaultIfEmpty(false);

@@ -4,10 +4,12 @@ import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.jdbc.internal.IdempotencyTable;
-import dev.idempotency.jdbc.internal.NewRow;
-import dev.idempotency.jdbc.internal.PostgresSql;
-import dev.idempotency.jdbc.internal.Statements;
+import dev.idempotency.sql.InFlightLocks;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Placeholders;
+import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlErrors;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.R2dbcException;
 import java.time.Duration;
@@ -41,22 +43,24 @@ final class PostgresAtomicReservations implements AtomicReservations {
 
     private final R2dbcStore store;
     private final Database.Postgres db;
-    private final PostgresSql sql;
-    private final Database.Sql settings;
-    private final Database.Sql lockTimeout;
-    private final Database.Sql reserveFresh;
-    private final Database.Sql reserve;
-    private final Database.Sql probe;
+    private final SqlCatalog sql;
+    private final InFlightLocks inFlightLocks;
+    private final Placeholders.Sql settings;
+    private final Placeholders.Sql lockTimeout;
+    private final Placeholders.Sql reserveFresh;
+    private final Placeholders.Sql reserve;
+    private final Placeholders.Sql probe;
 
     PostgresAtomicReservations(R2dbcStore store, Database.Postgres db) {
         this.store = store;
         this.db = db;
-        this.sql = db.statements();
-        this.settings = Database.Postgres.of(sql.atomicSettings(false));
-        this.lockTimeout = Database.Postgres.of(sql.atomicLockTimeout());
-        this.reserveFresh = Database.Postgres.of(sql.atomicReserveFresh());
-        this.reserve = Database.Postgres.of(sql.atomicReserve());
-        this.probe = Database.Postgres.of(sql.inFlightProbe());
+        this.sql = db.catalog;
+        this.inFlightLocks = new InFlightLocks(sql.table().label());
+        this.settings = db.statement("atomicSettings");
+        this.lockTimeout = db.statement("atomicLockTimeout");
+        this.reserveFresh = db.statement("atomicReserveFresh");
+        this.reserve = db.statement("atomicReserve");
+        this.probe = db.statement("inFlightProbe");
     }
 
     private record Request(RecordKey key, String ownerToken, Instant now, Duration lease, Duration lockWait,
@@ -71,13 +75,11 @@ final class PostgresAtomicReservations implements AtomicReservations {
     @Override
     public Mono<AtomicAttempt<AsyncReservation>> attempt(RecordKey key, String fingerprint, String ownerToken, Instant now,
                                                   Duration lease, Duration ttl, Duration wait) {
-        Instant at = IdempotencyTable.micros(now);
-        Map<String, Object> row = IdempotencyTable.rowValues(new NewRow(key, fingerprint, PostgresSql.IN_FLIGHT,
-                ownerToken, IdempotencyTable.micros(at.plus(lease)), null, IdempotencyTable.micros(at.plus(ttl)), at), at);
-        PostgresSql.InFlightLocks locks = sql.inFlightLocks(key, fingerprint);
-        row.put("key_lock_high", locks.keyHigh());
-        row.put("key_lock_low", locks.keyLow());
-        row.put("body_lock", locks.body());
+        Instant at = Records.micros(now);
+        Map<String, Object> row = Records.rowValues(new NewRow(key, fingerprint, Records.IN_FLIGHT,
+                ownerToken, Records.micros(at.plus(lease)), null, Records.micros(at.plus(ttl)), at), at);
+        Map<String, Object> locks = inFlightLocks.values(key, fingerprint);
+        row.putAll(locks);
         Request r = new Request(key, ownerToken, at, lease, wait, System.nanoTime() + wait.toNanos(), row);
         return Mono.from(store.factory().create()).flatMap(c -> begin(c, r).then(attempt(c, r, 1))
                 .<AtomicAttempt<AsyncReservation>>flatMap(lost -> lost.isEmpty()
@@ -91,7 +93,7 @@ final class PostgresAtomicReservations implements AtomicReservations {
     private Mono<Void> begin(Connection c, Request r) {
         String begin = "BEGIN ISOLATION LEVEL READ COMMITTED";
         Mono<Void> opened = Database.drain(c, db.timeoutMillis == 0 ? begin
-                : begin + "; " + PostgresSql.savedAndLocalStatementTimeout(db.timeoutMillis));
+                : begin + "; " + sql.localStatementTimeout(db.timeoutMillis, true));
         Map<String, Object> values = new HashMap<>();
         values.put("lock_timeout", r.lockTimeout());
         // A handler that hangs must not hold the row lock and the connection forever.
@@ -103,17 +105,17 @@ final class PostgresAtomicReservations implements AtomicReservations {
     private Mono<Optional<IdempotencyRecord>> attempt(Connection c, Request r, int attempt) {
         Mono<Void> setUp = attempt == 1 ? Mono.empty()
                 : (db.timeoutMillis == 0 ? Mono.<Void>empty()
-                        : Database.drain(c, PostgresSql.localStatementTimeout(db.timeoutMillis)))
+                        : Database.drain(c, sql.localStatementTimeout(db.timeoutMillis, false)))
                         .then(store.rowsUpdated(c, lockTimeout, r.key(), Map.of("lock_timeout", r.lockTimeout())).then());
-        String restore = db.timeoutMillis == 0 ? sql.restoreLockTimeout() : sql.restoreLockAndStatementTimeout();
+        String restore = sql.sql(db.timeoutMillis == 0 ? "restoreLockTimeout" : "restoreLockAndStatementTimeout");
         Mono<Optional<IdempotencyRecord>> reserved = store.execute(c, attempt == 1 ? reserveFresh : reserve, r.key(), r.row())
                 .concatMap(result -> result.map((row, metadata) -> Boolean.TRUE.equals(row.get("won", Boolean.class))
-                        ? Optional.<IdempotencyRecord>empty() : Optional.of(Records.read(r.key(), row, db))))
+                        ? Optional.<IdempotencyRecord>empty() : Optional.of(Rows.read(r.key(), row, db))))
                 .collectList()
                 .flatMap(rows -> Database.drain(c, restore).then(rows.isEmpty()
                         ? Mono.<Optional<IdempotencyRecord>>empty() : Mono.just(rows.get(0))));
         return setUp.then(reserved)
-                .filter(found -> found.isEmpty() || Statements.isLive(found.get(), r.now()))
+                .filter(found -> found.isEmpty() || Records.isLive(found.get(), r.now()))
                 .switchIfEmpty(Mono.defer(() -> {
                     if (attempt >= R2dbcStore.MAX_ATTEMPTS) {
                         return Mono.error(new IllegalStateException("Could not settle the atomic reservation of"
@@ -125,14 +127,13 @@ final class PostgresAtomicReservations implements AtomicReservations {
     }
 
     /** A failed attempt, rolled back and its connection closed: timed out, to start over, or failed. */
-    private Mono<AtomicAttempt<AsyncReservation>> failed(Connection c, Request r, PostgresSql.InFlightLocks locks,
+    private Mono<AtomicAttempt<AsyncReservation>> failed(Connection c, Request r, Map<String, Object> locks,
                                                           Throwable failure) {
         String state = failure instanceof R2dbcException e ? e.getSqlState() : null;
-        if (PostgresSql.isLockTimeout(state)) {
+        if (SqlErrors.isLockTimeout(state, 0)) {
             Mono<AtomicAttempt.Holder> holder = Database.drain(c, "ROLLBACK")
-                    .then(store.execute(c, probe, r.key(), Map.of("body_lock", locks.body(),
-                                    "key_lock_low", locks.keyLow(), "key_lock_high", locks.keyHigh()))
-                            .concatMap(result -> result.map((row, metadata) -> PostgresSql.inFlightHolder(
+                    .then(store.execute(c, probe, r.key(), locks)
+                            .concatMap(result -> result.map((row, metadata) -> InFlightLocks.holder(
                                     Boolean.TRUE.equals(row.get("same_body", Boolean.class)),
                                     Boolean.TRUE.equals(row.get("key_held", Boolean.class)))))
                             .next())
@@ -145,7 +146,7 @@ final class PostgresAtomicReservations implements AtomicReservations {
             return holder.flatMap(h -> close(c).thenReturn(new AtomicAttempt.TimedOut<>(h, failure)));
         }
         Mono<Void> ended = rollbackAndClose(c);
-        if (PostgresSql.mustStartOver(state)) {
+        if (SqlErrors.mustStartOver(state)) {
             return ended.thenReturn(new AtomicAttempt.RolledBack<>());
         }
         return ended.then(Mono.error(failure));

@@ -3,8 +3,7 @@ package dev.idempotency.r2dbc;
 import dev.idempotency.core.store.AbstractAsyncReservation;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.internal.IdempotencyTable;
-import dev.idempotency.jdbc.internal.Statements;
+import dev.idempotency.sql.Records;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
@@ -46,7 +45,7 @@ final class R2dbcAtomicReservation extends AbstractAsyncReservation {
      */
     @Override
     protected CompletionStage<Boolean> doComplete(StoredResponse response) {
-        return finish(c -> store.rowsUpdated(c, db.complete, key(), Statements.completeValues(key(), ownerToken(), response))
+        return finish(c -> store.rowsUpdated(c, db.complete, key(), Records.completeValues(key(), ownerToken(), response))
                 .flatMap(n -> n == 1 ? Database.drain(c, "COMMIT").thenReturn(true)
                         : Database.drain(c, "ROLLBACK").thenReturn(false)));
     }
@@ -54,7 +53,7 @@ final class R2dbcAtomicReservation extends AbstractAsyncReservation {
     /** The release's DELETE, then COMMIT whatever it found: the handler's writes stay. */
     @Override
     protected CompletionStage<Boolean> doRelease() {
-        return finish(c -> store.rowsUpdated(c, db.release, key(), ownerValues())
+        return finish(c -> store.rowsUpdated(c, db.release, key(), Records.ownerValues(key(), ownerToken()))
                 .flatMap(n -> Database.drain(c, "COMMIT").thenReturn(n == 1)));
     }
 
@@ -67,8 +66,7 @@ final class R2dbcAtomicReservation extends AbstractAsyncReservation {
     /** The lease's UPDATE inside the transaction (nobody else can see the row). */
     @Override
     protected CompletionStage<Boolean> doRenew(Instant now, Duration lease) {
-        Map<String, Object> values = ownerValues();
-        values.put("locked_until", IdempotencyTable.micros(now.plus(lease)));
+        Map<String, Object> values = Records.renewValues(key(), ownerToken(), now.plus(lease));
         return store.stage(store.rowsUpdated(connection, db.renew, key(), values).map(n -> n == 1));
     }
 
@@ -84,11 +82,6 @@ final class R2dbcAtomicReservation extends AbstractAsyncReservation {
         return Optional.empty();
     }
 
-    private Map<String, Object> ownerValues() {
-        Map<String, Object> values = IdempotencyTable.keyValues(key());
-        values.put("owner_token", ownerToken());
-        return values;
-    }
 
     /** The finish (the base class lets it run once); on failure rolled back; the connection always closed. */
     private <T> CompletionStage<T> finish(Function<Connection, Mono<T>> work) {

@@ -2,8 +2,7 @@ package dev.idempotency.r2dbc;
 
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
-import dev.idempotency.jdbc.internal.PostgresSql;
-import dev.idempotency.jdbc.internal.SqlFailures;
+import dev.idempotency.sql.SqlErrors;
 import io.r2dbc.spi.R2dbcException;
 import io.r2dbc.spi.R2dbcNonTransientResourceException;
 import io.r2dbc.spi.R2dbcTimeoutException;
@@ -50,7 +49,7 @@ final class R2dbcFailures {
         if (reason == null) {
             return cause;
         }
-        return new StorageUnavailableException(reason, PostgresSql.outageMessage(reason, tableName,
+        return new StorageUnavailableException(reason, SqlErrors.outageMessage(reason, tableName,
                 reason == Reason.NOT_PROVISIONED && lacksCaller(cause), detail(cause)), cause);
     }
 
@@ -67,7 +66,7 @@ final class R2dbcFailures {
 
     private static Reason classify(Throwable t, String tableName) {
         if (t instanceof R2dbcException r2dbc) {
-            Reason reason = SqlFailures.outageOf(r2dbc.getSqlState(), r2dbc.getErrorCode(), r2dbc.getMessage(), tableName);
+            Reason reason = SqlErrors.outageOf(r2dbc.getSqlState(), r2dbc.getErrorCode(), r2dbc.getMessage(), tableName);
             if (reason != null) {
                 return reason;
             }
@@ -85,7 +84,7 @@ final class R2dbcFailures {
     }
 
     private static boolean lacksCaller(Throwable failure) {
-        return failure instanceof R2dbcException r2dbc && PostgresSql.lacksCaller(r2dbc.getSqlState(), r2dbc.getMessage());
+        return failure instanceof R2dbcException r2dbc && SqlErrors.lacksCaller(r2dbc.getSqlState(), r2dbc.getMessage());
     }
 
     /** What the driver said: the message of the failure, or of its first cause that has one. */

@@ -9,12 +9,13 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.JdbcStore;
-import dev.idempotency.jdbc.internal.IdempotencyTable;
-import dev.idempotency.jdbc.internal.NewRow;
-import dev.idempotency.jdbc.internal.PostgresSql;
-import dev.idempotency.jdbc.internal.StatementTimeouts;
-import dev.idempotency.jdbc.internal.Statements;
+import dev.idempotency.sql.Ddl;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Placeholders;
+import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SchemaCheck;
+import dev.idempotency.sql.StatementTimeouts;
+import dev.idempotency.sql.TableName;
 import io.r2dbc.spi.ColumnMetadata;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
@@ -40,9 +41,9 @@ import reactor.core.publisher.Mono;
 /**
  * Idempotency records in PostgreSQL or MariaDB through R2DBC: the {@link AsyncStore} face over the
  * application's {@link ConnectionFactory} (typically an r2dbc-pool {@code ConnectionPool}). Same
- * table ({@code idempotency_keys}, idempotency-jdbc's migrations) and the same statements as
- * {@code JdbcStore} — idempotency-jdbc's, rendered with positional placeholders — so the stores
- * can share a table.
+ * table ({@code idempotency_keys}, idempotency-sql's migrations) and the same statements as
+ * {@code JdbcStore} — idempotency-sql's catalog, rendered with the driver's placeholders — so the
+ * stores can share a table.
  *
  * <ul>
  *   <li>Each primitive is one statement on a connection of the factory; times are the engine's
@@ -63,9 +64,9 @@ public final class R2dbcStore implements AsyncTransactionalStore {
 
     private static final Logger log = LoggerFactory.getLogger(R2dbcStore.class);
 
-    public static final String DEFAULT_TABLE = JdbcStore.DEFAULT_TABLE;
+    public static final String DEFAULT_TABLE = Ddl.DEFAULT_TABLE;
     /** The default {@linkplain Builder#statementTimeout statement timeout}, as {@code JdbcStore}'s. */
-    public static final Duration DEFAULT_STATEMENT_TIMEOUT = JdbcStore.DEFAULT_STATEMENT_TIMEOUT;
+    public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
     /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
     static final int MAX_ATTEMPTS = 8;
@@ -157,10 +158,10 @@ public final class R2dbcStore implements AsyncTransactionalStore {
                     Throwable translated = R2dbcFailures.translate(failure, tableLabel);
                     return translated instanceof StorageUnavailableException unavailable
                             && unavailable.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED
-                            ? db.verdicts.missingTable(tableLabel, failure) : translated;
+                            ? SchemaCheck.missingTable(tableLabel, db.catalog.dialect(), failure) : translated;
                 })
                 .doOnNext(rows -> {
-                    db.verdicts.requireColumns(tableLabel, rows.isEmpty() ? List.of() : rows.get(0));
+                    SchemaCheck.requireColumns(tableLabel, db.catalog.dialect(), rows.isEmpty() ? List.of() : rows.get(0));
                     log.debug("Idempotency table {} has every column the store uses", tableLabel);
                 })
                 .then();
@@ -173,9 +174,9 @@ public final class R2dbcStore implements AsyncTransactionalStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
         Objects.requireNonNull(ownerToken, "ownerToken");
-        Instant at = IdempotencyTable.micros(now);
-        Map<String, Object> row = IdempotencyTable.rowValues(new NewRow(key, fingerprint, PostgresSql.IN_FLIGHT,
-                ownerToken, IdempotencyTable.micros(now.plus(lease)), null, IdempotencyTable.micros(now.plus(ttl)), at), at);
+        Instant at = Records.micros(now);
+        Map<String, Object> row = Records.rowValues(new NewRow(key, fingerprint, Records.IN_FLIGHT,
+                ownerToken, Records.micros(now.plus(lease)), null, Records.micros(now.plus(ttl)), at), at);
         return stage(reserve(key, ownerToken, row, at, 0));
     }
 
@@ -187,7 +188,7 @@ public final class R2dbcStore implements AsyncTransactionalStore {
                     if (found.won()) {
                         return Mono.just(new AsyncReserveResult.Acquired(new R2dbcReservation(this, key, token)));
                     }
-                    return Statements.isLive(found.record(), now)
+                    return Records.isLive(found.record(), now)
                             ? Mono.just(new AsyncReserveResult.Existing(found.record())) : Mono.<AsyncReserveResult>empty();
                 })
                 .switchIfEmpty(Mono.defer(() -> {
@@ -227,9 +228,9 @@ public final class R2dbcStore implements AsyncTransactionalStore {
     @Override
     public CompletionStage<Optional<IdempotencyRecord>> find(RecordKey key, Instant now) {
         Objects.requireNonNull(key, "key");
-        Map<String, Object> values = IdempotencyTable.keyValues(key);
-        values.put("now", IdempotencyTable.micros(now));
-        return stage(query(db.find, key, values, (r, m) -> Records.read(key, r, db)).map(Optional::of)
+        Map<String, Object> values = Records.keyValues(key);
+        values.put("now", Records.micros(now));
+        return stage(query(db.find, key, values, (r, m) -> Rows.read(key, r, db)).map(Optional::of)
                 .defaultIfEmpty(Optional.empty()));
     }
 
@@ -238,10 +239,10 @@ public final class R2dbcStore implements AsyncTransactionalStore {
                                                     Instant now, Duration ttl) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(response, "response");
-        Instant at = IdempotencyTable.micros(now);
+        Instant at = Records.micros(now);
         String token = UUID.randomUUID().toString();
-        Map<String, Object> row = IdempotencyTable.rowValues(new NewRow(key, fingerprint, PostgresSql.COMPLETED, token,
-                null, response, IdempotencyTable.micros(now.plus(ttl)), at), at);
+        Map<String, Object> row = Records.rowValues(new NewRow(key, fingerprint, Records.COMPLETED, token,
+                null, response, Records.micros(now.plus(ttl)), at), at);
         Mono<Boolean> stored = db.insertReturnsRow()
                 ? query(db.insertCompleted, key, row, (r, m) -> db.won(r, token)).defaultIfEmpty(false)
                 : update(db.insertCompleted, key, row).map(count -> count == 1);
@@ -254,30 +255,30 @@ public final class R2dbcStore implements AsyncTransactionalStore {
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive, was " + limit);
         }
-        Map<String, Object> values = Map.of("now", IdempotencyTable.micros(now), "limit", limit);
+        Map<String, Object> values = Map.of("now", Records.micros(now), "limit", limit);
         return stage(connected(c -> db.purging(c, db.around(c, rowsUpdated(c, db.purge, null, values))))
                 .map(Long::intValue));
     }
 
     Mono<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
-        return update(db.complete, key, Statements.completeValues(key, ownerToken, response)).map(n -> n == 1);
+        return update(db.complete, key, Records.completeValues(key, ownerToken, response)).map(n -> n == 1);
     }
 
     Mono<Boolean> release(RecordKey key, String ownerToken) {
-        Map<String, Object> values = IdempotencyTable.keyValues(key);
+        Map<String, Object> values = Records.keyValues(key);
         values.put("owner_token", ownerToken);
         return update(db.release, key, values).map(n -> n == 1);
     }
 
     Mono<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
-        Map<String, Object> values = IdempotencyTable.keyValues(key);
+        Map<String, Object> values = Records.keyValues(key);
         values.put("owner_token", ownerToken);
-        values.put("locked_until", IdempotencyTable.micros(now.plus(lease)));
+        values.put("locked_until", Records.micros(now.plus(lease)));
         return update(db.renew, key, values).map(n -> n == 1);
     }
 
     /** The first row {@code sql} returns, mapped while it is readable; empty when none. */
-    private <T> Mono<T> query(Database.Sql sql, RecordKey key, Map<String, ?> values,
+    private <T> Mono<T> query(Placeholders.Sql sql, RecordKey key, Map<String, ?> values,
                               BiFunction<Row, RowMetadata, T> mapping) {
         return connected(c -> db.around(c, execute(c, sql, key, values)
                 .concatMap(result -> result.map(mapping))
@@ -286,17 +287,17 @@ public final class R2dbcStore implements AsyncTransactionalStore {
     }
 
     /** How many rows {@code sql} changed. */
-    private Mono<Long> update(Database.Sql sql, RecordKey key, Map<String, ?> values) {
+    private Mono<Long> update(Placeholders.Sql sql, RecordKey key, Map<String, ?> values) {
         return connected(c -> db.around(c, rowsUpdated(c, sql, key, values)));
     }
 
-    Mono<Long> rowsUpdated(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {
+    Mono<Long> rowsUpdated(Connection c, Placeholders.Sql sql, RecordKey key, Map<String, ?> values) {
         return execute(c, sql, key, values).concatMap(Result::getRowsUpdated).reduce(0L, Long::sum);
     }
 
     /** {@code sql} with {@code values}, created and sent only when subscribed: after what {@link Database#around} runs first. */
-    Flux<Result> execute(Connection c, Database.Sql sql, RecordKey key, Map<String, ?> values) {
-        return Flux.defer(() -> Flux.<Result>from(Records.bind(c.createStatement(db.text(sql)), db, sql, key, values).execute()));
+    Flux<Result> execute(Connection c, Placeholders.Sql sql, RecordKey key, Map<String, ?> values) {
+        return Flux.defer(() -> Flux.<Result>from(Rows.bind(c.createStatement(db.text(sql)), db, sql, values).execute()));
     }
 
     /** {@code work} on a connection of the factory, closed (given back to the pool) however it ends. */
@@ -322,7 +323,7 @@ public final class R2dbcStore implements AsyncTransactionalStore {
     /** A row of the reservation statement: this attempt's, or the record in the way (live or not). */
     private record Found(boolean won, IdempotencyRecord record) {
         static Found of(boolean won, RecordKey key, Row row, Database db) {
-            return new Found(won, won ? null : Records.read(key, row, db));
+            return new Found(won, won ? null : Rows.read(key, row, db));
         }
     }
 
@@ -345,7 +346,7 @@ public final class R2dbcStore implements AsyncTransactionalStore {
 
         /** The table, optionally qualified ({@code app.idempotency_keys}); quoted as given. */
         public Builder tableName(String tableName) {
-            PostgresSql.forTable(tableName); // validates
+            TableName.of(tableName); // validates
             this.tableName = tableName;
             return this;
         }

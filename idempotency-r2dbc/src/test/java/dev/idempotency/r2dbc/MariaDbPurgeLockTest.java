@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.internal.MariaDbSql;
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlDialect;
 import io.r2dbc.spi.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,14 +35,14 @@ class MariaDbPurgeLockTest {
                         T0, Duration.ofMinutes(1)))).isTrue();
             }
             Instant later = T0.plus(Duration.ofHours(1));
-            MariaDbSql sql = MariaDbSql.forTable(R2dbcStore.DEFAULT_TABLE);
+            SqlCatalog sql = SqlCatalog.of(SqlDialect.MARIADB, R2dbcStore.DEFAULT_TABLE);
             Connection other = await(Mono.from(db.factory("other", db.port()).create()).toFuture());
             try {
-                assertThat(lock(other, sql.takePurgeLock(), sql)).isTrue();
+                assertThat(lock(other, sql.questionMarks("takePurgeLock").text(), sql)).isTrue();
 
                 assertThat(await(store.purgeExpired(later, 100))).isZero();
 
-                assertThat(lock(other, sql.releasePurgeLock(), sql)).isTrue();
+                assertThat(lock(other, sql.questionMarks("releasePurgeLock").text(), sql)).isTrue();
             } finally {
                 await(Mono.from(other.close()).toFuture());
             }
@@ -50,8 +51,8 @@ class MariaDbPurgeLockTest {
         }
     }
 
-    private static boolean lock(Connection c, String call, MariaDbSql sql) {
-        return await(Flux.from(c.createStatement(call).bind(0, sql.purgeLockName()).execute())
+    private static boolean lock(Connection c, String call, SqlCatalog sql) {
+        return await(Flux.from(c.createStatement(call).bind(0, sql.table().label()).execute())
                 .concatMap(result -> result.map((row, metadata) -> Long.valueOf(1).equals(row.get(0, Long.class))))
                 .next().toFuture());
     }

@@ -1,7 +1,8 @@
 package dev.idempotency.r2dbc;
 
-import dev.idempotency.jdbc.internal.MariaDbSql;
-import dev.idempotency.jdbc.internal.PostgresSql;
+import dev.idempotency.sql.Ddl;
+import dev.idempotency.sql.SqlDialect;
+import dev.idempotency.sql.TableName;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.pool.ConnectionPoolConfiguration;
 import io.r2dbc.postgresql.PostgresqlConnectionConfiguration;
@@ -115,11 +116,11 @@ final class R2dbcTestDatabase implements AutoCloseable {
         return server.port();
     }
 
-    /** Creates the table with idempotency-jdbc's migrations. */
+    /** Creates the table with the shipped migrations. */
     void createTable(String tableName) {
-        List<String> ddl = dialect == R2dbcStore.Dialect.POSTGRESQL
-                ? PostgresSql.forTable(tableName).ddl(false, false, null)
-                : MariaDbSql.forTable(tableName).ddl();
+        SqlDialect sqlDialect = dialect == R2dbcStore.Dialect.POSTGRESQL ? SqlDialect.POSTGRES : SqlDialect.MARIADB;
+        List<String> ddl = Ddl.statements(sqlDialect, Ddl.scripts(sqlDialect, sqlDialect == SqlDialect.MARIADB, false,
+                false), TableName.of(tableName), Ddl.DEFAULT_TENANT_SETTING);
         ddl.forEach(this::execute);
     }
 

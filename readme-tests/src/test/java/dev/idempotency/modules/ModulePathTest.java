@@ -87,7 +87,7 @@ class ModulePathTest {
 
                         import dev.idempotency.core.canonical.JsonCanonicalizer;
                         import dev.idempotency.core.internal.WithheldMessage;
-                        import dev.idempotency.jdbc.internal.PostgresSql;
+                        import dev.idempotency.jdbc.internal.Statements;
                         import dev.idempotency.testkit.internal.TcpProxy;
 
                         public class Reaches {
@@ -102,7 +102,7 @@ class ModulePathTest {
                 .contains("does not export it"));
         assertThat(messages).anySatisfy(m -> assertThat(m).contains("package dev.idempotency.testkit.internal is not visible")
                 .contains("does not export it"));
-        assertThat(messages).as("exported to idempotency-vertx-sql only")
+        assertThat(messages).as("exported to no other module")
                 .anySatisfy(m -> assertThat(m).contains("package dev.idempotency.jdbc.internal is not visible")
                         .contains("does not export it"));
     }

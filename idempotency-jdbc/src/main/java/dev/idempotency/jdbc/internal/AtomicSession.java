@@ -2,6 +2,9 @@ package dev.idempotency.jdbc.internal;
 
 import dev.idempotency.core.store.AtomicAttempt.Holder;
 import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlErrors;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -56,26 +59,9 @@ public abstract class AtomicSession {
      */
     public abstract Holder holder(Connection c, NewRow row, Instant now) throws SQLException;
 
-    /**
-     * From the newest version of the key's row, committed or not (a dirty read): whose body holds
-     * the key. A row that is not live holds nothing (a rolled-back take-over leaves the old one). A
-     * completed row with this body may still roll back, so it is no replay: it is
-     * {@link Holder#COMPLETING}, and asking again answers from committed data.
-     */
-    public static Holder holderOf(Optional<IdempotencyRecord> newest, NewRow row, Instant now) {
-        if (newest.isEmpty() || !Statements.isLive(newest.get(), now)) {
-            return Holder.NOBODY;
-        }
-        IdempotencyRecord record = newest.get();
-        if (!record.fingerprint().equals(row.fingerprint())) {
-            return Holder.OTHER_BODY;
-        }
-        return record.isCompleted() ? Holder.COMPLETING : Holder.SAME_BODY;
-    }
-
     /** The database rolled the whole transaction back (deadlock, serialization failure): start over. */
     public boolean mustStartOver(SQLException e) {
-        return PostgresSql.mustStartOver(e.getSQLState());
+        return SqlErrors.mustStartOver(e.getSQLState());
     }
 
     /**
@@ -143,7 +129,7 @@ public abstract class AtomicSession {
 
         /** The key's row by primary key, at whatever isolation the caller arranged. */
         final Optional<IdempotencyRecord> readRow(Connection c, NewRow row) throws SQLException {
-            return sql.queryRecord(c, sql.readBack, IdempotencyTable.keyValues(row.key()), row.key());
+            return sql.queryRecord(c, sql.readBack, Records.keyValues(row.key()), row.key());
         }
     }
 }

@@ -1,16 +1,18 @@
 package dev.idempotency.jdbc.internal;
 
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlDialect;
 import org.jooq.SQLDialect;
 
 /**
  * Which database class speaks which jOOQ dialect: the one place that maps a {@link SQLDialect} to
- * a database. Everything a database does its own way lives in its class — {@link PostgresStatements},
+ * a database and its catalog ({@link SqlDialect}). Everything a database does its own way lives in its class — {@link PostgresStatements},
  * {@link MySqlStatements} (MariaDB and MySQL), {@link H2Statements}: its statements, the set-up of
  * the atomic mode's transaction ({@link Statements#atomicSession}), what it can do besides
  * ({@link Statements#supportsRowLevelSecurity}, {@link Statements#supportsAsynchronousReservationCommit})
  * and the extras of its DDL ({@link Statements#tableScripts}, {@link Statements#ddlLock}) — and in
- * its DDL folder under {@code db/idempotency/}. Adding a database means its class, its DDL, and
- * its lines here.
+ * idempotency-sql's catalog and DDL folder. Adding a database means its class, its statements and
+ * DDL there, and its lines here.
  * <p>Internal, not API: may change without notice.
  */
 public final class Dialects {
@@ -19,57 +21,45 @@ public final class Dialects {
     }
 
     public static boolean isSupported(SQLDialect dialect) {
-        return ddlFolderOrNull(dialect) != null;
+        return sqlDialectOrNull(dialect) != null;
     }
 
-    /** The database class for {@code dialect}, its statements built for {@code table}. */
-    public static Statements statements(SQLDialect dialect, IdempotencyTable table) {
-        return statements(dialect, table, false);
-    }
-
-    /** @param formatted render multi-line SQL, for reading rather than running */
-    static Statements statements(SQLDialect dialect, IdempotencyTable table, boolean formatted) {
+    /** The database class for {@code dialect}, its statements on {@code tableName}. */
+    public static Statements statements(SQLDialect dialect, String tableName) {
+        SqlCatalog catalog = SqlCatalog.of(sqlDialect(dialect), tableName);
         switch (dialect.family()) {
             case POSTGRES:
-                return new PostgresStatements(table, dialect, formatted);
+                return new PostgresStatements(catalog);
             case MARIADB:
-                return new MySqlStatements(table, dialect, formatted, true);
+                return new MySqlStatements(catalog, true);
             case MYSQL:
-                return new MySqlStatements(table, dialect, formatted, false);
+                return new MySqlStatements(catalog, false);
             case H2:
-                return new H2Statements(table, dialect, formatted);
+                return new H2Statements(catalog);
             default:
                 throw unsupported(dialect);
         }
     }
 
-    /** The folder under {@code db/idempotency/} that holds this dialect's DDL. */
-    static String ddlFolder(SQLDialect dialect) {
-        String folder = ddlFolderOrNull(dialect);
-        if (folder == null) {
+    /** The catalog's name for {@code dialect}. */
+    public static SqlDialect sqlDialect(SQLDialect dialect) {
+        SqlDialect sqlDialect = sqlDialectOrNull(dialect);
+        if (sqlDialect == null) {
             throw unsupported(dialect);
         }
-        return folder;
+        return sqlDialect;
     }
 
-    /**
-     * Whether the table's instants are {@code DATETIME} columns, bound as UTC {@code LocalDateTime}
-     * (MariaDB, MySQL), rather than {@code TIMESTAMP WITH TIME ZONE}.
-     */
-    static boolean bindsLocalTime(SQLDialect dialect) {
-        return dialect.family() == SQLDialect.MARIADB || dialect.family() == SQLDialect.MYSQL;
-    }
-
-    private static String ddlFolderOrNull(SQLDialect dialect) {
+    private static SqlDialect sqlDialectOrNull(SQLDialect dialect) {
         switch (dialect.family()) {
             case POSTGRES:
-                return "postgresql";
+                return SqlDialect.POSTGRES;
             case MARIADB:
-                return "mariadb";
+                return SqlDialect.MARIADB;
             case MYSQL:
-                return "mysql";
+                return SqlDialect.MYSQL;
             case H2:
-                return "h2";
+                return SqlDialect.H2;
             default:
                 return null;
         }

@@ -1,22 +1,18 @@
 package dev.idempotency.jdbc.internal;
 
-import static org.jooq.impl.DSL.row;
-import static org.jooq.impl.DSL.select;
-
 import dev.idempotency.core.store.AtomicAttempt.Holder;
 import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlErrors;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
-import org.jooq.Field;
-import org.jooq.SQLDialect;
-import org.jooq.Table;
 
 /**
  * H2 (2.x), which has no {@code ON CONFLICT} of its own: the conditional upsert is one standard
@@ -30,35 +26,14 @@ import org.jooq.Table;
  */
 final class H2Statements extends Statements {
 
-    /** SQLState of a unique or primary-key violation. */
-    private static final String UNIQUE_VIOLATION = "23505";
-
     /** Package-private for SQL.md and the query-plan tests. */
     final SqlStatement merge;
     private final SqlStatement purge;
 
-    H2Statements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
-        super(t, dialect, formatted);
-        Table<?> source = select(rowAsSelectList()).asTable("source");
-        Map<Field<?>, Field<?>> takeOver = new LinkedHashMap<>();
-        nonKeyColumns().forEach(c -> takeOver.put(c, source.field(c)));
-        merge = compile(ctx.mergeInto(t.table)
-                .using(source)
-                .on(target(t.key).eq(source.field(t.key))
-                        .and(target(t.tenantId).eq(source.field(t.tenantId)))
-                        .and(target(t.caller).eq(source.field(t.caller)))
-                        .and(target(t.method).eq(source.field(t.method)))
-                        .and(target(t.path).eq(source.field(t.path))))
-                .whenMatchedAnd(targetIsNotLive()).thenUpdate().set(takeOver)
-                .whenNotMatchedThenInsert(t.columns)
-                .values(t.columns.stream().map(source::field).toList()));
-        purge = compile(ctx.deleteFrom(t.table)
-                .where(row(t.key, t.tenantId, t.caller, t.method, t.path).in(
-                        select(t.key, t.tenantId, t.caller, t.method, t.path)
-                                .from(t.table)
-                                .where(t.isPurgeable())
-                                .orderBy(t.expiresAt)
-                                .limit(t.limit))));
+    H2Statements(SqlCatalog catalog) {
+        super(catalog);
+        merge = compile("merge");
+        purge = compile("purge");
     }
 
     @Override
@@ -75,7 +50,7 @@ final class H2Statements extends Statements {
         if (inserted) {
             return WON;
         }
-        return queryRecord(c, readBack, IdempotencyTable.keyValues(row.key()), row.key())
+        return queryRecord(c, readBack, Records.keyValues(row.key()), row.key())
                 .map(record -> lostTo(record, now))
                 .orElse(RETRY);
     }
@@ -98,9 +73,9 @@ final class H2Statements extends Statements {
     /** Whether the row went in; {@code null} when a concurrent insert of the same key beat it. */
     private Boolean merge(Connection c, NewRow row, Instant now) throws SQLException {
         try {
-            return update(c, merge, IdempotencyTable.rowValues(row, now)) == 1;
+            return update(c, merge, Records.rowValues(row, now)) == 1;
         } catch (SQLException e) {
-            if (UNIQUE_VIOLATION.equals(e.getSQLState())) {
+            if (SqlErrors.isUniqueViolation(e.getSQLState())) {
                 return null;
             }
             throw e;
@@ -118,8 +93,6 @@ final class H2Statements extends Statements {
      * put back through JDBC (in-process, no round trip).
      */
     static final class Session extends AtomicSession.SessionLockWait {
-        private static final int LOCK_TIMEOUT = 50200;
-
         private Integer sessionLockTimeout;
         private Integer isolation;
 
@@ -166,7 +139,7 @@ final class H2Statements extends Statements {
 
         @Override
         public boolean isLockTimeout(SQLException e) {
-            return e.getErrorCode() == LOCK_TIMEOUT;
+            return SqlErrors.isLockTimeout(e.getSQLState(), e.getErrorCode());
         }
 
         /**
@@ -187,7 +160,7 @@ final class H2Statements extends Statements {
             } finally {
                 c.setTransactionIsolation(level);
             }
-            return holderOf(newest, row, now);
+            return Records.holderOf(newest, row.fingerprint(), now);
         }
 
         private static void setLockTimeout(Connection c, long millis) throws SQLException {

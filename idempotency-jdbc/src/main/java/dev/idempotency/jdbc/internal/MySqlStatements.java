@@ -1,11 +1,13 @@
 package dev.idempotency.jdbc.internal;
 
-import static org.jooq.impl.DSL.excluded;
-import static org.jooq.impl.DSL.when;
-
 import dev.idempotency.core.store.AtomicAttempt.Holder;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.jdbc.JdbcStore;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlDialect;
+import dev.idempotency.sql.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,13 +15,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import org.jooq.Field;
-import org.jooq.InsertOnDuplicateSetMoreStep;
-import org.jooq.Record;
-import org.jooq.SQLDialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,17 +39,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class MySqlStatements extends Statements {
 
-    private static final String DDL_LOCK = "dev.idempotency.ddl";
-
-    /**
-     * The name of a table's purge lock, from the session's database and the table's name as
-     * given (bound to the one parameter); hashed, since MySQL allows lock names of 64 characters.
-     */
-    public static final String PURGE_LOCK = "CONCAT('idempotency-purge:', SHA1(CONCAT(IFNULL(DATABASE(), ''), '.', ?)))";
-    static final String TAKE_PURGE_LOCK = "GET_LOCK(" + PURGE_LOCK + ", 0)";
-    static final String RELEASE_PURGE_LOCK = "RELEASE_LOCK(" + PURGE_LOCK + ")";
-    /** What a server without named locks (MariaDB Galera) answers GET_LOCK with. */
-    static final int NOT_SUPPORTED_YET = 1235;
     private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
 
     /** Whether the server has named locks; without them, batches purge as they would without the lock. */
@@ -62,16 +48,24 @@ public final class MySqlStatements extends Statements {
     final boolean returning;
     final SqlStatement upsert;
     private final SqlStatement purge;
+    private final SqlStatement takePurgeLock;
+    private final SqlStatement releasePurgeLock;
 
-    public MySqlStatements(IdempotencyTable t, SQLDialect dialect, boolean formatted, boolean returning) {
-        super(t, dialect, formatted);
+    /**
+     * @param returning MariaDB's upsert, which returns the row; without, the upsert of the catalog's
+     *                  dialect with its {@code RETURNING} left off (MySQL's, or MariaDB's for a test
+     *                  of MySQL's path), the row read back after it
+     */
+    public MySqlStatements(SqlCatalog catalog, boolean returning) {
+        super(catalog);
         this.returning = returning;
-        InsertOnDuplicateSetMoreStep<Record> upsertQuery = ctx.insertInto(t.table).columns(t.columns)
-                .values(t.columnParams)
-                .onDuplicateKeyUpdate()
-                .set(takeOverIfNotLive());
-        upsert = compile(returning ? upsertQuery.returningResult(t.recordColumns) : upsertQuery);
-        purge = compile(ctx.deleteFrom(t.table).where(t.isPurgeable()).orderBy(t.expiresAt).limit(t.limit));
+        String upsertSql = catalog.sql("upsert");
+        int returningClause = upsertSql.lastIndexOf("\nreturning");
+        upsert = new SqlStatement(returning || returningClause < 0 ? upsertSql : upsertSql.substring(0, returningClause),
+                true);
+        purge = compile("purge");
+        takePurgeLock = compile("takePurgeLock");
+        releasePurgeLock = compile("releasePurgeLock");
     }
 
     @Override
@@ -102,11 +96,11 @@ public final class MySqlStatements extends Statements {
             return super.purge(c, now, limit);
         }
         try {
-            if (!namedLock(c, TAKE_PURGE_LOCK)) {
+            if (!namedLock(c, takePurgeLock)) {
                 return 0;
             }
         } catch (SQLException e) {
-            if (e.getErrorCode() != NOT_SUPPORTED_YET) {
+            if (!SqlErrors.lacksNamedLocks(e.getErrorCode())) {
                 throw e;
             }
             namedLocks = false;
@@ -135,7 +129,7 @@ public final class MySqlStatements extends Statements {
      */
     private void releasePurgeLock(Connection c) throws SQLException {
         try {
-            namedLock(c, RELEASE_PURGE_LOCK);
+            namedLock(c, releasePurgeLock);
         } catch (SQLException | RuntimeException e) {
             try {
                 c.abort(Runnable::run);
@@ -146,19 +140,17 @@ public final class MySqlStatements extends Statements {
         }
     }
 
-    /** Runs {@code SELECT <call>} with the table's name bound; whether it answered 1. */
-    private boolean namedLock(Connection c, String call) throws SQLException {
-        try (PreparedStatement ps = bounded(c.prepareStatement("SELECT " + call))) {
-            ps.setString(1, String.join(".", t.tableName.getName()));
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getInt(1) == 1;
-            }
+    /** Runs {@code lock} with the table's name bound; whether it answered 1. */
+    private boolean namedLock(Connection c, SqlStatement lock) throws SQLException {
+        try (PreparedStatement ps = prepare(c, lock, Map.of("table_label", catalog.table().label()));
+             ResultSet rs = ps.executeQuery()) {
+            return rs.next() && rs.getInt(1) == 1;
         }
     }
 
     /** Runs the conditional upsert and judges the row as it stands afterwards by its owner token. */
     private Attempt upsert(Connection c, NewRow row, Instant now) throws SQLException {
-        Map<String, Object> values = IdempotencyTable.rowValues(row, now);
+        Map<String, Object> values = Records.rowValues(row, now);
         if (!returning) {
             update(c, upsert, values);
         }
@@ -167,23 +159,9 @@ public final class MySqlStatements extends Statements {
             if (!rs.next()) {
                 return RETRY;
             }
-            return row.ownerToken().equals(rs.getString("owner_token")) ? WON : lostTo(t.read(row.key(), rs), now);
+            return row.ownerToken().equals(rs.getString("owner_token")) ? WON
+                    : lostTo((returning ? upsert : readBack).read(row.key(), rs), now);
         }
-    }
-
-    private Map<Field<?>, Field<?>> takeOverIfNotLive() {
-        Map<Field<?>, Field<?>> set = new LinkedHashMap<>();
-        set.put(t.ownerToken, when(t.isNotLive(), excluded(t.ownerToken)).otherwise(t.ownerToken));
-        for (Field<?> column : nonKeyColumns()) {
-            if (column != t.ownerToken) {
-                set.put(column, takeOverIfOwned(column));
-            }
-        }
-        return set;
-    }
-
-    private <T> Field<T> takeOverIfOwned(Field<T> column) {
-        return when(t.ownerToken.eq(excluded(t.ownerToken)), excluded(column)).otherwise(column);
     }
 
     /**
@@ -193,18 +171,18 @@ public final class MySqlStatements extends Statements {
      */
     @Override
     public String ddlLock() {
-        return "SELECT GET_LOCK('" + DDL_LOCK + "', 60)";
+        return catalog.sql("ddlLock");
     }
 
     @Override
     public String ddlUnlock() {
-        return "SELECT RELEASE_LOCK('" + DDL_LOCK + "')";
+        return catalog.sql("ddlUnlock");
     }
 
     /** MariaDB accepts a lock wait of 0 s (no wait); MySQL's minimum is 1 s. */
     @Override
     public AtomicSession atomicSession(String tenantSetting) {
-        return new Session(this, ctx.dialect().family() == SQLDialect.MARIADB);
+        return new Session(this, catalog.dialect() == SqlDialect.MARIADB);
     }
 
     /**
@@ -214,21 +192,6 @@ public final class MySqlStatements extends Statements {
      * applies to the next transaction only, so it needs no undoing.
      */
     static final class Session extends AtomicSession.SessionLockWait {
-        /** ER_LOCK_WAIT_TIMEOUT. */
-        static final int LOCK_WAIT_TIMEOUT = 1205;
-        static final String READ_COMMITTED_NEXT = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
-        static final String READ_UNCOMMITTED_NEXT = "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED";
-        static final String RESTORE_LOCK_WAIT = "SET SESSION innodb_lock_wait_timeout = @idempotency_lock_wait_timeout";
-
-        /** Saves the session's lock wait (for {@link #RESTORE_LOCK_WAIT}) and sets {@code seconds}. */
-        static String saveAndSetLockWait(long seconds) {
-            return "SET @idempotency_lock_wait_timeout = @@session.innodb_lock_wait_timeout,"
-                    + " SESSION innodb_lock_wait_timeout = " + seconds;
-        }
-
-        static String setLockWait(long seconds) {
-            return "SET SESSION innodb_lock_wait_timeout = " + seconds;
-        }
 
         /** {@code wait} in whole seconds, rounded up; at least 1 where 0 is not allowed. */
         static long seconds(Duration wait, boolean zeroAllowed) {
@@ -248,16 +211,16 @@ public final class MySqlStatements extends Statements {
         void beginTransaction(Connection c, Duration wait) throws SQLException {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
-                s.execute(saveAndSetLockWait(seconds(wait)));
+                s.execute(sql.catalog.lockWait(seconds(wait), true));
                 saved = true;
-                s.execute(READ_COMMITTED_NEXT);
+                s.execute(sql.catalog.sql("readCommittedNext"));
             }
         }
 
         @Override
         void lockWait(Connection c, Duration wait) throws SQLException {
             try (Statement s = c.createStatement()) {
-                s.execute(setLockWait(seconds(wait)));
+                s.execute(sql.catalog.lockWait(seconds(wait), false));
             }
         }
 
@@ -265,7 +228,7 @@ public final class MySqlStatements extends Statements {
         void restoreLockWait(Connection c) throws SQLException {
             if (saved) {
                 try (Statement s = c.createStatement()) {
-                    s.execute(RESTORE_LOCK_WAIT);
+                    s.execute(sql.catalog.sql("restoreLockWait"));
                 }
                 saved = false;
             }
@@ -273,7 +236,7 @@ public final class MySqlStatements extends Statements {
 
         @Override
         public boolean isLockTimeout(SQLException e) {
-            return e.getErrorCode() == LOCK_WAIT_TIMEOUT;
+            return SqlErrors.isLockTimeout(e.getSQLState(), e.getErrorCode());
         }
 
         /**
@@ -286,7 +249,7 @@ public final class MySqlStatements extends Statements {
         @Override
         public Holder holder(Connection c, NewRow row, Instant now) throws SQLException {
             try (Statement s = c.createStatement()) {
-                s.execute(READ_UNCOMMITTED_NEXT);
+                s.execute(sql.catalog.sql("readUncommittedNext"));
             }
             Optional<IdempotencyRecord> newest;
             try {
@@ -302,7 +265,7 @@ public final class MySqlStatements extends Statements {
                 }
                 throw e;
             }
-            return holderOf(newest, row, now);
+            return Records.holderOf(newest, row.fingerprint(), now);
         }
 
         private long seconds(Duration wait) {

@@ -1,40 +1,31 @@
 package dev.idempotency.jdbc.internal;
 
-import static org.jooq.impl.DSL.field;
-import static org.jooq.impl.DSL.inline;
-
-import dev.idempotency.core.store.HeaderCodec;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.jdbc.JdbcStore;
+import dev.idempotency.sql.Ddl;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlCatalog;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import org.jooq.Condition;
-import org.jooq.DSLContext;
-import org.jooq.Field;
-import org.jooq.Query;
-import org.jooq.SQLDialect;
-import org.jooq.SelectField;
-import org.jooq.conf.Settings;
-import org.jooq.impl.DSL;
 
 /**
- * The SQL of each store primitive, built once per store with jOOQ and run through JDBC. What
- * every dialect says the same way lives here (the primary-key read, the owner-checked UPDATE and
- * DELETE); each dialect supplies its own atomic "insert unless a live record exists" and its
- * bounded purge.
+ * The catalog's statements ({@link SqlCatalog}) for each store primitive, run through JDBC. What
+ * every dialect does the same way lives here (the primary-key read, the owner-checked UPDATE and
+ * DELETE); each dialect runs its own atomic "insert unless a live record exists" and its bounded
+ * purge.
  *
  * <p>Every method runs exactly the statements its Javadoc names, on the connection it is given,
  * so the caller decides whether they share a transaction (row-level security does).
@@ -63,8 +54,7 @@ public abstract class Statements {
     static final Attempt WON = new Attempt.Won();
     static final Attempt RETRY = new Attempt.Retry();
 
-    final IdempotencyTable t;
-    final DSLContext ctx;
+    final SqlCatalog catalog;
 
     final SqlStatement find;
     final SqlStatement readBack;
@@ -75,32 +65,22 @@ public abstract class Statements {
     /** Seconds each store statement may run ({@link JdbcStore.Builder#statementTimeout}); 0: no limit. */
     private int timeoutSeconds;
 
-    /** @param formatted render multi-line SQL, for reading rather than running */
-    Statements(IdempotencyTable t, SQLDialect dialect, boolean formatted) {
-        this.t = t;
-        this.ctx = DSL.using(dialect, new Settings().withRenderSchema(true).withRenderFormatted(formatted));
-        find = compile(ctx.select(t.recordColumns).from(t.table).where(t.primaryKey().and(t.isPresent())));
-        readBack = compile(ctx.select(t.recordColumns).from(t.table).where(t.primaryKey()));
+    Statements(SqlCatalog catalog) {
+        this.catalog = catalog;
+        find = compile("find");
+        readBack = compile("readBack");
         // The completion leaves expires_at (indexed) as the reservation set it, so on PostgreSQL
         // it changes no indexed column and can be a heap-only-tuple update.
-        complete = compile(ctx.update(t.table)
-                .set(t.state, inline(IdempotencyTable.COMPLETED))
-                .set(t.lockedUntil, inline(null, t.lockedUntil))
-                .set(t.responseStatus, t.paramOf(t.responseStatus))
-                .set(t.responseContentType, t.paramOf(t.responseContentType))
-                .set(t.responseHeaders, t.paramOf(t.responseHeaders))
-                .set(t.responseBody, t.paramOf(t.responseBody))
-                .set(t.formatVersion, t.paramOf(t.formatVersion))
-                .where(owned()));
-        release = compile(ctx.deleteFrom(t.table).where(owned()));
-        // The expiry follows the lease: on PostgreSQL the update stays heap-only until a handler
-        // outlives its ttl, since greatest() leaves expires_at's value as it is until then.
-        renew = compile(ctx.update(t.table).set(t.lockedUntil, t.paramOf(t.lockedUntil))
-                .set(t.expiresAt, t.expiryAfterRenewal()).where(owned()));
+        complete = compile("complete");
+        release = compile("release");
+        // The expiry follows the lease (greatest()): on PostgreSQL the update stays heap-only
+        // until a handler outlives its ttl.
+        renew = compile("renew");
     }
 
-    final SqlStatement compile(Query query) {
-        return SqlStatement.of(ctx, query, t.localTime);
+    /** The catalog's statement {@code name}, rendered for JDBC. */
+    final SqlStatement compile(String name) {
+        return new SqlStatement(catalog.sql(name), catalog.dialect().localTime());
     }
 
     /** Bounds every later statement of this store to {@code seconds} (0: no limit); set once, before use. */
@@ -154,27 +134,12 @@ public abstract class Statements {
 
     /**
      * The classpath resources {@code createTableIfMissing} runs for the table itself, decided on
-     * {@code c} after the DDL lock: the table script (which leaves an existing table as it is),
-     * {@link #newTableScripts()} for a table it creates, and the caller migration for a table
-     * without the caller column (one it creates, or one from before that migration). So the
-     * primary key is rebuilt once, not at every start.
+     * {@code c} after the DDL lock ({@link Ddl#scripts}): so the primary key is rebuilt once, not
+     * at every start.
      */
     public final List<String> tableScripts(Connection c) throws SQLException {
         Set<String> present = columnsIfTableExists(c);
-        List<String> scripts = new ArrayList<>();
-        scripts.add(Ddl.tableScript(ctx.dialect()));
-        if (present.isEmpty()) {
-            scripts.addAll(newTableScripts());
-        }
-        if (!present.contains(t.caller.getName())) {
-            scripts.add(Ddl.callerScript(ctx.dialect()));
-        }
-        return scripts;
-    }
-
-    /** The scripts after the table script for a table {@code createTableIfMissing} creates; here none. */
-    List<String> newTableScripts() {
-        return List.of();
+        return Ddl.scripts(catalog.dialect(), !present.isEmpty(), present.contains("caller"), false);
     }
 
     /**
@@ -185,27 +150,13 @@ public abstract class Statements {
      */
     public final Set<String> columns(Connection c) throws SQLException {
         Set<String> present = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-        try (java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery(columnsProbe())) {
+        try (java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery(catalog.sql("columnsProbe"))) {
             ResultSetMetaData metaData = rs.getMetaData();
             for (int i = 1; i <= metaData.getColumnCount(); i++) {
                 present.add(metaData.getColumnName(i));
             }
         }
         return present;
-    }
-
-    /** {@code SELECT * FROM <table> WHERE 1 = 0}, inlined: its result's columns are the table's. */
-    final String columnsProbe() {
-        return ctx.renderInlined(ctx.selectFrom(t.table).where(DSL.falseCondition()));
-    }
-
-    /**
-     * {@link #columnsProbe()} for a client that sees a result's columns only on a row (R2DBC):
-     * one row, every column of the table in it, all {@code NULL}; the table resolves the same way.
-     */
-    final String columnsRowProbe() {
-        return ctx.renderInlined(ctx.select(t.table.asterisk()).from(DSL.selectOne().asTable("probe"))
-                .leftJoin(t.table).on(DSL.falseCondition()));
     }
 
     /**
@@ -216,7 +167,7 @@ public abstract class Statements {
         try {
             return columns(c);
         } catch (SQLException e) {
-            if (SqlFailures.reasonOf(e, t.tableName.last()) == StorageUnavailableException.Reason.NOT_PROVISIONED) {
+            if (SqlFailures.reasonOf(e, catalog.table().base()) == StorageUnavailableException.Reason.NOT_PROVISIONED) {
                 return Set.of();
             }
             throw e;
@@ -261,7 +212,7 @@ public abstract class Statements {
 
     /**
      * The one DELETE of a purge batch: at most {@code :limit} rows with {@code expires_at <= :now}
-     * that are not live ({@link IdempotencyTable#isPurgeable}).
+     * that are not live.
      */
     abstract SqlStatement purgeStatement();
 
@@ -272,7 +223,7 @@ public abstract class Statements {
 
     /** One primary-key read: the record unless it has expired (an in-flight one whose lease runs has not). */
     public final Optional<IdempotencyRecord> find(Connection c, RecordKey key, Instant now) throws SQLException {
-        Map<String, Object> values = IdempotencyTable.keyValues(key);
+        Map<String, Object> values = Records.keyValues(key);
         values.put("now", now);
         return queryRecord(c, find, values, key);
     }
@@ -283,19 +234,7 @@ public abstract class Statements {
      */
     public final boolean complete(Connection c, RecordKey key, String ownerToken, StoredResponse response)
             throws SQLException {
-        return update(c, complete, completeValues(key, ownerToken, response)) == 1;
-    }
-
-    /** The values of {@link #complete}'s UPDATE. */
-    public static Map<String, Object> completeValues(RecordKey key, String ownerToken, StoredResponse response) {
-        Map<String, Object> values = IdempotencyTable.keyValues(key);
-        values.put("owner_token", ownerToken);
-        values.put("response_status", (short) response.status());
-        values.put("response_content_type", response.contentType());
-        values.put("response_headers", HeaderCodec.encode(response.headers()));
-        values.put("response_body", response.body());
-        values.put("format_version", (short) HeaderCodec.formatVersion(response));
-        return values;
+        return update(c, complete, Records.completeValues(key, ownerToken, response)) == 1;
     }
 
     /**
@@ -328,14 +267,7 @@ public abstract class Statements {
 
     /** One DELETE of the in-flight row, only while {@code ownerToken} still holds it. */
     public final boolean release(Connection c, RecordKey key, String ownerToken) throws SQLException {
-        return update(c, release, releaseValues(key, ownerToken)) == 1;
-    }
-
-    /** The values of {@link #release}'s DELETE. */
-    static Map<String, Object> releaseValues(RecordKey key, String ownerToken) {
-        Map<String, Object> values = IdempotencyTable.keyValues(key);
-        values.put("owner_token", ownerToken);
-        return values;
+        return update(c, release, Records.ownerValues(key, ownerToken)) == 1;
     }
 
     /**
@@ -343,21 +275,7 @@ public abstract class Statements {
      * row's expiry moves to the lease's end when that is later.
      */
     public final boolean renew(Connection c, RecordKey key, String ownerToken, Instant lockedUntil) throws SQLException {
-        Map<String, Object> values = IdempotencyTable.keyValues(key);
-        values.put("owner_token", ownerToken);
-        values.put("locked_until", lockedUntil);
-        return update(c, renew, values) == 1;
-    }
-
-    /**
-     * The owner check of complete, release and renew: the token this handle wrote is still there
-     * and the row is still in flight. The lease is deliberately not part of it: a lapsed lease
-     * that nobody took over leaves the token in place, and finishing then is exactly what a
-     * retry would want. A take-over always writes a new token.
-     */
-    private Condition owned() {
-        return t.primaryKey().and(t.ownerToken.eq(t.paramOf(t.ownerToken)))
-                .and(t.state.eq(inline(IdempotencyTable.IN_FLIGHT)));
+        return update(c, renew, Records.renewValues(key, ownerToken, lockedUntil)) == 1;
     }
 
     final int update(Connection c, SqlStatement statement, Map<String, ?> values) throws SQLException {
@@ -370,41 +288,12 @@ public abstract class Statements {
     final Optional<IdempotencyRecord> queryRecord(Connection c, SqlStatement statement, Map<String, ?> values,
                                                   RecordKey key) throws SQLException {
         try (PreparedStatement ps = prepare(c, statement, values); ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? Optional.of(t.read(key, rs)) : Optional.empty();
+            return rs.next() ? Optional.of(statement.read(key, rs)) : Optional.empty();
         }
-    }
-
-    /** {@code :key AS key, :tenant_id AS tenant_id, …}: the new row as a select list. */
-    final List<SelectField<?>> rowAsSelectList() {
-        List<SelectField<?>> values = new ArrayList<>();
-        for (int i = 0; i < t.columns.size(); i++) {
-            values.add(t.columnParams.get(i).as(t.columns.get(i).getUnqualifiedName()));
-        }
-        return values;
-    }
-
-    /** The columns a take-over rewrites: everything but the primary key. */
-    final List<Field<?>> nonKeyColumns() {
-        return t.columns.subList(t.primaryKeyColumns().size(), t.columns.size());
-    }
-
-    /** {@code column} qualified by the target table, for conditions next to a source of the same names. */
-    final <T> Field<T> target(Field<T> column) {
-        return field(t.tableName.append(column.getUnqualifiedName()), column.getDataType());
-    }
-
-    /** {@link IdempotencyTable#isNotLive} on the target table's own columns. */
-    final Condition targetIsNotLive() {
-        return t.isNotLive(target(t.expiresAt), target(t.state), target(t.lockedUntil));
     }
 
     /** The record a row describes when it is live; else a retry. */
     static Attempt lostTo(IdempotencyRecord record, Instant now) {
-        return isLive(record, now) ? new Attempt.Lost(record) : RETRY;
-    }
-
-    /** {@link IdempotencyTable#isLive()}, on a record already read. */
-    public static boolean isLive(IdempotencyRecord record, Instant now) {
-        return record.isCompleted() ? record.expiresAt().isAfter(now) : record.leaseUntil().isAfter(now);
+        return Records.isLive(record, now) ? new Attempt.Lost(record) : RETRY;
     }
 }

@@ -1,6 +1,5 @@
 /**
- * The SQL shared by the stores on the idempotency table: statements, DDL, failure classification.
- * Internal, not API: exported only to {@code dev.idempotency.vertx.sql} and
- * {@code dev.idempotency.r2dbc}, may change without notice.
+ * How the JDBC store runs idempotency-sql's statements per database: binding, the atomic mode's
+ * session set-up, failure translation. Internal, not API: not exported, may change without notice.
  */
 package dev.idempotency.jdbc.internal;

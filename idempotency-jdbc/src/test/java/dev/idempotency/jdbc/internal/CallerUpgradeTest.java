@@ -9,6 +9,11 @@ import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.jdbc.JdbcStore;
 import dev.idempotency.jdbc.TestDatabase;
+import dev.idempotency.sql.Ddl;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlDialect;
+import dev.idempotency.sql.TableName;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -27,10 +32,7 @@ import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
-import org.jooq.Field;
-import org.jooq.Param;
 import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -80,7 +82,7 @@ class CallerUpgradeTest {
             assertThat(markFound(pool, dialect)).as("V4 ran once").isEqualTo(MARK);
             assertTheOldRecordIsAnonymousAndCallersAreApart(store);
 
-            runScript(pool, dialect, Ddl.callerScript(dialect)); // V4 again, by hand
+            runScript(pool, dialect, Ddl.callerScript(Dialects.sqlDialect(dialect))); // V4 again, by hand
             if (dialect == SQLDialect.H2) {
                 assertThat(markFound(pool, dialect)).as("H2's V4 changes nothing the second time").isEqualTo(MARK);
             } else {
@@ -97,7 +99,7 @@ class CallerUpgradeTest {
             DataSource pool = db.pool("upgrade-v4", 2);
             createV1TableWithACompletedRecord(pool, dialect);
 
-            runScript(pool, dialect, Ddl.callerScript(dialect));
+            runScript(pool, dialect, Ddl.callerScript(Dialects.sqlDialect(dialect)));
 
             JdbcStore store = JdbcStore.builder(pool).dialect(dialect).verifySchema(true).build();
             assertThat(primaryKeyColumns(pool, dialect)).containsExactly("key", "tenant_id", "caller", "method", "path");
@@ -164,16 +166,17 @@ class CallerUpgradeTest {
 
     /** V1 as shipped, and the completed row the store wrote before the caller: every V1 column. */
     private static void createV1TableWithACompletedRecord(DataSource pool, SQLDialect dialect) throws SQLException {
-        runScript(pool, dialect, Ddl.tableScript(dialect));
-        IdempotencyTable table = new IdempotencyTable(DSL.name(JdbcStore.DEFAULT_TABLE), dialect);
-        Statements sql = Dialects.statements(dialect, table);
-        List<Field<?>> v1Columns = table.columns.stream().filter(c -> c != table.caller).toList();
-        List<Param<?>> v1Params = v1Columns.stream().<Param<?>>map(table::paramOf).toList();
-        SqlStatement insert = sql.compile(sql.ctx.insertInto(table.table).columns(v1Columns).values(v1Params));
-        NewRow row = new NewRow(OLD, "a".repeat(64), IdempotencyTable.COMPLETED, "old-token", null,
+        runScript(pool, dialect, Ddl.tableScript(Dialects.sqlDialect(dialect)));
+        Statements sql = Dialects.statements(dialect, JdbcStore.DEFAULT_TABLE);
+        List<String> v1Columns = Records.COLUMNS.stream().filter(c -> !c.equals("caller")).toList();
+        SqlDialect sqlDialect = Dialects.sqlDialect(dialect);
+        SqlStatement insert = new SqlStatement("insert into " + sqlDialect.quote(JdbcStore.DEFAULT_TABLE) + " ("
+                + String.join(", ", v1Columns.stream().map(sqlDialect::quote).toList()) + ") values ("
+                + String.join(", ", v1Columns.stream().map(c -> ":" + c).toList()) + ")", sqlDialect.localTime());
+        NewRow row = new NewRow(OLD, "a".repeat(64), Records.COMPLETED, "old-token", null,
                 response("old order"), NOW.plus(TTL), NOW);
         try (Connection c = pool.getConnection()) {
-            assertThat(sql.update(c, insert, IdempotencyTable.rowValues(row, NOW))).isEqualTo(1);
+            assertThat(sql.update(c, insert, Records.rowValues(row, NOW))).isEqualTo(1);
         }
     }
 
@@ -182,8 +185,8 @@ class CallerUpgradeTest {
     }
 
     private static void runScript(DataSource pool, SQLDialect dialect, String resource) throws SQLException {
-        List<String> statements = Ddl.statements(DSL.using(dialect), resource, DSL.name(JdbcStore.DEFAULT_TABLE),
-                JdbcStore.DEFAULT_TENANT_SETTING);
+        List<String> statements = Ddl.statements(Dialects.sqlDialect(dialect), resource,
+                TableName.of(JdbcStore.DEFAULT_TABLE), JdbcStore.DEFAULT_TENANT_SETTING);
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             for (String statement : statements) {
                 s.execute(statement);

@@ -3,12 +3,13 @@ package dev.idempotency.jdbc.internal;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.jdbc.JdbcStore;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Records;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 
 /** Sample values for every named parameter, for query plans. */
 final class SqlSamples {
@@ -17,7 +18,7 @@ final class SqlSamples {
     static final RecordKey KEY = new RecordKey("tenant-1", "POST", "/orders", "key-1");
     static final StoredResponse RESPONSE = new StoredResponse(201, "application/json",
             Map.of("Location", List.of("/orders/7")), "{\"id\":7}".getBytes(StandardCharsets.UTF_8));
-    static final NewRow ROW = new NewRow(KEY, "a".repeat(64), IdempotencyTable.COMPLETED, "token-1",
+    static final NewRow ROW = new NewRow(KEY, "a".repeat(64), Records.COMPLETED, "token-1",
             NOW.plusSeconds(30), RESPONSE, NOW.plusSeconds(86400), NOW);
 
     private SqlSamples() {
@@ -25,12 +26,12 @@ final class SqlSamples {
 
     /** A value for every parameter any statement names. */
     static Map<String, Object> values() {
-        Map<String, Object> values = IdempotencyTable.rowValues(ROW, NOW);
+        Map<String, Object> values = Records.rowValues(ROW, NOW);
         values.put("limit", 1000);
         return values;
     }
 
-    static Statements statements(SQLDialect dialect, boolean formatted) {
-        return Dialects.statements(dialect, new IdempotencyTable(DSL.name(JdbcStore.DEFAULT_TABLE), dialect), formatted);
+    static Statements statements(SQLDialect dialect) {
+        return Dialects.statements(dialect, JdbcStore.DEFAULT_TABLE);
     }
 }

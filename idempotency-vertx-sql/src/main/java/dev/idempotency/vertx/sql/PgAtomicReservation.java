@@ -3,6 +3,7 @@ package dev.idempotency.vertx.sql;
 import dev.idempotency.core.store.AbstractAsyncReservation;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.sql.Records;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlConnection;
@@ -49,7 +50,8 @@ public final class PgAtomicReservation extends AbstractAsyncReservation {
      */
     @Override
     protected CompletionStage<Boolean> doComplete(StoredResponse response) {
-        return finish(c -> PgStore.query(c, store.sql.complete(), Rows.completion(key(), ownerToken(), response))
+        return finish(c -> PgStore.query(c, store.sql.numberedCasts("complete"),
+                        Records.completeValues(key(), ownerToken(), response))
                 .compose(rows -> rows.rowCount() == 1
                         ? c.query("COMMIT").execute().map(true)
                         : c.query("ROLLBACK").execute().map(false)));
@@ -58,7 +60,7 @@ public final class PgAtomicReservation extends AbstractAsyncReservation {
     /** The release's DELETE, then COMMIT whatever it found: the handler's writes stay. */
     @Override
     protected CompletionStage<Boolean> doRelease() {
-        return finish(c -> PgStore.query(c, store.sql.release(), releaseValues())
+        return finish(c -> PgStore.query(c, store.sql.numberedCasts("release"), Records.ownerValues(key(), ownerToken()))
                 .compose(rows -> c.query("COMMIT").execute().map(rows.rowCount() == 1)));
     }
 
@@ -84,12 +86,6 @@ public final class PgAtomicReservation extends AbstractAsyncReservation {
             return Optional.of(type.cast(connection));
         }
         return Optional.empty();
-    }
-
-    private java.util.Map<String, Object> releaseValues() {
-        java.util.Map<String, Object> values = Rows.keyValues(key());
-        values.put("owner_token", ownerToken());
-        return values;
     }
 
     /** Runs the finish (the base class lets it run once); on failure rolls back what is left; always gives the connection back. */

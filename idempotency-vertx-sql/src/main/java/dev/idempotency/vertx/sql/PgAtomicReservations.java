@@ -4,7 +4,11 @@ import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
-import dev.idempotency.jdbc.internal.PostgresSql;
+import dev.idempotency.sql.InFlightLocks;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlErrors;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
@@ -42,11 +46,13 @@ final class PgAtomicReservations {
     private static final long NO_WAIT_MILLIS = 50;
 
     private final PgStore store;
-    private final PostgresSql sql;
+    private final SqlCatalog sql;
+    private final InFlightLocks inFlightLocks;
 
     PgAtomicReservations(PgStore store) {
         this.store = store;
         this.sql = store.sql;
+        this.inFlightLocks = new InFlightLocks(sql.table().label());
     }
 
     private record Request(RecordKey key, String fingerprint, Instant now, Duration lease, Duration lockWait,
@@ -60,14 +66,10 @@ final class PgAtomicReservations {
     /** One transaction on one pooled connection. */
     Future<AtomicAttempt<AsyncReservation>> attempt(RecordKey key, String fingerprint, String ownerToken,
                                                     Instant now, Duration lease, Duration ttl, Duration wait) {
-        Instant at = Rows.micros(now);
+        Instant at = Records.micros(now);
         Request r = new Request(key, fingerprint, at, lease, wait, System.nanoTime() + wait.toNanos());
-        Map<String, Object> row = Rows.newRow(key, fingerprint, PostgresSql.IN_FLIGHT, ownerToken,
-                Rows.micros(at.plus(lease)), null, Rows.micros(at.plus(ttl)), at);
-        PostgresSql.InFlightLocks locks = sql.inFlightLocks(key, fingerprint);
-        row.put("key_lock_high", locks.keyHigh());
-        row.put("key_lock_low", locks.keyLow());
-        row.put("body_lock", locks.body());
+        Map<String, Object> row = Records.rowValues(NewRow.inFlight(key, fingerprint, ownerToken, at, lease, ttl), at);
+        row.putAll(inFlightLocks.values(key, fingerprint));
         return store.pool.getConnection().compose(c -> attempt(c, r, row, 1).transform(ar -> {
             if (ar.succeeded()) {
                 PgStore.Attempt attempt = ar.result();
@@ -79,7 +81,7 @@ final class PgAtomicReservations {
             }
             Throwable failure = ar.cause();
             String state = PgFailures.sqlState(failure);
-            if (PostgresSql.isLockTimeout(state)) {
+            if (SqlErrors.isLockTimeout(state, 0)) {
                 return c.query("ROLLBACK").execute()
                         .compose(v -> probe(c, r))
                         .recover(unknown -> {
@@ -91,7 +93,7 @@ final class PgAtomicReservations {
                         .map(holder -> new AtomicAttempt.TimedOut<>(holder, failure));
             }
             Future<Void> ended = rollbackAndClose(c);
-            if (PostgresSql.mustStartOver(state)) {
+            if (SqlErrors.mustStartOver(state)) {
                 return ended.map(v -> new AtomicAttempt.RolledBack<>());
             }
             return ended.transform(v -> Future.failedFuture(failure));
@@ -104,7 +106,7 @@ final class PgAtomicReservations {
         if (attempt == 1) {
             Future<?> begin = c.query(store.statementTimeoutMillis == 0 ? "BEGIN ISOLATION LEVEL READ COMMITTED"
                     : "BEGIN ISOLATION LEVEL READ COMMITTED; "
-                            + PostgresSql.savedAndLocalStatementTimeout(store.statementTimeoutMillis)).execute();
+                            + sql.localStatementTimeout(store.statementTimeoutMillis, true)).execute();
             boolean withTenant = store.tenantSetting != null;
             Map<String, Object> settings = new java.util.HashMap<>();
             settings.put("lock_timeout", r.lockTimeout());
@@ -114,19 +116,20 @@ final class PgAtomicReservations {
                 settings.put("tenant_setting", store.tenantSetting);
                 settings.put("tenant", r.key().tenant());
             }
-            Future<?> set = PgStore.query(c, sql.atomicSettings(withTenant), settings);
+            Future<?> set = PgStore.query(c, sql.numberedCasts(withTenant ? "atomicSettingsWithTenant" : "atomicSettings"),
+                    settings);
             setUp = begin.compose(v -> set);
         } else {
             // The restore after the first attempt gave the session's limits back: bound this one again.
             Future<?> bound = store.statementTimeoutMillis == 0 ? Future.succeededFuture()
-                    : c.query(PostgresSql.localStatementTimeout(store.statementTimeoutMillis)).execute();
-            Future<?> lockWait = PgStore.query(c, sql.atomicLockTimeout(), Map.of("lock_timeout", r.lockTimeout()));
+                    : c.query(sql.localStatementTimeout(store.statementTimeoutMillis, false)).execute();
+            Future<?> lockWait = PgStore.query(c, sql.numberedCasts("atomicLockTimeout"), Map.of("lock_timeout", r.lockTimeout()));
             setUp = bound.compose(v -> lockWait);
         }
         Future<RowSet<Row>> reserved =
-                PgStore.query(c, attempt == 1 ? sql.atomicReserveFresh() : sql.atomicReserve(), row);
-        Future<RowSet<Row>> restored = c.query(store.statementTimeoutMillis == 0 ? sql.restoreLockTimeout()
-                : sql.restoreLockAndStatementTimeout()).execute();
+                PgStore.query(c, sql.numberedCasts(attempt == 1 ? "atomicReserveFresh" : "atomicReserve"), row);
+        Future<RowSet<Row>> restored = c.query(sql.sql(store.statementTimeoutMillis == 0 ? "restoreLockTimeout"
+                : "restoreLockAndStatementTimeout")).execute();
         return setUp.compose(v -> reserved).compose(rows -> restored.map(v -> PgStore.Attempt.of(r.key(), rows, r.now())))
                 .compose(result -> {
                     if (result.won() || result.lost() != null) {
@@ -143,12 +146,10 @@ final class PgAtomicReservations {
 
     /** One read of {@code pg_locks}, in autocommit mode, after the rollback. */
     private Future<AtomicAttempt.Holder> probe(SqlConnection c, Request r) {
-        PostgresSql.InFlightLocks locks = sql.inFlightLocks(r.key(), r.fingerprint());
-        PostgresSql.Statement probe = sql.inFlightProbe();
-        return PgStore.query(c, probe, Map.of("body_lock", locks.body(), "key_lock_low", locks.keyLow(),
-                "key_lock_high", locks.keyHigh())).map(rows -> {
+        return PgStore.query(c, sql.numberedCasts("inFlightProbe"), inFlightLocks.values(r.key(), r.fingerprint()))
+                .map(rows -> {
                     Row found = rows.iterator().next();
-                    return PostgresSql.inFlightHolder(found.getBoolean("same_body"), found.getBoolean("key_held"));
+                    return InFlightLocks.holder(found.getBoolean("same_body"), found.getBoolean("key_held"));
                 });
     }
 

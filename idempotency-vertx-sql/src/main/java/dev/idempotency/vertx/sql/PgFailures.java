@@ -2,7 +2,7 @@ package dev.idempotency.vertx.sql;
 
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
 import dev.idempotency.core.store.StorageUnavailableException;
-import dev.idempotency.jdbc.internal.PostgresSql;
+import dev.idempotency.sql.SqlErrors;
 import io.vertx.core.VertxException;
 import io.vertx.core.http.ConnectionPoolTooBusyException;
 import io.vertx.sqlclient.ClosedConnectionException;
@@ -22,7 +22,7 @@ import java.util.function.Predicate;
  * <table>
  *   <caption>What counts as which</caption>
  *   <tr><th>reason</th><th>recognised by</th></tr>
- *   <tr><td>NOT_PROVISIONED</td><td>the SQLSTATEs of {@link PostgresSql#outageOf} (as for every other
+ *   <tr><td>NOT_PROVISIONED</td><td>the SQLSTATEs of {@link SqlErrors#outageOf} (as for every other
  *       reason): 42P01 naming the store's table, 3F000, 42703 naming {@code caller}</td></tr>
  *   <tr><td>UNREACHABLE</td><td>class 08, 57P01–57P03; {@link ClosedConnectionException}; an {@link IOException} anywhere in the
  *       causes (connection refused or reset: Netty's are {@code ConnectException}s and
@@ -63,7 +63,7 @@ final class PgFailures {
         if (reason == null) {
             return cause;
         }
-        String message = PostgresSql.outageMessage(reason, tableName,
+        String message = SqlErrors.outageMessage(reason, tableName,
                 reason == Reason.NOT_PROVISIONED && inChain(cause, PgFailures::lacksCaller),
                 reason == Reason.UNREACHABLE ? String.valueOf(cause) : cause.getMessage());
         return new StorageUnavailableException(reason, message, cause);
@@ -105,12 +105,12 @@ final class PgFailures {
 
     /** Whether {@code t} is the failure of a statement on a table that predates the caller column. */
     private static boolean lacksCaller(Throwable t) {
-        return t instanceof DatabaseException db && PostgresSql.lacksCaller(db.getSqlState(), db.getMessage());
+        return t instanceof DatabaseException db && SqlErrors.lacksCaller(db.getSqlState(), db.getMessage());
     }
 
     private static Reason classify(Throwable t, String tableName) {
         if (t instanceof DatabaseException db) {
-            return PostgresSql.outageOf(db.getSqlState(), db.getMessage(), tableName);
+            return SqlErrors.outageOf(db.getSqlState(), 0, db.getMessage(), tableName);
         }
         if (t instanceof ClosedConnectionException || t instanceof IOException || t instanceof UnknownHostException) {
             return Reason.UNREACHABLE;

@@ -8,10 +8,15 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.JdbcStore;
-import dev.idempotency.jdbc.internal.PostgresSql;
-import dev.idempotency.jdbc.internal.Statements;
-import dev.idempotency.jdbc.internal.StatementTimeouts;
+import dev.idempotency.sql.Ddl;
+import dev.idempotency.sql.NewRow;
+import dev.idempotency.sql.Placeholders;
+import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SchemaCheck;
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlDialect;
+import dev.idempotency.sql.StatementTimeouts;
+import dev.idempotency.sql.TableName;
 import io.vertx.core.Future;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
@@ -22,10 +27,10 @@ import io.vertx.sqlclient.Tuple;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -34,8 +39,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Idempotency records in PostgreSQL through the reactive Vert.x SQL Client: the
  * {@link AsyncTransactionalStore} face without a worker pool. Same table ({@code idempotency_keys},
- * idempotency-jdbc's DDL) and the same statements as {@code JdbcStore} on PostgreSQL — they are
- * idempotency-jdbc's, rendered with {@code $n} placeholders ({@link PostgresSql}) — so the two
+ * idempotency-sql's DDL) and the same statements as {@code JdbcStore} on PostgreSQL — idempotency-sql's
+ * catalog, rendered with {@code $n} placeholders ({@link SqlCatalog#numberedCasts}) — so the two
  * stores can share a table.
  *
  * <pre>{@code
@@ -74,12 +79,12 @@ public final class PgStore implements AsyncTransactionalStore {
     private static final Logger log = LoggerFactory.getLogger(PgStore.class);
 
     public static final String DEFAULT_TABLE = "idempotency_keys";
-    public static final String DEFAULT_TENANT_SETTING = JdbcStore.DEFAULT_TENANT_SETTING;
+    public static final String DEFAULT_TENANT_SETTING = Ddl.DEFAULT_TENANT_SETTING;
     /**
      * The default {@linkplain Builder#statementTimeout(Duration) statement timeout}: 5 seconds, as
-     * idempotency-jdbc's {@link JdbcStore#DEFAULT_STATEMENT_TIMEOUT}.
+     * idempotency-jdbc's {@code JdbcStore.DEFAULT_STATEMENT_TIMEOUT}.
      */
-    public static final Duration DEFAULT_STATEMENT_TIMEOUT = JdbcStore.DEFAULT_STATEMENT_TIMEOUT;
+    public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
     /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
     static final int MAX_ATTEMPTS = 8;
@@ -92,7 +97,7 @@ public final class PgStore implements AsyncTransactionalStore {
     public static final int STATEMENT_CACHE_SQL_LIMIT = 8192;
 
     final Pool pool;
-    final PostgresSql sql;
+    final SqlCatalog sql;
     final String tableLabel;
     final String tenantSetting;
     /** {@link Builder#statementTimeout} in milliseconds; 0: no bound. */
@@ -101,7 +106,11 @@ public final class PgStore implements AsyncTransactionalStore {
 
     private PgStore(Builder b) {
         this.pool = b.pool;
-        this.sql = PostgresSql.forTable(b.tableName);
+        this.sql = SqlCatalog.of(SqlDialect.POSTGRES, b.tableName);
+        // Rendered here, not on an event loop at their first use.
+        List.of("reserveFresh", "reserve", "find", "insertCompleted", "complete", "release", "renew", "purge",
+                "atomicSettings", "atomicSettingsWithTenant", "atomicLockTimeout", "atomicReserveFresh", "atomicReserve",
+                "inFlightProbe", "tableState").forEach(sql::numberedCasts);
         this.tableLabel = b.tableName;
         this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
         this.statementTimeoutMillis = StatementTimeouts.millisRoundedUp(b.statementTimeout);
@@ -144,12 +153,16 @@ public final class PgStore implements AsyncTransactionalStore {
      * migrations.
      */
     public CompletionStage<Void> createTableIfMissing() {
-        Future<Void> done = pool.withTransaction(c -> c.query(sql.ddlLock()).execute()
-                .compose(locked -> c.preparedQuery(sql.tableState()).execute(Tuple.of(sql.renderedTable())))
+        Future<Void> done = pool.withTransaction(c -> c.query(sql.sql("ddlLock")).execute()
+                .compose(locked -> query(c, sql.numberedCasts("tableState"),
+                        Map.of("quoted_table", sql.table().quoted(SqlDialect.POSTGRES))))
                 .compose(rows -> {
                     Row state = rows.iterator().next();
                     Future<RowSet<Row>> chain = Future.succeededFuture();
-                    for (String ddl : sql.ddl(state.getBoolean("present"), state.getBoolean("caller"), tenantSetting)) {
+                    List<String> scripts = Ddl.scripts(SqlDialect.POSTGRES, state.getBoolean("present"),
+                            state.getBoolean("caller"), tenantSetting != null);
+                    for (String ddl : Ddl.statements(SqlDialect.POSTGRES, scripts, sql.table(),
+                            tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting)) {
                         chain = chain.compose(previous -> c.query(ddl).execute());
                     }
                     return chain.<Void>mapEmpty();
@@ -161,7 +174,7 @@ public final class PgStore implements AsyncTransactionalStore {
      * Checks that this store's table exists and has every column the store reads and writes, so
      * that a missing migration fails the application's start rather than answering 503 to every
      * request: idempotency-jdbc's {@code JdbcStore.verifySchema()}, the same probe
-     * ({@link PostgresSql#columnsProbe()}) and the same messages, as a stage. Compose the server's
+     * (the catalog's {@code columnsProbe}) and the same messages, as a stage. Compose the server's
      * start after it. The table resolves as in the store's statements ({@code search_path},
      * a schema-qualified name); column types, constraints and the index are not checked. A table
      * without the column {@code caller} misses {@code V4__idempotency_keys_caller.sql}, which the
@@ -172,15 +185,15 @@ public final class PgStore implements AsyncTransactionalStore {
      *         columns, or with {@link StorageUnavailableException} when the database cannot be reached
      */
     public CompletionStage<Void> verifySchema() {
-        Future<Void> checked = pool.query(sql.columnsProbe()).execute()
+        Future<Void> checked = pool.query(sql.sql("columnsProbe")).execute()
                 .recover(failure -> {
                     Throwable translated = PgFailures.translate(failure, tableLabel);
                     boolean missing = translated instanceof StorageUnavailableException unavailable
                             && unavailable.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED;
-                    return Future.failedFuture(missing ? sql.missingTable(tableLabel, failure) : translated);
+                    return Future.failedFuture(missing ? SchemaCheck.missingTable(tableLabel, SqlDialect.POSTGRES, failure) : translated);
                 })
                 .map(rows -> {
-                    sql.requireColumns(tableLabel, rows.columnsNames());
+                    SchemaCheck.requireColumns(tableLabel, SqlDialect.POSTGRES, rows.columnsNames());
                     log.debug("Idempotency table {} has every column the store uses", tableLabel);
                     return null;
                 });
@@ -193,16 +206,15 @@ public final class PgStore implements AsyncTransactionalStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
         Objects.requireNonNull(token, "ownerToken");
-        Instant at = Rows.micros(now);
-        Map<String, Object> row = Rows.newRow(key, fingerprint, PostgresSql.IN_FLIGHT, token,
-                Rows.micros(now.plus(lease)), null, Rows.micros(now.plus(ttl)), at);
+        Instant at = Records.micros(now);
+        Map<String, Object> row = Records.rowValues(NewRow.inFlight(key, fingerprint, token, now, lease, ttl), at);
         return stage(reserve(key, token, row, at, 0));
     }
 
     /** Attempt 0 is the fresh-key statement; the take-over statement follows when it settles nothing. */
     private Future<AsyncReserveResult> reserve(RecordKey key, String token, Map<String, Object> row, Instant now,
                                                int attempt) {
-        return run(key.tenant(), c -> query(c, attempt == 0 ? sql.reserveFresh() : sql.reserve(), row)).compose(rows -> {
+        return run(key.tenant(), c -> query(c, sql.numberedCasts(attempt == 0 ? "reserveFresh" : "reserve"), row)).compose(rows -> {
             Attempt result = Attempt.of(key, rows, now);
             if (result.won()) {
                 return Future.succeededFuture(new AsyncReserveResult.Acquired(new PgReservation(this, key, token)));
@@ -252,9 +264,9 @@ public final class PgStore implements AsyncTransactionalStore {
     @Override
     public CompletionStage<Optional<IdempotencyRecord>> find(RecordKey key, Instant now) {
         Objects.requireNonNull(key, "key");
-        Map<String, Object> values = Rows.keyValues(key);
-        values.put("now", Rows.micros(now));
-        return stage(run(key.tenant(), c -> query(c, sql.find(), values)).map(rows -> {
+        Map<String, Object> values = Records.keyValues(key);
+        values.put("now", Records.micros(now));
+        return stage(run(key.tenant(), c -> query(c, sql.numberedCasts("find"), values)).map(rows -> {
             Iterator<Row> it = rows.iterator();
             return it.hasNext() ? Optional.of(Rows.read(key, it.next())) : Optional.empty();
         }));
@@ -265,10 +277,10 @@ public final class PgStore implements AsyncTransactionalStore {
                                                     Instant now, Duration ttl) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(response, "response");
-        Instant at = Rows.micros(now);
-        Map<String, Object> row = Rows.newRow(key, fingerprint, PostgresSql.COMPLETED, UUID.randomUUID().toString(),
-                null, response, Rows.micros(now.plus(ttl)), at);
-        return stage(run(key.tenant(), c -> query(c, sql.insertCompleted(), row)).map(rows -> rows.rowCount() == 1));
+        Map<String, Object> row = Records.rowValues(NewRow.completed(key, fingerprint, response, now, ttl),
+                Records.micros(now));
+        return stage(run(key.tenant(), c -> query(c, sql.numberedCasts("insertCompleted"), row))
+                .map(rows -> rows.rowCount() == 1));
     }
 
     /** One bounded batch; with row-level security only the rows the connecting role may see. */
@@ -277,37 +289,34 @@ public final class PgStore implements AsyncTransactionalStore {
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive, was " + limit);
         }
-        Map<String, Object> values = Map.of("now", Rows.micros(now), "limit", limit);
-        return stage(run(null, c -> query(c, sql.purge(), values)).map(RowSet::rowCount));
+        Map<String, Object> values = Map.of("now", Records.micros(now), "limit", limit);
+        return stage(run(null, c -> query(c, sql.numberedCasts("purge"), values)).map(RowSet::rowCount));
     }
 
     Future<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
-        Map<String, Object> values = Rows.completion(key, ownerToken, response);
-        return run(key.tenant(), c -> query(c, sql.complete(), values)).map(rows -> rows.rowCount() == 1);
+        Map<String, Object> values = Records.completeValues(key, ownerToken, response);
+        return run(key.tenant(), c -> query(c, sql.numberedCasts("complete"), values)).map(rows -> rows.rowCount() == 1);
     }
 
     Future<Boolean> release(RecordKey key, String ownerToken) {
-        Map<String, Object> values = Rows.keyValues(key);
-        values.put("owner_token", ownerToken);
-        return run(key.tenant(), c -> query(c, sql.release(), values)).map(rows -> rows.rowCount() == 1);
+        Map<String, Object> values = Records.ownerValues(key, ownerToken);
+        return run(key.tenant(), c -> query(c, sql.numberedCasts("release"), values)).map(rows -> rows.rowCount() == 1);
     }
 
     Future<Boolean> renew(SqlClient client, RecordKey key, String ownerToken, Instant now, Duration lease) {
-        Map<String, Object> values = Rows.keyValues(key);
-        values.put("owner_token", ownerToken);
-        values.put("locked_until", Rows.micros(now.plus(lease)));
+        Map<String, Object> values = Records.renewValues(key, ownerToken, now.plus(lease));
         return client == null
-                ? run(key.tenant(), c -> query(c, sql.renew(), values)).map(rows -> rows.rowCount() == 1)
-                : query(client, sql.renew(), values).map(rows -> rows.rowCount() == 1);
+                ? run(key.tenant(), c -> query(c, sql.numberedCasts("renew"), values)).map(rows -> rows.rowCount() == 1)
+                : query(client, sql.numberedCasts("renew"), values).map(rows -> rows.rowCount() == 1);
     }
 
-    static Future<RowSet<Row>> query(SqlClient client, PostgresSql.Statement statement, Map<String, ?> values) {
-        return client.preparedQuery(statement.sql()).execute(Rows.bind(statement, values));
+    static Future<RowSet<Row>> query(SqlClient client, Placeholders.Sql statement, Map<String, ?> values) {
+        return client.preparedQuery(statement.text()).execute(Rows.bind(statement, values));
     }
 
     /**
      * Runs {@code work}, one statement, on a pooled connection in a transaction that first bounds
-     * it ({@code statement_timeout}, transaction-local: {@link PostgresSql#localStatementTimeout}) and, with row-level security and a tenant, sets the
+     * it ({@code statement_timeout}, transaction-local: {@link SqlCatalog#localStatementTimeout}) and, with row-level security and a tenant, sets the
      * tenant; all of it pipelined ({@code BEGIN} and the bound in one message, the tenant, the
      * statement, {@code COMMIT}): one round trip. With neither a bound nor a tenant, on the pool
      * as it is (autocommit).
@@ -319,7 +328,7 @@ public final class PgStore implements AsyncTransactionalStore {
         }
         return pool.getConnection().compose(c -> {
             Future<?> begin = c.query(statementTimeoutMillis == 0 ? "BEGIN"
-                    : "BEGIN; " + PostgresSql.localStatementTimeout(statementTimeoutMillis)).execute();
+                    : "BEGIN; " + sql.localStatementTimeout(statementTimeoutMillis, false)).execute();
             Future<?> tenantSet = withTenant
                     ? c.preparedQuery("SELECT set_config($1, $2, true)").execute(Tuple.of(tenantSetting, tenant))
                     : Future.succeededFuture();
@@ -355,7 +364,7 @@ public final class PgStore implements AsyncTransactionalStore {
                 return new Attempt(true, null);
             }
             IdempotencyRecord record = Rows.read(key, row);
-            return new Attempt(false, Statements.isLive(record, now) ? record : null);
+            return new Attempt(false, Records.isLive(record, now) ? record : null);
         }
     }
 
@@ -373,7 +382,7 @@ public final class PgStore implements AsyncTransactionalStore {
 
         /** The table, optionally schema-qualified ({@code app.idempotency_keys}); quoted as given. */
         public Builder tableName(String tableName) {
-            PostgresSql.forTable(tableName); // validates
+            TableName.of(tableName); // validates
             this.tableName = tableName;
             return this;
         }
@@ -386,7 +395,7 @@ public final class PgStore implements AsyncTransactionalStore {
 
         /** The custom setting ({@code prefix.name}) the policy reads the tenant from. */
         public Builder tenantSetting(String tenantSetting) {
-            this.tenantSetting = PostgresSql.checkedTenantSetting(tenantSetting);
+            this.tenantSetting = Ddl.checkedTenantSetting(tenantSetting);
             return this;
         }
 

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.internal.PostgresSql;
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlDialect;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.SqlConnectOptions;
@@ -46,13 +47,14 @@ class PgStatementCacheTest {
 
     @Test
     void everyStatementFitsTheCacheLimit() {
-        PostgresSql sql = PostgresSql.forTable("a_schema_name_of_some_length.idempotency_keys_of_an_application");
-        List<String> texts = List.of(sql.reserve().sql(), sql.atomicReserve().sql(), sql.find().sql(),
-                sql.insertCompleted().sql(), sql.complete().sql(), sql.release().sql(), sql.renew().sql(),
-                sql.purge().sql(), sql.atomicSettings(true).sql(), sql.inFlightProbe().sql());
+        SqlCatalog sql = SqlCatalog.of(SqlDialect.POSTGRES,
+                "a_schema_name_of_some_length.idempotency_keys_of_an_application");
+        List<String> texts = List.of("reserve", "atomicReserve", "find", "insertCompleted", "complete", "release",
+                "renew", "purge", "atomicSettingsWithTenant", "inFlightProbe").stream()
+                .map(name -> sql.numberedCasts(name).text()).toList();
 
         assertThat(texts).allSatisfy(text -> assertThat(text.length()).isLessThan(PgStore.STATEMENT_CACHE_SQL_LIMIT));
-        assertThat(sql.reserve().sql().length()).as("why the client's default limit is not enough")
+        assertThat(sql.numberedCasts("reserve").text().length()).as("why the client's default limit is not enough")
                 .isGreaterThan(SqlConnectOptions.DEFAULT_PREPARED_STATEMENT_CACHE_SQL_LIMIT);
     }
 

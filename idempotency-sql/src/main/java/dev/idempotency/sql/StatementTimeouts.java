@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc.internal;
+package dev.idempotency.sql;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -6,7 +6,6 @@ import java.util.Objects;
 /**
  * The statement timeout option every SQL store offers: what a builder accepts, and the milliseconds
  * a store that bounds statements on the server (the reactive stores) applies.
- * <p>Internal, not API: may change without notice.
  */
 public final class StatementTimeouts {
 

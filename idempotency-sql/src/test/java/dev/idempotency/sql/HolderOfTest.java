@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc.internal;
+package dev.idempotency.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,14 +14,13 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** What a dirty read of the key's row may be used for: a fingerprint, never a replay. */
-class AtomicSessionTest {
+class HolderOfTest {
 
     private static final Instant NOW = Instant.parse("2030-01-01T00:00:00Z");
     private static final RecordKey KEY = new RecordKey("t", "POST", "/orders", "k");
     private static final String MINE = "a".repeat(64);
     private static final String OTHER = "b".repeat(64);
-    private static final NewRow ROW = new NewRow(KEY, MINE, IdempotencyTable.IN_FLIGHT, "token", NOW.plusSeconds(30),
-            null, NOW.plusSeconds(3600), NOW);
+    private static final String ROW = MINE;
 
     private static Optional<IdempotencyRecord> inFlight(String fingerprint, Instant leaseUntil) {
         return Optional.of(new IdempotencyRecord(KEY, fingerprint, RecordState.IN_FLIGHT, null, NOW.plusSeconds(3600),
@@ -35,32 +34,32 @@ class AtomicSessionTest {
 
     @Test
     void anInFlightRowTellsItsBody() {
-        assertThat(AtomicSession.holderOf(inFlight(MINE, NOW.plusSeconds(30)), ROW, NOW))
+        assertThat(Records.holderOf(inFlight(MINE, NOW.plusSeconds(30)), ROW, NOW))
                 .isEqualTo(Holder.SAME_BODY);
-        assertThat(AtomicSession.holderOf(inFlight(OTHER, NOW.plusSeconds(30)), ROW, NOW))
+        assertThat(Records.holderOf(inFlight(OTHER, NOW.plusSeconds(30)), ROW, NOW))
                 .isEqualTo(Holder.OTHER_BODY);
     }
 
     @Test
     void aCompletionThatMayNotBeCommittedIsNoReplayButAnotherBodyStillConflicts() {
-        assertThat(AtomicSession.holderOf(completed(MINE), ROW, NOW)).as("ask again, from committed data")
+        assertThat(Records.holderOf(completed(MINE), ROW, NOW)).as("ask again, from committed data")
                 .isEqualTo(Holder.COMPLETING);
-        assertThat(AtomicSession.holderOf(completed(OTHER), ROW, NOW)).isEqualTo(Holder.OTHER_BODY);
+        assertThat(Records.holderOf(completed(OTHER), ROW, NOW)).isEqualTo(Holder.OTHER_BODY);
     }
 
     @Test
     void noRowOrARowThatIsNotLiveHoldsNothing() {
-        assertThat(AtomicSession.holderOf(Optional.empty(), ROW, NOW)).isEqualTo(Holder.NOBODY);
-        assertThat(AtomicSession.holderOf(inFlight(OTHER, NOW.minusSeconds(1)), ROW, NOW)).as("lease lapsed")
+        assertThat(Records.holderOf(Optional.empty(), ROW, NOW)).isEqualTo(Holder.NOBODY);
+        assertThat(Records.holderOf(inFlight(OTHER, NOW.minusSeconds(1)), ROW, NOW)).as("lease lapsed")
                 .isEqualTo(Holder.NOBODY);
-        assertThat(AtomicSession.holderOf(Optional.of(new IdempotencyRecord(KEY, OTHER, RecordState.COMPLETED,
+        assertThat(Records.holderOf(Optional.of(new IdempotencyRecord(KEY, OTHER, RecordState.COMPLETED,
                 new StoredResponse(201, null, Map.of(), new byte[0]), NOW.minusSeconds(1), null)), ROW, NOW))
                 .as("expired").isEqualTo(Holder.NOBODY);
     }
 
     @Test
     void anInFlightRowWhoseLeaseRunsHoldsTheKeyPastItsExpiry() {
-        assertThat(AtomicSession.holderOf(Optional.of(new IdempotencyRecord(KEY, OTHER, RecordState.IN_FLIGHT, null,
+        assertThat(Records.holderOf(Optional.of(new IdempotencyRecord(KEY, OTHER, RecordState.IN_FLIGHT, null,
                 NOW.minusSeconds(1), NOW.plusSeconds(30))), ROW, NOW)).isEqualTo(Holder.OTHER_BODY);
     }
 }

@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc.internal;
+package dev.idempotency.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,6 +6,7 @@ import dev.idempotency.core.store.RecordKey;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,11 +15,11 @@ import org.junit.jupiter.api.Test;
  * definition — SHA-256 over length-prefixed UTF-8 parts (table, tenant, caller, method, path, key),
  * its first 64 bits the key's locks; with the fingerprint added, its first 32 bits the body's.
  */
-class PostgresInFlightLocksValuesTest {
+class InFlightLocksValuesTest {
 
     @Test
     void lockNumbersFollowTheirDefinition() throws Exception {
-        PostgresInFlightLocks locks = new PostgresInFlightLocks("public.idempotency_keys");
+        InFlightLocks locks = new InFlightLocks("public.idempotency_keys");
         String[][] cases = {
                 {"public", "", "POST", "/orders", "k1", "sha256:abc"},
                 {"t\u00e9nant", "caller-7", "PUT", "/\u20ac/x", "key with spaces", "raw:0123"},
@@ -28,10 +29,10 @@ class PostgresInFlightLocksValuesTest {
             RecordKey key = new RecordKey(c[0], c[1].isEmpty() ? "" : RecordKey.callerOf(c[1]), c[2], c[3], c[4]);
             byte[] keyHash = sha256("public.idempotency_keys", c[0], key.caller(), c[2], c[3], c[4]);
             byte[] bodyHash = sha256("public.idempotency_keys", c[0], key.caller(), c[2], c[3], c[4], c[5]);
-            PostgresInFlightLocks.Values values = locks.of(key, c[5]);
-            assertThat(values.keyHigh()).isEqualTo(ByteBuffer.wrap(keyHash).getInt(0));
-            assertThat(values.keyLow()).isEqualTo(ByteBuffer.wrap(keyHash).getInt(4));
-            assertThat(values.body()).isEqualTo(ByteBuffer.wrap(bodyHash).getInt(0));
+            Map<String, Object> values = locks.values(key, c[5]);
+            assertThat(values.get("key_lock_high")).isEqualTo(ByteBuffer.wrap(keyHash).getInt(0));
+            assertThat(values.get("key_lock_low")).isEqualTo(ByteBuffer.wrap(keyHash).getInt(4));
+            assertThat(values.get("body_lock")).isEqualTo(ByteBuffer.wrap(bodyHash).getInt(0));
         }
     }
 

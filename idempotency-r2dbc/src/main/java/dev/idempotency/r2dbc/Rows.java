@@ -1,0 +1,64 @@
+package dev.idempotency.r2dbc;
+
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.sql.Placeholders;
+import dev.idempotency.sql.Records;
+import io.r2dbc.spi.Row;
+import io.r2dbc.spi.Statement;
+import java.time.Instant;
+import java.util.Map;
+
+/** Values bound into a statement and records read out of a row, for either {@link Database}. */
+final class Rows {
+
+    private Rows() {
+    }
+
+    /**
+     * {@code values} bound to {@code statement} in the order of {@code sql}'s placeholders: times as
+     * {@code db} binds them, the caller as its bytes ({@link Records#callerBytes}), a
+     * {@code null} as the parameter's type.
+     */
+    static Statement bind(Statement statement, Database db, Placeholders.Sql sql, Map<String, ?> values) {
+        for (int i = 0; i < sql.parameters().size(); i++) {
+            String name = sql.parameters().get(i);
+            if (!values.containsKey(name)) {
+                throw new IllegalArgumentException("No value for " + name + " in " + sql.text());
+            }
+            Object value = values.get(name);
+            Class<?> type = sql.types().get(i);
+            if (value == null) {
+                statement.bindNull(i, type == Instant.class ? db.timeType() : type);
+            } else {
+                statement.bind(i, value instanceof Instant instant ? db.time(instant) : value);
+            }
+        }
+        return statement;
+    }
+
+    /** The record of {@code key} a row holding the record columns describes (the row was found by the whole key). */
+    static IdempotencyRecord read(RecordKey key, Row row, Database db) {
+        return Records.read(key, new Records.Columns() {
+            @Override
+            public String text(String column) {
+                return row.get(column, String.class);
+            }
+
+            @Override
+            public Short int2(String column) {
+                return row.get(column, Short.class);
+            }
+
+            @Override
+            public byte[] bytes(String column) {
+                return row.get(column, byte[].class);
+            }
+
+            @Override
+            public Instant instant(String column) {
+                return db.instant(row, column);
+            }
+        });
+    }
+}
