@@ -1,5 +1,19 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.engine.Admission;
+import dev.idempotency.core.engine.Answers;
+import dev.idempotency.core.engine.Callers;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.engine.EngineScheduler;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.engine.Flow;
+import dev.idempotency.core.engine.LostReservations;
+import dev.idempotency.core.engine.ObservedStore;
+import dev.idempotency.core.engine.Pause;
+import dev.idempotency.core.adapter.RequestPaths;
+import dev.idempotency.core.adapter.RequestView;
+import dev.idempotency.core.engine.Stages;
+import dev.idempotency.core.engine.Stopwatch;
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.Store;
 import java.util.Locale;

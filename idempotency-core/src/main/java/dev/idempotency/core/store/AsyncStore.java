@@ -1,5 +1,6 @@
 package dev.idempotency.core.store;
 
+import dev.idempotency.core.engine.ExecutorStore;
 import dev.idempotency.core.internal.OwnerTokens;
 import java.time.Duration;
 import java.time.Instant;

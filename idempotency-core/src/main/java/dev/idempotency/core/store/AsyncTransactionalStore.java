@@ -1,5 +1,6 @@
 package dev.idempotency.core.store;
 
+import dev.idempotency.core.engine.AtomicRounds;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletionStage;
