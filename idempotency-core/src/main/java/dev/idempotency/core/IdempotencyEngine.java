@@ -61,7 +61,7 @@ public final class IdempotencyEngine implements AutoCloseable {
      * thread, which event-loop adapters therefore take off the loop.
      *
      * @throws IllegalArgumentException when the mode needs what the store cannot do (the atomic
-     *                                  mode needs a {@link dev.idempotency.core.store.TransactionalStore})
+     *                                  mode needs a store with {@link Store#atomic})
      */
     public IdempotencyEngine(Store store, IdempotencyConfig config) {
         this(AsyncStore.onCallingThread(store), config, true);
@@ -72,7 +72,7 @@ public final class IdempotencyEngine implements AutoCloseable {
      * {@link AsyncStore#of}): {@link #beforeAsync} never blocks the caller's thread.
      *
      * @throws IllegalArgumentException when the mode needs what the store cannot do (the atomic
-     *                                  mode needs a {@link dev.idempotency.core.store.AsyncTransactionalStore})
+     *                                  mode needs a store with {@link AsyncStore#atomic})
      */
     public IdempotencyEngine(AsyncStore store, IdempotencyConfig config) {
         this(store, config, false);

@@ -2,7 +2,7 @@ package dev.idempotency.core.engine;
 
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
-import dev.idempotency.core.store.AsyncTransactionalStore;
+import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
@@ -20,8 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link AsyncTransactionalStore#reserveInTransaction}: rounds of
- * {@link AsyncTransactionalStore#attemptInTransaction}, each with a new owner token and what is
+ * {@link AsyncStore.Atomic#reserve}: rounds of
+ * {@link AsyncStore.Atomic#attempt}, each with a new owner token and what is
  * left of the caller's wait, until one answers.
  *
  * <p>After a lock wait ran out: a holder in flight is answered in flight (409 for the same body,
@@ -39,7 +39,7 @@ public final class AtomicRounds {
     /** How many transactions a reservation may take before it gives up. */
     static final int MAX_ROUNDS = 8;
 
-    private final AsyncTransactionalStore store;
+    private final AsyncStore.Atomic store;
     private final RecordKey key;
     private final String fingerprint;
     private final Instant now;
@@ -49,7 +49,7 @@ public final class AtomicRounds {
     private final long deadline;
     private final CompletableFuture<AsyncReserveResult> result = new CompletableFuture<>();
 
-    private AtomicRounds(AsyncTransactionalStore store, RecordKey key, String fingerprint, Instant now,
+    private AtomicRounds(AsyncStore.Atomic store, RecordKey key, String fingerprint, Instant now,
                          Duration lease, Duration ttl, Duration wait) {
         this.store = store;
         this.key = key;
@@ -61,7 +61,7 @@ public final class AtomicRounds {
         this.deadline = System.nanoTime() + wait.toNanos();
     }
 
-    public static CompletionStage<AsyncReserveResult> reserve(AsyncTransactionalStore store, RecordKey key,
+    public static CompletionStage<AsyncReserveResult> reserve(AsyncStore.Atomic store, RecordKey key,
                                                        String fingerprint, Instant now, Duration lease,
                                                        Duration ttl, Duration wait) {
         Objects.requireNonNull(key, "key");
@@ -83,7 +83,7 @@ public final class AtomicRounds {
         }
         CompletionStage<AtomicAttempt<AsyncReservation>> attempt;
         try {
-            attempt = store.attemptInTransaction(key, fingerprint, OwnerTokens.next(), now, lease, ttl,
+            attempt = store.attempt(key, fingerprint, OwnerTokens.next(), now, lease, ttl,
                     remaining());
         } catch (RuntimeException e) {
             result.completeExceptionally(e);

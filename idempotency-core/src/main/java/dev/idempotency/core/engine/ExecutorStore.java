@@ -3,7 +3,6 @@ package dev.idempotency.core.engine;
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.AsyncStore;
-import dev.idempotency.core.store.AsyncTransactionalStore;
 import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
@@ -11,7 +10,6 @@ import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.core.store.TransactionalStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -21,13 +19,13 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /** A blocking {@link Store} behind the asynchronous face: each call runs on an executor. */
-public class ExecutorStore implements AsyncStore {
+public final class ExecutorStore implements AsyncStore {
 
     /** Runs a call where it is made; {@link #call} then skips the executor machinery altogether. */
     public static final Executor CALLING_THREAD = Runnable::run;
 
     private final Store store;
-    final Executor executor;
+    private final Executor executor;
 
     public ExecutorStore(Store store, Executor executor) {
         this.store = store;
@@ -38,6 +36,16 @@ public class ExecutorStore implements AsyncStore {
     public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, String ownerToken,
                                                        Instant now, Duration lease, Duration ttl) {
         return call(() -> adapt(store.reserve(key, fingerprint, ownerToken, now, lease, ttl)));
+    }
+
+    @Override
+    public CompletionStage<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
+        return call(() -> store.complete(key, ownerToken, response));
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+        return call(() -> store.renew(key, ownerToken, now, lease));
     }
 
     @Override
@@ -75,11 +83,17 @@ public class ExecutorStore implements AsyncStore {
     }
 
     @Override
+    public Optional<Atomic> atomic() {
+        return store.atomic().map(atomic -> (key, fingerprint, ownerToken, now, lease, ttl, wait) -> call(
+                () -> adapt(atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait))));
+    }
+
+    @Override
     public String toString() {
         return "AsyncStore.of(" + store + ")";
     }
 
-    final <T> CompletionStage<T> call(Supplier<T> blocking) {
+    private <T> CompletionStage<T> call(Supplier<T> blocking) {
         if (executor != CALLING_THREAD) {
             return CompletableFuture.supplyAsync(blocking, executor);
         }
@@ -90,43 +104,28 @@ public class ExecutorStore implements AsyncStore {
         }
     }
 
-    final AsyncReserveResult adapt(ReserveResult result) {
+    private AtomicAttempt<AsyncReservation> adapt(AtomicAttempt<Reservation> attempt) {
+        if (attempt instanceof AtomicAttempt.Won<Reservation> won) {
+            return new AtomicAttempt.Won<>(new OnExecutor(won.reservation()));
+        }
+        if (attempt instanceof AtomicAttempt.Lost<Reservation> lost) {
+            return new AtomicAttempt.Lost<>(lost.record());
+        }
+        if (attempt instanceof AtomicAttempt.TimedOut<Reservation> timedOut) {
+            return new AtomicAttempt.TimedOut<>(timedOut.holder(), timedOut.lockTimeout());
+        }
+        return new AtomicAttempt.RolledBack<>();
+    }
+
+    private AsyncReserveResult adapt(ReserveResult result) {
+        // A plain reservation is the store's primitives for its key and token: its handle is made
+        // again over this face's, so that its calls cross no wrapper of their own.
         return result instanceof ReserveResult.Acquired acquired
-                ? new AsyncReserveResult.Acquired(new OnExecutor(acquired.reservation()))
+                ? AsyncReserveResult.acquired(this, acquired.reservation().key(), acquired.reservation().ownerToken())
                 : new AsyncReserveResult.Existing(((ReserveResult.Existing) result).record());
     }
 
-    /** A blocking store that also holds reservations in transactions. */
-    public static final class Transactional extends ExecutorStore implements AsyncTransactionalStore {
-        private final TransactionalStore store;
-
-        public Transactional(TransactionalStore store, Executor executor) {
-            super(store, executor);
-            this.store = store;
-        }
-
-        @Override
-        public CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(
-                RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease, Duration ttl,
-                Duration wait) {
-            return call(() -> adapt(store.attemptInTransaction(key, fingerprint, ownerToken, now, lease, ttl, wait)));
-        }
-
-        private AtomicAttempt<AsyncReservation> adapt(AtomicAttempt<Reservation> attempt) {
-            if (attempt instanceof AtomicAttempt.Won<Reservation> won) {
-                return new AtomicAttempt.Won<>(new OnExecutor(won.reservation()));
-            }
-            if (attempt instanceof AtomicAttempt.Lost<Reservation> lost) {
-                return new AtomicAttempt.Lost<>(lost.record());
-            }
-            if (attempt instanceof AtomicAttempt.TimedOut<Reservation> timedOut) {
-                return new AtomicAttempt.TimedOut<>(timedOut.holder(), timedOut.lockTimeout());
-            }
-            return new AtomicAttempt.RolledBack<>();
-        }
-    }
-
-    /** A blocking reservation whose calls run on the store's executor. */
+    /** An atomic reservation (the store's own, holding its transaction) whose calls run on the store's executor. */
     private final class OnExecutor implements AsyncReservation {
         private final Reservation reservation;
 

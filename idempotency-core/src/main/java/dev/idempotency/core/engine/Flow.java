@@ -4,7 +4,6 @@ import dev.idempotency.core.adapter.Decision;
 import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.store.AsyncStore;
-import dev.idempotency.core.store.AsyncTransactionalStore;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -30,11 +29,10 @@ public interface Flow {
             case OPTIMISTIC -> new OptimisticFlow(store, answers, config, scheduler);
             case RESERVE -> new ReserveFlow(store, answers, config, scheduler, pause, lost);
             case ATOMIC -> {
-                if (!(store instanceof AsyncTransactionalStore transactional)) {
-                    throw new IllegalArgumentException("The atomic mode needs a store that joins the application's "
-                            + "transaction (JdbcStore, PgStore); the configured store cannot, so use the reserve mode");
-                }
-                yield new AtomicFlow(transactional, answers, config);
+                AsyncStore.Atomic atomic = store.atomic().orElseThrow(() -> new IllegalArgumentException(
+                        "The atomic mode needs a store that joins the application's transaction (JdbcStore, "
+                                + "PgStore); the configured store cannot, so use the reserve mode"));
+                yield new AtomicFlow(atomic, answers, config);
             }
         };
     }

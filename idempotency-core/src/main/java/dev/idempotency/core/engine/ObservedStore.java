@@ -5,7 +5,6 @@ import dev.idempotency.core.StoreCall;
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.AsyncStore;
-import dev.idempotency.core.store.AsyncTransactionalStore;
 import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
@@ -23,30 +22,36 @@ import java.util.function.Supplier;
  * told as a {@link StoreCall} when its stage completes, and a reservation the engine lets go
  * unfinished. Only put in place when a listener is set.
  */
-public class ObservedStore implements AsyncStore {
+public final class ObservedStore implements AsyncStore {
 
     private final AsyncStore store;
     private final IdempotencyListener listener;
 
-    ObservedStore(AsyncStore store, IdempotencyListener listener) {
+    private ObservedStore(AsyncStore store, IdempotencyListener listener) {
         this.store = store;
         this.listener = listener;
     }
 
-    /** {@code store} observed by {@code listener}; still transactional when {@code store} is. */
+    /** {@code store} observed by {@code listener}, its {@link #atomic} too. */
     public static AsyncStore of(AsyncStore store, IdempotencyListener listener) {
-        if (listener == IdempotencyListener.none()) {
-            return store;
-        }
-        return store instanceof AsyncTransactionalStore transactional
-                ? new Transactional(transactional, listener)
-                : new ObservedStore(store, listener);
+        return listener == IdempotencyListener.none() ? store : new ObservedStore(store, listener);
     }
 
     @Override
     public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, String ownerToken,
                                                        Instant now, Duration lease, Duration ttl) {
         return reservation("reserve", () -> store.reserve(key, fingerprint, ownerToken, now, lease, ttl));
+    }
+
+    /** As a won reservation's: the engine's reservations call the store they came from, observed below. */
+    @Override
+    public CompletionStage<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
+        return timed("complete", () -> store.complete(key, ownerToken, response));
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+        return timed("renew", () -> store.renew(key, ownerToken, now, lease));
     }
 
     @Override
@@ -80,7 +85,30 @@ public class ObservedStore implements AsyncStore {
         return timed("check", store::check);
     }
 
-    final CompletionStage<AsyncReserveResult> reservation(String operation,
+    /**
+     * The atomic mode's reservation, all its rounds told as one {@code reserveInTransaction}; the
+     * single attempts are not told.
+     */
+    @Override
+    public Optional<Atomic> atomic() {
+        return store.atomic().map(atomic -> new Atomic() {
+            @Override
+            public CompletionStage<AtomicAttempt<AsyncReservation>> attempt(
+                    RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease, Duration ttl,
+                    Duration wait) {
+                return atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait);
+            }
+
+            @Override
+            public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now,
+                                                               Duration lease, Duration ttl, Duration wait) {
+                return reservation("reserveInTransaction",
+                        () -> atomic.reserve(key, fingerprint, now, lease, ttl, wait));
+            }
+        });
+    }
+
+    private CompletionStage<AsyncReserveResult> reservation(String operation,
                                                           Supplier<CompletionStage<AsyncReserveResult>> call) {
         long started = System.nanoTime();
         return Stages.attempt(call).whenComplete((result, failure) -> tell(operation, started, failure == null
@@ -148,32 +176,6 @@ public class ObservedStore implements AsyncStore {
 
         private <T> CompletionStage<T> finishing(String operation, Supplier<CompletionStage<T>> call) {
             return finished.compareAndSet(false, true) ? timed(operation, call) : Stages.attempt(call);
-        }
-    }
-
-    /** A transactional store, observed; its reservations keep their transaction behind {@code unwrap}. */
-    static final class Transactional extends ObservedStore implements AsyncTransactionalStore {
-        private final AsyncTransactionalStore store;
-
-        Transactional(AsyncTransactionalStore store, IdempotencyListener listener) {
-            super(store, listener);
-            this.store = store;
-        }
-
-        @Override
-        public CompletionStage<AsyncReserveResult> reserveInTransaction(RecordKey key, String fingerprint,
-                                                                        Instant now, Duration lease, Duration ttl,
-                                                                        Duration wait) {
-            return reservation("reserveInTransaction",
-                    () -> store.reserveInTransaction(key, fingerprint, now, lease, ttl, wait));
-        }
-
-        /** Unobserved: the engine calls {@link #reserveInTransaction}, which runs the attempts on {@code store}. */
-        @Override
-        public CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(
-                RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease, Duration ttl,
-                Duration wait) {
-            return store.attemptInTransaction(key, fingerprint, ownerToken, now, lease, ttl, wait);
         }
     }
 }

@@ -1,9 +1,9 @@
 package dev.idempotency.core.engine;
 
+import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.AbstractAsyncReservation;
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
-import dev.idempotency.core.store.AsyncTransactionalStore;
 import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
@@ -194,19 +194,19 @@ class AtomicRoundsTest {
 
     private static AsyncReserveResult reserve(Scripted store, Duration wait) {
         try {
-            return store.reserveInTransaction(KEY, FP, NOW, LEASE, TTL, wait).toCompletableFuture().join();
+            return store.atomic().orElseThrow().reserve(KEY, FP, NOW, LEASE, TTL, wait).toCompletableFuture().join();
         } catch (CompletionException e) {
             throw (RuntimeException) e.getCause();
         }
     }
 
     private static Throwable failureOf(Scripted store) {
-        return store.reserveInTransaction(KEY, FP, NOW, LEASE, TTL, Duration.ZERO)
+        return store.atomic().orElseThrow().reserve(KEY, FP, NOW, LEASE, TTL, Duration.ZERO)
                 .handle((result, failure) -> failure).toCompletableFuture().join();
     }
 
     /** Answers each attempt with the next scripted outcome; counts the attempts. */
-    private static class Scripted implements AsyncTransactionalStore {
+    private static class Scripted implements AsyncStore {
         private final Deque<AtomicAttempt<AsyncReservation>> script;
         final List<Duration> waits = new ArrayList<>();
         final List<String> owners = new ArrayList<>();
@@ -226,7 +226,11 @@ class AtomicRoundsTest {
         }
 
         @Override
-        public CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(
+        public java.util.Optional<Atomic> atomic() {
+            return java.util.Optional.of(this::attemptInTransaction);
+        }
+
+        CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(
                 RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease, Duration ttl,
                 Duration wait) {
             attempts++;
@@ -238,6 +242,16 @@ class AtomicRoundsTest {
         @Override
         public CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, String ownerToken,
                                                            Instant now, Duration lease, Duration ttl) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletionStage<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletionStage<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
             throw new UnsupportedOperationException();
         }
 
