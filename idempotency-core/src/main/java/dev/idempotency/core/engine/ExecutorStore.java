@@ -1,5 +1,6 @@
 package dev.idempotency.core.engine;
 
+import dev.idempotency.core.store.AbstractAsyncReservation;
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.AsyncStore;
@@ -126,35 +127,26 @@ public final class ExecutorStore implements AsyncStore {
     }
 
     /** An atomic reservation (the store's own, holding its transaction) whose calls run on the store's executor. */
-    private final class OnExecutor implements AsyncReservation {
+    private final class OnExecutor extends AbstractAsyncReservation {
         private final Reservation reservation;
 
         OnExecutor(Reservation reservation) {
+            super(reservation.key(), reservation.ownerToken());
             this.reservation = reservation;
         }
 
         @Override
-        public RecordKey key() {
-            return reservation.key();
-        }
-
-        @Override
-        public String ownerToken() {
-            return reservation.ownerToken();
-        }
-
-        @Override
-        public CompletionStage<Boolean> complete(StoredResponse response) {
+        protected CompletionStage<Boolean> doComplete(StoredResponse response) {
             return call(() -> reservation.complete(response));
         }
 
         @Override
-        public CompletionStage<Boolean> release() {
+        protected CompletionStage<Boolean> doRelease() {
             return call(reservation::release);
         }
 
         @Override
-        public CompletionStage<Void> abort() {
+        protected CompletionStage<Void> doAbort() {
             return call(() -> {
                 reservation.abort();
                 return null;
@@ -162,7 +154,7 @@ public final class ExecutorStore implements AsyncStore {
         }
 
         @Override
-        public CompletionStage<Boolean> renew(Instant now, Duration lease) {
+        protected CompletionStage<Boolean> doRenew(Instant now, Duration lease) {
             return call(() -> reservation.renew(now, lease));
         }
 
