@@ -1,11 +1,15 @@
 /**
- * The engine and its store SPI. The canonicalizers ({@code dev.idempotency.core.canonical}) and
- * what the core's packages share ({@code dev.idempotency.core.internal}) are not exported.
+ * The engine: the user API ({@code dev.idempotency.core}), the SPIs of framework adapters
+ * ({@code dev.idempotency.core.adapter}) and of stores ({@code dev.idempotency.core.store}). The
+ * engine's internals ({@code dev.idempotency.core.engine}), the canonicalizers
+ * ({@code dev.idempotency.core.canonical}) and what the packages share
+ * ({@code dev.idempotency.core.internal}) are not exported.
  */
 module dev.idempotency.core {
     requires com.fasterxml.jackson.core;
     requires org.slf4j;
 
     exports dev.idempotency.core;
+    exports dev.idempotency.core.adapter;
     exports dev.idempotency.core.store;
 }

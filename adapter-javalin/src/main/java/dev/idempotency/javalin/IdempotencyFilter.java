@@ -1,7 +1,7 @@
 package dev.idempotency.javalin;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.framework.servlet.BufferedBodyRequest;
 import dev.idempotency.framework.servlet.ServletResponses;

@@ -1,9 +1,9 @@
 package dev.idempotency.javalin;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Decision;
-import dev.idempotency.core.Execution;
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
 import dev.idempotency.framework.servlet.ServletResponses;

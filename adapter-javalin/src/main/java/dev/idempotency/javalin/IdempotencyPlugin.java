@@ -1,6 +1,6 @@
 package dev.idempotency.javalin;
 
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.IdempotencyEngine;
 import io.javalin.config.JavalinState;
 import io.javalin.http.Context;

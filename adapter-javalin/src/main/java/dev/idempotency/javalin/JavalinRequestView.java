@@ -1,6 +1,6 @@
 package dev.idempotency.javalin;
 
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import io.javalin.http.Context;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import java.util.Collections;

@@ -1,11 +1,11 @@
 package dev.idempotency.micronaut;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Decision;
-import dev.idempotency.core.Execution;
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.RequestPaths;
+import dev.idempotency.core.adapter.RequestPaths;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.convert.ConversionService;

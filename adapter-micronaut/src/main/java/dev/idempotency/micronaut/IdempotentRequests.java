@@ -1,6 +1,6 @@
 package dev.idempotency.micronaut;
 
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.Execution;
 import io.micronaut.http.HttpRequest;
 import java.util.Optional;
 

@@ -1,7 +1,7 @@
 package dev.idempotency.micronaut;
 
-import dev.idempotency.core.CallerIdentity;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.CallerIdentity;
+import dev.idempotency.core.adapter.RequestView;
 import io.micronaut.core.reflect.ClassUtils;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.security.authentication.Authentication;

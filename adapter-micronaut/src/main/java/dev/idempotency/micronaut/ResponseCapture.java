@@ -1,6 +1,6 @@
 package dev.idempotency.micronaut;
 
-import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.adapter.CapturedResponse;
 import io.micronaut.core.async.publisher.Publishers;
 import io.micronaut.core.type.Argument;
 import io.micronaut.core.type.MutableHeaders;

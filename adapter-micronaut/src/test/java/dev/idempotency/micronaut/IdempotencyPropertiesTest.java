@@ -2,9 +2,9 @@ package dev.idempotency.micronaut;
 
 import java.time.Instant;
 import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.RequestView;
-import dev.idempotency.core.Decision;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.RequestView;
+import dev.idempotency.core.adapter.Decision;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.core.TenantResolver;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.Store;

@@ -3,7 +3,7 @@ package dev.idempotency.micronaut;
 import dev.idempotency.testkit.TenantFromAuthenticationChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.core.TenantResolver;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.core.annotation.Nullable;

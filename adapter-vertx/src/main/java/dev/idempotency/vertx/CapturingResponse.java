@@ -1,6 +1,6 @@
 package dev.idempotency.vertx;
 
-import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.adapter.CapturedResponse;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;

@@ -1,8 +1,8 @@
 package dev.idempotency.vertx;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Execution;
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.adapter.HttpReply;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

@@ -1,8 +1,8 @@
 package dev.idempotency.vertx;
 
-import dev.idempotency.core.Decision;
-import dev.idempotency.core.Execution;
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import io.vertx.core.Context;
 import io.vertx.core.Future;

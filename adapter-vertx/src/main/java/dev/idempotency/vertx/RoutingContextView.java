@@ -1,6 +1,6 @@
 package dev.idempotency.vertx;
 
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.auth.User;

@@ -1,6 +1,6 @@
 package dev.idempotency.vertx;
 
-import dev.idempotency.core.CallerIdentity;
+import dev.idempotency.core.adapter.CallerIdentity;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.User;
 import java.util.function.Function;

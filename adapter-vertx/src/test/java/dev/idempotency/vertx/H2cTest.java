@@ -2,7 +2,7 @@ package dev.idempotency.vertx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.adapter.CapturedResponse;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ReplayPolicy;

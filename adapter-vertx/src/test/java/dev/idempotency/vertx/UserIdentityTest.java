@@ -2,7 +2,7 @@ package dev.idempotency.vertx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.core.CallerIdentity;
+import dev.idempotency.core.adapter.CallerIdentity;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.User;
 import org.junit.jupiter.api.Test;

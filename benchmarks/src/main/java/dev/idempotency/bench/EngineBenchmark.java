@@ -1,11 +1,11 @@
 package dev.idempotency.bench;
 
 import dev.idempotency.core.BodyCanonicalizer;
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Decision;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.core.store.InMemoryStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

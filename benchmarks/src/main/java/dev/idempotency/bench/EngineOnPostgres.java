@@ -2,12 +2,12 @@ package dev.idempotency.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Decision;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.jdbc.JdbcStore;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -31,7 +31,7 @@ public final class JfrTop {
     static {
         LAYERS.put("engine (idempotency-core)", List.of("dev.idempotency.core."));
         LAYERS.put("  of which canonicalize + hash", List.of("dev.idempotency.core.canonical.",
-                "dev.idempotency.core.Fingerprints."));
+                "dev.idempotency.core.engine.Fingerprints."));
         LAYERS.put("store (idempotency-jdbc)", List.of("dev.idempotency.jdbc."));
         LAYERS.put("jOOQ", List.of("org.jooq."));
         LAYERS.put("  of which rendering SQL", List.of("org.jooq.impl.DefaultRenderContext.",

@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.adapter.RequestView;
 import java.util.Optional;
 
 /**

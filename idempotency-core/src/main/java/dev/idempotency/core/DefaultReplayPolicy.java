@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.adapter.CapturedResponse;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;

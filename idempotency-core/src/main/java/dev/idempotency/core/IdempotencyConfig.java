@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.engine.IdempotencyKeys;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashSet;

@@ -1,5 +1,19 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.engine.Admission;
+import dev.idempotency.core.engine.Answers;
+import dev.idempotency.core.engine.Callers;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.engine.EngineScheduler;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.engine.Flow;
+import dev.idempotency.core.engine.LostReservations;
+import dev.idempotency.core.engine.ObservedStore;
+import dev.idempotency.core.engine.Pause;
+import dev.idempotency.core.adapter.RequestPaths;
+import dev.idempotency.core.adapter.RequestView;
+import dev.idempotency.core.engine.Stages;
+import dev.idempotency.core.engine.Stopwatch;
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.Store;
 import java.util.Locale;
@@ -47,7 +61,7 @@ public final class IdempotencyEngine implements AutoCloseable {
      * thread, which event-loop adapters therefore take off the loop.
      *
      * @throws IllegalArgumentException when the mode needs what the store cannot do (the atomic
-     *                                  mode needs a {@link dev.idempotency.core.store.TransactionalStore})
+     *                                  mode needs a store with {@link Store#atomic})
      */
     public IdempotencyEngine(Store store, IdempotencyConfig config) {
         this(AsyncStore.onCallingThread(store), config, true);
@@ -58,7 +72,7 @@ public final class IdempotencyEngine implements AutoCloseable {
      * {@link AsyncStore#of}): {@link #beforeAsync} never blocks the caller's thread.
      *
      * @throws IllegalArgumentException when the mode needs what the store cannot do (the atomic
-     *                                  mode needs a {@link dev.idempotency.core.store.AsyncTransactionalStore})
+     *                                  mode needs a store with {@link AsyncStore#atomic})
      */
     public IdempotencyEngine(AsyncStore store, IdempotencyConfig config) {
         this(store, config, false);

@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.engine.Listeners;
 /**
  * Told what happened to every request the engine saw, and of every call it made to its store, for
  * metrics and audit. Called on the thread that saw it happen; keep it fast and never throw

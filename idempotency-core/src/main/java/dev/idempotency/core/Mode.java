@@ -10,9 +10,8 @@ package dev.idempotency.core;
  *       one concurrent duplicate runs; a crash between the handler's commit and the completion
  *       leaves an in-flight record whose lease expires, after which a retry runs again.</li>
  *   <li>{@link #ATOMIC}: like {@code RESERVE}, but the reservation, the handler's own database
- *       writes and the stored response commit in one transaction — needs a
- *       {@link dev.idempotency.core.store.TransactionalStore} (or an
- *       {@link dev.idempotency.core.store.AsyncTransactionalStore}).</li>
+ *       writes and the stored response commit in one transaction — needs
+ *       a store whose {@link dev.idempotency.core.store.Store#atomic} offers it.</li>
  * </ul>
  */
 public enum Mode {

@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.adapter.HttpReply;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.ByteArrayOutputStream;

@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.adapter.CapturedResponse;
 /**
  * Decides whether a handler's response says the request succeeded, so that it is stored for
  * replay. A response that is not stored releases its key, so the client's retry executes again —

@@ -1,5 +1,7 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.engine.IdempotencyKeys;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.core.store.RecordKey;
 import java.util.List;
 import java.util.Objects;

@@ -1,5 +1,10 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.adapter.HttpReply;
+import dev.idempotency.core.adapter.RequestView;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.IdempotencyEvent.Outcome;
@@ -9,7 +14,6 @@ import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
-import dev.idempotency.core.store.TransactionalStore;
 import dev.idempotency.testkit.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -230,7 +234,7 @@ class ExecutionAndAsyncFaceTest {
     }
 
     /** The in-memory store as a transactional one whose "transaction" is a marker string. */
-    private static TransactionalStore transactional(Store memory) {
+    private static Store transactional(Store memory) {
         return new TestStores.Transactional(memory, inner -> new TestStores.ForwardingReservation(inner) {
             @Override
             public <T> Optional<T> unwrap(Class<T> type) {

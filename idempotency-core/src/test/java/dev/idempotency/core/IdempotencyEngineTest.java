@@ -1,5 +1,9 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.HttpReply;
+import dev.idempotency.core.adapter.RequestView;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -720,7 +724,20 @@ class IdempotencyEngineTest {
         public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
                                      Duration ttl) {
             calls.incrementAndGet();
-            return delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
+            ReserveResult result = delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
+            return result instanceof ReserveResult.Acquired ? ReserveResult.acquired(this, key, ownerToken) : result;
+        }
+
+        @Override
+        public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+            calls.incrementAndGet();
+            return delegate.complete(key, ownerToken, response);
+        }
+
+        @Override
+        public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+            calls.incrementAndGet();
+            return delegate.renew(key, ownerToken, now, lease);
         }
 
         @Override
@@ -754,7 +771,7 @@ class IdempotencyEngineTest {
      * atomic mode, a failed final commit) would; each failure takes 10 s of {@code clock}, so the
      * engine's retries run into the lease's end.
      */
-    private static final class ThrowingCompleteStore implements dev.idempotency.core.store.TransactionalStore {
+    private static final class ThrowingCompleteStore implements Store {
         private final InMemoryStore delegate = new InMemoryStore();
         private final MutableClock clock;
 
@@ -763,7 +780,11 @@ class IdempotencyEngineTest {
         }
 
         @Override
-        public dev.idempotency.core.store.AtomicAttempt<dev.idempotency.core.store.Reservation> attemptInTransaction(
+        public java.util.Optional<Atomic> atomic() {
+            return java.util.Optional.of(this::attemptInTransaction);
+        }
+
+        dev.idempotency.core.store.AtomicAttempt<dev.idempotency.core.store.Reservation> attemptInTransaction(
                 RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease, Duration ttl,
                 Duration wait) {
             ReserveResult result = reserve(key, fingerprint, ownerToken, now, lease, ttl);
@@ -781,27 +802,18 @@ class IdempotencyEngineTest {
         public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
                                      Duration ttl) {
             ReserveResult result = delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
-            if (result instanceof ReserveResult.Acquired acquired) {
-                var inner = acquired.reservation();
-                return new ReserveResult.Acquired(new dev.idempotency.core.store.AbstractReservation(key, inner.ownerToken()) {
-                    @Override
-                    protected boolean doComplete(StoredResponse response) {
-                        clock.advance(Duration.ofSeconds(10));
-                        throw new IllegalStateException("UPDATE failed");
-                    }
+            return result instanceof ReserveResult.Acquired ? ReserveResult.acquired(this, key, ownerToken) : result;
+        }
 
-                    @Override
-                    protected boolean doRelease() {
-                        return inner.release();
-                    }
+        @Override
+        public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+            clock.advance(Duration.ofSeconds(10));
+            throw new IllegalStateException("UPDATE failed");
+        }
 
-                    @Override
-                    protected boolean doRenew(Instant now, Duration lease) {
-                        return inner.renew(now, lease);
-                    }
-                });
-            }
-            return result;
+        @Override
+        public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+            return delegate.renew(key, ownerToken, now, lease);
         }
 
         @Override
@@ -859,6 +871,16 @@ class IdempotencyEngineTest {
         @Override
         public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
                                      Duration ttl) {
+            throw down();
+        }
+
+        @Override
+        public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+            throw down();
+        }
+
+        @Override
+        public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
             throw down();
         }
 

@@ -1,5 +1,10 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.adapter.HttpReply;
+import dev.idempotency.core.adapter.RequestView;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -207,21 +212,21 @@ class ListenersTimingsAndHealthTest {
             @Override
             public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
                                          Duration ttl) {
-                AtomicInteger count = renewals.computeIfAbsent(key.key(), k -> new AtomicInteger());
-                return reserve(key, fingerprint, ownerToken, now, lease, ttl, inner -> new TestStores.ForwardingReservation(inner) {
-                    @Override
-                    protected boolean doRenew(Instant now, Duration lease) {
-                        count.incrementAndGet();
-                        if (key.key().equals("stuck")) {
-                            try {
-                                unblock.await(); // a renewal that never comes back
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        }
-                        return super.doRenew(now, lease);
+                renewals.computeIfAbsent(key.key(), k -> new AtomicInteger());
+                return super.reserve(key, fingerprint, ownerToken, now, lease, ttl);
+            }
+
+            @Override
+            public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+                renewals.computeIfAbsent(key.key(), k -> new AtomicInteger()).incrementAndGet();
+                if (key.key().equals("stuck")) {
+                    try {
+                        unblock.await(); // a renewal that never comes back
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
                     }
-                });
+                }
+                return super.renew(key, ownerToken, now, lease);
             }
         };
         IdempotencyConfig config = IdempotencyConfig.builder().lease(Duration.ofMillis(150)).build();
@@ -266,6 +271,16 @@ class ListenersTimingsAndHealthTest {
         @Override
         public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
                                      Duration ttl) {
+            throw failure;
+        }
+
+        @Override
+        public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+            throw failure;
+        }
+
+        @Override
+        public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
             throw failure;
         }
 

@@ -1,5 +1,10 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.adapter.HttpReply;
+import dev.idempotency.core.adapter.RequestView;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

@@ -8,7 +8,6 @@ import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.core.store.TransactionalStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -31,7 +30,18 @@ final class TestStores {
         @Override
         public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
                                      Duration ttl) {
-            return delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
+            ReserveResult result = delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
+            return result instanceof ReserveResult.Acquired ? ReserveResult.acquired(this, key, ownerToken) : result;
+        }
+
+        @Override
+        public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+            return delegate.complete(key, ownerToken, response);
+        }
+
+        @Override
+        public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+            return delegate.renew(key, ownerToken, now, lease);
         }
 
         @Override
@@ -58,7 +68,7 @@ final class TestStores {
         /** {@link #reserve}, with a won reservation replaced by what {@code wrap} makes of it. */
         final ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
                                     Duration ttl, UnaryOperator<Reservation> wrap) {
-            ReserveResult result = delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
+            ReserveResult result = reserve(key, fingerprint, ownerToken, now, lease, ttl);
             return result instanceof ReserveResult.Acquired acquired
                     ? new ReserveResult.Acquired(wrap.apply(acquired.reservation()))
                     : result;
@@ -69,7 +79,7 @@ final class TestStores {
      * A store as a transactional one: {@code attemptInTransaction} reserves, and its reservation
      * is what {@code wrap} makes of the plain one (a failing commit, a transaction to unwrap, …).
      */
-    static final class Transactional extends Forwarding implements TransactionalStore {
+    static final class Transactional extends Forwarding implements Store {
         private final UnaryOperator<Reservation> wrap;
 
         Transactional(Store delegate, UnaryOperator<Reservation> wrap) {
@@ -78,7 +88,11 @@ final class TestStores {
         }
 
         @Override
-        public AtomicAttempt<Reservation> attemptInTransaction(RecordKey key, String fingerprint, String ownerToken,
+        public java.util.Optional<Atomic> atomic() {
+            return java.util.Optional.of(this::attemptInTransaction);
+        }
+
+        AtomicAttempt<Reservation> attemptInTransaction(RecordKey key, String fingerprint, String ownerToken,
                                                                Instant now, Duration lease, Duration ttl,
                                                                Duration wait) {
             ReserveResult result = reserve(key, fingerprint, ownerToken, now, lease, ttl, wrap);

@@ -1,13 +1,18 @@
 package dev.idempotency.core;
 
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.adapter.HttpReply;
+import dev.idempotency.core.adapter.RequestView;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.core.IdempotencyEvent.Outcome;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.core.store.TransactionalStore;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +66,7 @@ class TruthfulRepliesTest {
     }
 
     /** An in-memory "transactional" store whose completion (the commit) fails with {@code failure}. */
-    private static TransactionalStore failingCommit(RuntimeException failure) {
+    private static Store failingCommit(RuntimeException failure) {
         return new TestStores.Transactional(new InMemoryStore(), inner -> new TestStores.ForwardingReservation(inner) {
             @Override
             protected boolean doComplete(StoredResponse response) {

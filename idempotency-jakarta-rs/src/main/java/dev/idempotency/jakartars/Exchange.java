@@ -1,8 +1,8 @@
 package dev.idempotency.jakartars;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Execution;
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.adapter.HttpReply;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import java.util.Optional;
 

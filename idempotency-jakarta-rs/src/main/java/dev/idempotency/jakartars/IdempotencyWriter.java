@@ -1,7 +1,7 @@
 package dev.idempotency.jakartars;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.core.HttpHeaders;

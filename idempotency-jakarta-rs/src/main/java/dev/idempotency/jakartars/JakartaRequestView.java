@@ -1,6 +1,6 @@
 package dev.idempotency.jakartars;
 
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;

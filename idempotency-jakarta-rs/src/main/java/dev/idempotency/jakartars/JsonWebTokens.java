@@ -1,6 +1,6 @@
 package dev.idempotency.jakartars;
 
-import dev.idempotency.core.CallerIdentity;
+import dev.idempotency.core.adapter.CallerIdentity;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.security.Principal;

@@ -2,7 +2,7 @@ package dev.idempotency.jakartars;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.core.CallerIdentity;
+import dev.idempotency.core.adapter.CallerIdentity;
 import jakarta.json.Json;
 import java.security.Principal;
 import java.util.Map;

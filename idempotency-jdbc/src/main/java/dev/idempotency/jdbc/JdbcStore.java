@@ -8,7 +8,6 @@ import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.core.store.TransactionalStore;
 import dev.idempotency.jdbc.internal.DdlTransaction;
 import dev.idempotency.jdbc.internal.Dialects;
 import dev.idempotency.jdbc.internal.SqlFailures;
@@ -78,7 +77,7 @@ import org.slf4j.LoggerFactory;
  * Thread-safe; holds no connection between calls, except an atomic reservation, which holds its
  * transaction's connection until it is finished.
  */
-public final class JdbcStore implements TransactionalStore {
+public final class JdbcStore implements Store {
 
     static {
         JooqBanner.switchOff(); // before any jOOQ class that prints the banner initializes
@@ -229,7 +228,7 @@ public final class JdbcStore implements TransactionalStore {
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             Statements.Attempt result = call(key.tenant(), c -> sql.reserve(c, row, at, asynchronousReservationCommit));
             if (result instanceof Statements.Attempt.Won) {
-                return new ReserveResult.Acquired(new JdbcReservation(this, key, token));
+                return ReserveResult.acquired(this, key, token);
             }
             if (result instanceof Statements.Attempt.Lost lost) {
                 return new ReserveResult.Existing(lost.record());
@@ -270,8 +269,13 @@ public final class JdbcStore implements TransactionalStore {
      * </ul>
      * The winner's path costs nothing more; nothing uncommitted is ever replayed.
      */
+    /** The atomic mode's attempt: {@link #attemptInTransaction}. */
     @Override
-    public AtomicAttempt<Reservation> attemptInTransaction(RecordKey key, String fingerprint, String ownerToken,
+    public Optional<Atomic> atomic() {
+        return Optional.of(this::attemptInTransaction);
+    }
+
+    AtomicAttempt<Reservation> attemptInTransaction(RecordKey key, String fingerprint, String ownerToken,
                                                            Instant now, Duration lease, Duration ttl, Duration wait) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
@@ -311,7 +315,8 @@ public final class JdbcStore implements TransactionalStore {
     }
 
     /** The record keeps the expiry its reservation set: the ttl counts from the reservation. */
-    boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+    @Override
+    public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
         return call(key.tenant(), c -> sql.complete(c, key, ownerToken, response));
     }
 
@@ -319,7 +324,8 @@ public final class JdbcStore implements TransactionalStore {
         return call(key.tenant(), c -> sql.release(c, key, ownerToken));
     }
 
-    boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+    @Override
+    public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
         Instant lockedUntil = Records.micros(now.plus(lease));
         return call(key.tenant(), c -> sql.renew(c, key, ownerToken, lockedUntil));
     }

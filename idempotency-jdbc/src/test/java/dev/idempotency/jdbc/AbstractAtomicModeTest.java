@@ -6,9 +6,9 @@ import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.table;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Decision;
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;

@@ -2,14 +2,14 @@ package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Decision;
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.Mode;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.sql.InFlightLocks;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

@@ -2,9 +2,9 @@ package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Decision;
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;

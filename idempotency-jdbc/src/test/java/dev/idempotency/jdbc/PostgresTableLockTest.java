@@ -2,8 +2,8 @@ package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.core.Decision;
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyEvent;

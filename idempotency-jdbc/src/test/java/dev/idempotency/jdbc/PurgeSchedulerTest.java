@@ -107,6 +107,16 @@ class PurgeSchedulerTest {
         }
 
         @Override
+        public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+            return delegate.complete(key, ownerToken, response);
+        }
+
+        @Override
+        public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+            return delegate.renew(key, ownerToken, now, lease);
+        }
+
+        @Override
         public boolean releaseIfOwned(RecordKey key, String ownerToken) {
             return delegate.releaseIfOwned(key, ownerToken);
         }

@@ -6,7 +6,7 @@ import static dev.idempotency.micrometer.Requests.post;
 import static dev.idempotency.micrometer.Requests.serverError;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.core.Decision;
+import dev.idempotency.core.adapter.Decision;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.InMemoryStore;

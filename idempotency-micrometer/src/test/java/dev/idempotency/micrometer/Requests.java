@@ -1,7 +1,7 @@
 package dev.idempotency.micrometer;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.RequestView;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

@@ -5,8 +5,8 @@ import static dev.idempotency.micrometer.Requests.post;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idempotency.core.Decision;
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
@@ -140,6 +140,16 @@ class StoreMetersTest {
         public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
                                      Duration ttl) {
             return delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
+        }
+
+        @Override
+        public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+            return delegate.complete(key, ownerToken, response);
+        }
+
+        @Override
+        public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+            return delegate.renew(key, ownerToken, now, lease);
         }
 
         @Override

@@ -3,7 +3,6 @@ package dev.idempotency.r2dbc;
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.AsyncStore;
-import dev.idempotency.core.store.AsyncTransactionalStore;
 import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
@@ -60,7 +59,7 @@ import reactor.core.publisher.Mono;
  *       which the handler's writes and the stored response share.</li>
  * </ul>
  */
-public final class R2dbcStore implements AsyncTransactionalStore {
+public final class R2dbcStore implements AsyncStore {
 
     private static final Logger log = LoggerFactory.getLogger(R2dbcStore.class);
 
@@ -186,7 +185,7 @@ public final class R2dbcStore implements AsyncTransactionalStore {
         return query(db.reservation(attempt), key, row, (r, m) -> Found.of(db.won(r, token), key, r, db))
                 .flatMap(found -> {
                     if (found.won()) {
-                        return Mono.just(new AsyncReserveResult.Acquired(new R2dbcReservation(this, key, token)));
+                        return Mono.just(AsyncReserveResult.acquired(this, key, token));
                     }
                     return Records.isLive(found.record(), now)
                             ? Mono.just(new AsyncReserveResult.Existing(found.record())) : Mono.<AsyncReserveResult>empty();
@@ -209,8 +208,13 @@ public final class R2dbcStore implements AsyncTransactionalStore {
      * transaction until it is finished, and {@code unwrap(Connection.class)} /
      * {@code unwrap(ConnectionFactory.class)} give them to the handler.
      */
+    /** The atomic mode's attempt: {@link #attemptInTransaction}. */
     @Override
-    public CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(RecordKey key, String fingerprint,
+    public Optional<Atomic> atomic() {
+        return Optional.of(this::attemptInTransaction);
+    }
+
+    CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(RecordKey key, String fingerprint,
                                                                                  String ownerToken, Instant now,
                                                                                  Duration lease, Duration ttl,
                                                                                  Duration wait) {
@@ -260,8 +264,9 @@ public final class R2dbcStore implements AsyncTransactionalStore {
                 .map(Long::intValue));
     }
 
-    Mono<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
-        return update(db.complete, key, Records.completeValues(key, ownerToken, response)).map(n -> n == 1);
+    @Override
+    public CompletionStage<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
+        return stage(update(db.complete, key, Records.completeValues(key, ownerToken, response)).map(n -> n == 1));
     }
 
     Mono<Boolean> release(RecordKey key, String ownerToken) {
@@ -270,11 +275,12 @@ public final class R2dbcStore implements AsyncTransactionalStore {
         return update(db.release, key, values).map(n -> n == 1);
     }
 
-    Mono<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+    @Override
+    public CompletionStage<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
         Map<String, Object> values = Records.keyValues(key);
         values.put("owner_token", ownerToken);
         values.put("locked_until", Records.micros(now.plus(lease)));
-        return update(db.renew, key, values).map(n -> n == 1);
+        return stage(update(db.renew, key, values).map(n -> n == 1));
     }
 
     /** The first row {@code sql} returns, mapped while it is readable; empty when none. */

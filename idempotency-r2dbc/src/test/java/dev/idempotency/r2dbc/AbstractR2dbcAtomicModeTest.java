@@ -3,13 +3,13 @@ package dev.idempotency.r2dbc;
 import static dev.idempotency.r2dbc.R2dbcTestDatabase.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Decision;
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.AtomicAttempt;
@@ -87,7 +87,7 @@ abstract class AbstractR2dbcAtomicModeTest {
     }
 
     private AsyncReservation acquire(RecordKey key, String fingerprint) {
-        AsyncReserveResult result = await(store.reserveInTransaction(key, fingerprint, NOW, LEASE, TTL, Duration.ZERO));
+        AsyncReserveResult result = await(store.atomic().orElseThrow().reserve(key, fingerprint, NOW, LEASE, TTL, Duration.ZERO));
         assertThat(result).isInstanceOf(AsyncReserveResult.Acquired.class);
         return ((AsyncReserveResult.Acquired) result).reservation();
     }
@@ -138,7 +138,7 @@ abstract class AbstractR2dbcAtomicModeTest {
                 "{\"order\":2}".getBytes(StandardCharsets.UTF_8));
 
         AsyncReserveResult result =
-                await(store.reserveInTransaction(key, OTHER_FP, NOW.plus(TTL), LEASE, TTL, Duration.ZERO));
+                await(store.atomic().orElseThrow().reserve(key, OTHER_FP, NOW.plus(TTL), LEASE, TTL, Duration.ZERO));
         assertThat(result).as("the record expired at NOW + TTL").isInstanceOf(AsyncReserveResult.Acquired.class);
         assertThat(await(((AsyncReserveResult.Acquired) result).reservation().complete(later))).isTrue();
 
@@ -202,8 +202,8 @@ abstract class AbstractR2dbcAtomicModeTest {
         RecordKey key = newKey();
         AsyncReservation reservation = acquire(key, FP);
 
-        IdempotencyRecord same = existing(other.reserveInTransaction(key, FP, NOW, LEASE, TTL, Duration.ZERO));
-        IdempotencyRecord different = existing(other.reserveInTransaction(key, OTHER_FP, NOW, LEASE, TTL, Duration.ZERO));
+        IdempotencyRecord same = existing(other.atomic().orElseThrow().reserve(key, FP, NOW, LEASE, TTL, Duration.ZERO));
+        IdempotencyRecord different = existing(other.atomic().orElseThrow().reserve(key, OTHER_FP, NOW, LEASE, TTL, Duration.ZERO));
 
         assertThat(same.state()).isEqualTo(RecordState.IN_FLIGHT);
         assertThat(same.fingerprint()).isEqualTo(FP);
@@ -216,7 +216,7 @@ abstract class AbstractR2dbcAtomicModeTest {
     void aWaitingDuplicateSeesTheCompletedRecordOnceTheFirstCommits() throws Exception {
         RecordKey key = newKey();
         AsyncReservation reservation = acquire(key, FP);
-        CompletionStage<AsyncReserveResult> waiting = other.reserveInTransaction(key, FP, NOW, LEASE, TTL,
+        CompletionStage<AsyncReserveResult> waiting = other.atomic().orElseThrow().reserve(key, FP, NOW, LEASE, TTL,
                 Duration.ofSeconds(10));
         Thread.sleep(300);
         assertThat(waiting.toCompletableFuture()).isNotDone();

@@ -28,7 +28,17 @@ final class RedisAsyncStore implements AsyncStore {
                                                        Instant now, Duration lease, Duration ttl) {
         return store.reserveAsync(key, fingerprint, now, lease, ttl, ownerToken).thenApply(existing -> existing
                 .<AsyncReserveResult>map(AsyncReserveResult.Existing::new)
-                .orElseGet(() -> new AsyncReserveResult.Acquired(new RedisAsyncReservation(store, key, ownerToken))));
+                .orElseGet(() -> AsyncReserveResult.acquired(this, key, ownerToken)));
+    }
+
+    @Override
+    public CompletionStage<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
+        return store.completeAsync(key, ownerToken, response);
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+        return store.renewAsync(key, ownerToken, now, lease);
     }
 
     @Override

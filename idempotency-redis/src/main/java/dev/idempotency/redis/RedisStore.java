@@ -152,13 +152,23 @@ public final class RedisStore implements Store, AutoCloseable {
                                  Duration ttl) {
         Optional<IdempotencyRecord> existing = await(reserveAsync(key, fingerprint, now, lease, ttl, ownerToken));
         return existing.<ReserveResult>map(ReserveResult.Existing::new)
-                .orElseGet(() -> new ReserveResult.Acquired(new RedisReservation(this, key, ownerToken)));
+                .orElseGet(() -> ReserveResult.acquired(this, key, ownerToken));
     }
 
     /** The release script: deletes the record only while it is in flight under {@code ownerToken}. */
     @Override
     public boolean releaseIfOwned(RecordKey key, String ownerToken) {
         return await(release(key, ownerToken));
+    }
+
+    @Override
+    public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+        return await(completeAsync(key, ownerToken, response));
+    }
+
+    @Override
+    public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+        return await(renewAsync(key, ownerToken, now, lease));
     }
 
     @Override
@@ -234,7 +244,7 @@ public final class RedisStore implements Store, AutoCloseable {
                 args(now, expiresAt, fields)).thenApply(written -> written == 1L));
     }
 
-    CompletableFuture<Boolean> complete(RecordKey key, String token, StoredResponse response) {
+    CompletableFuture<Boolean> completeAsync(RecordKey key, String token, StoredResponse response) {
         List<byte[]> fields = RecordMapping.response(response);
         fields.add(0, RecordMapping.text(token));
         byte[][] args = fields.toArray(byte[][]::new);
@@ -257,7 +267,7 @@ public final class RedisStore implements Store, AutoCloseable {
         return ownerChecked(Scripts.RELEASE, key, RecordMapping.text(token));
     }
 
-    CompletableFuture<Boolean> renew(RecordKey key, String token, Instant now, Duration lease) {
+    CompletableFuture<Boolean> renewAsync(RecordKey key, String token, Instant now, Duration lease) {
         Instant leaseUntil = now.plus(lease);
         return ownerChecked(Scripts.RENEW, key, RecordMapping.text(token),
                 RecordMapping.text(RecordMapping.micros(leaseUntil)),

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Decision;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.ReserveResult;

@@ -1,7 +1,7 @@
 package dev.idempotency.spring;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Execution;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;

@@ -1,6 +1,6 @@
 package dev.idempotency.spring;
 
-import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.adapter.CapturedResponse;
 import dev.idempotency.framework.servlet.ServletResponses;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;

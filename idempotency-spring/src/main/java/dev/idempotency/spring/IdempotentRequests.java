@@ -1,6 +1,6 @@
 package dev.idempotency.spring;
 
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.Execution;
 import jakarta.servlet.ServletRequest;
 import java.util.Optional;
 

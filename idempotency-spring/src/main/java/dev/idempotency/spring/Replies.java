@@ -1,6 +1,6 @@
 package dev.idempotency.spring;
 
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.HttpReply;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.idempotency.spring;
 
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.framework.servlet.BufferedBodyRequest;
 import dev.idempotency.spring.internal.DispatchedPath;
 import dev.idempotency.spring.internal.SpringPrincipals;

@@ -1,6 +1,6 @@
 package dev.idempotency.spring;
 
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.Execution;
 import java.sql.Connection;
 import java.util.Optional;
 import javax.sql.DataSource;

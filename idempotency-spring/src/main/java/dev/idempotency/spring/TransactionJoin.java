@@ -1,6 +1,6 @@
 package dev.idempotency.spring;
 
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.Execution;
 
 /**
  * Lets the controller's own data access take part in the atomic mode's transaction while the

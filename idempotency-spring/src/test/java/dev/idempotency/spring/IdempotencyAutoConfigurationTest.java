@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.BodyCanonicalizer;
 import dev.idempotency.core.CallerResolver;
-import dev.idempotency.core.Decision;
+import dev.idempotency.core.adapter.Decision;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.Mode;
 import dev.idempotency.core.ReplayPolicy;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.core.TenantResolver;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.StorageUnavailableException;

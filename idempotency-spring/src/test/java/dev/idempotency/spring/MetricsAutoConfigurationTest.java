@@ -2,10 +2,10 @@ package dev.idempotency.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Decision;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
 import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.micrometer.IdempotencyMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -2,7 +2,6 @@ package dev.idempotency.testkit;
 
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
@@ -35,9 +34,19 @@ public final class InterceptingStore implements Store {
                                  Duration ttl) {
         before("reserve");
         ReserveResult result = delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
-        return result instanceof ReserveResult.Acquired acquired
-                ? new ReserveResult.Acquired(new InterceptingReservation(acquired.reservation()))
-                : result;
+        return result instanceof ReserveResult.Acquired ? ReserveResult.acquired(this, key, ownerToken) : result;
+    }
+
+    @Override
+    public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+        before("complete");
+        return delegate.complete(key, ownerToken, response);
+    }
+
+    @Override
+    public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+        before("renew");
+        return delegate.renew(key, ownerToken, now, lease);
     }
 
     @Override
@@ -74,52 +83,5 @@ public final class InterceptingStore implements Store {
     @Override
     public boolean expiresRecordsItself() {
         return delegate.expiresRecordsItself();
-    }
-
-    private final class InterceptingReservation implements Reservation {
-        private final Reservation delegate;
-
-        InterceptingReservation(Reservation delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public RecordKey key() {
-            return delegate.key();
-        }
-
-        @Override
-        public String ownerToken() {
-            return delegate.ownerToken();
-        }
-
-        @Override
-        public boolean complete(StoredResponse response) {
-            before("complete");
-            return delegate.complete(response);
-        }
-
-        @Override
-        public boolean release() {
-            before("release");
-            return delegate.release();
-        }
-
-        @Override
-        public void abort() {
-            before("abort");
-            delegate.abort();
-        }
-
-        @Override
-        public boolean renew(Instant now, Duration lease) {
-            before("renew");
-            return delegate.renew(now, lease);
-        }
-
-        @Override
-        public <T> Optional<T> unwrap(Class<T> type) {
-            return delegate.unwrap(type);
-        }
     }
 }

@@ -1,11 +1,9 @@
 package dev.idempotency.testkit;
 
-import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
@@ -34,9 +32,19 @@ final class JoiningStore implements Store {
     public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
                                  Duration ttl) {
         AsyncReserveResult result = join(store.reserve(key, fingerprint, ownerToken, now, lease, ttl));
-        return result instanceof AsyncReserveResult.Acquired acquired
-                ? new ReserveResult.Acquired(new JoiningReservation(acquired.reservation()))
+        return result instanceof AsyncReserveResult.Acquired
+                ? ReserveResult.acquired(this, key, ownerToken)
                 : new ReserveResult.Existing(((AsyncReserveResult.Existing) result).record());
+    }
+
+    @Override
+    public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+        return join(store.complete(key, ownerToken, response));
+    }
+
+    @Override
+    public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+        return join(store.renew(key, ownerToken, now, lease));
     }
 
     @Override
@@ -90,44 +98,6 @@ final class JoiningStore implements Store {
                 throw error;
             }
             throw new IllegalStateException(cause);
-        }
-    }
-
-    private record JoiningReservation(AsyncReservation reservation) implements Reservation {
-
-        @Override
-        public RecordKey key() {
-            return reservation.key();
-        }
-
-        @Override
-        public String ownerToken() {
-            return reservation.ownerToken();
-        }
-
-        @Override
-        public boolean complete(StoredResponse response) {
-            return join(reservation.complete(response));
-        }
-
-        @Override
-        public boolean release() {
-            return join(reservation.release());
-        }
-
-        @Override
-        public void abort() {
-            join(reservation.abort());
-        }
-
-        @Override
-        public boolean renew(Instant now, Duration lease) {
-            return join(reservation.renew(now, lease));
-        }
-
-        @Override
-        public <T> Optional<T> unwrap(Class<T> type) {
-            return reservation.unwrap(type);
         }
     }
 }

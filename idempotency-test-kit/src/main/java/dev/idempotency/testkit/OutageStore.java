@@ -48,6 +48,17 @@ public final class OutageStore implements Store {
         return delegate.reserve(key, fingerprint, ownerToken, now, lease, ttl);
     }
 
+    /** Not failed by an outage: a won reservation's calls reach the store, as before one began. */
+    @Override
+    public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+        return delegate.complete(key, ownerToken, response);
+    }
+
+    @Override
+    public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+        return delegate.renew(key, ownerToken, now, lease);
+    }
+
     @Override
     public boolean releaseIfOwned(RecordKey key, String ownerToken) {
         failDuringOutage();

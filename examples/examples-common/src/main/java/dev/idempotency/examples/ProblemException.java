@@ -1,6 +1,6 @@
 package dev.idempotency.examples;
 
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.Problem;
 import java.time.Duration;
 

@@ -1,6 +1,6 @@
 package dev.idempotency.examples;
 
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.core.TenantResolver;
 import java.util.List;
 import java.util.Map;

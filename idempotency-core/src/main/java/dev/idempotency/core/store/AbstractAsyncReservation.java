@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The asynchronous face's {@link AbstractReservation}: a base for store reservations that
@@ -15,32 +14,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A {@link #complete} whose stage fails has no answer: the handle stays open, so the engine may
  * complete (or renew) it again with the same owner token.
  */
-public abstract class AbstractAsyncReservation implements AsyncReservation {
-
-    private final RecordKey key;
-    private final String ownerToken;
-    private final AtomicInteger state = new AtomicInteger(Finishing.OPEN);
+public abstract class AbstractAsyncReservation extends Finishing implements AsyncReservation {
 
     protected AbstractAsyncReservation(RecordKey key, String ownerToken) {
-        this.key = Objects.requireNonNull(key, "key");
-        this.ownerToken = Objects.requireNonNull(ownerToken, "ownerToken");
-    }
-
-    @Override
-    public final RecordKey key() {
-        return key;
-    }
-
-    @Override
-    public final String ownerToken() {
-        return ownerToken;
+        super(key, ownerToken);
     }
 
     @Override
     public final CompletionStage<Boolean> complete(StoredResponse response) {
         Objects.requireNonNull(response, "response");
-        if (!state.compareAndSet(Finishing.OPEN, Finishing.COMPLETING)) {
-            return alreadyFinished("complete");
+        if (!state.compareAndSet(OPEN, COMPLETING)) {
+            return finished("complete");
         }
         CompletionStage<Boolean> completed;
         try {
@@ -48,30 +32,22 @@ public abstract class AbstractAsyncReservation implements AsyncReservation {
         } catch (RuntimeException e) {
             completed = CompletableFuture.failedFuture(e);
         }
-        return completed.whenComplete((answer, failure) -> state.set(Finishing.after(failure)));
+        return completed.whenComplete((answer, failure) -> state.set(after(failure)));
     }
 
     @Override
     public final CompletionStage<Boolean> release() {
-        return finish() ? doRelease() : alreadyFinished("release");
+        return finish() ? doRelease() : finished("release");
     }
 
     @Override
     public final CompletionStage<Void> abort() {
-        return finish() ? doAbort() : alreadyFinished("abort");
+        return finish() ? doAbort() : finished("abort");
     }
 
     @Override
     public final CompletionStage<Boolean> renew(Instant now, Duration lease) {
-        return state.get() == Finishing.FINISHED ? CompletableFuture.completedFuture(false) : doRenew(now, lease);
-    }
-
-    /**
-     * Whether {@link #complete}, {@link #release} or {@link #abort} has been called (and, for
-     * {@code complete}, not failed).
-     */
-    protected final boolean isFinished() {
-        return state.get() != Finishing.OPEN;
+        return state.get() == FINISHED ? CompletableFuture.completedFuture(false) : doRenew(now, lease);
     }
 
     protected abstract CompletionStage<Boolean> doComplete(StoredResponse response);
@@ -86,11 +62,10 @@ public abstract class AbstractAsyncReservation implements AsyncReservation {
     protected abstract CompletionStage<Boolean> doRenew(Instant now, Duration lease);
 
     private boolean finish() {
-        return state.compareAndSet(Finishing.OPEN, Finishing.FINISHED);
+        return state.compareAndSet(OPEN, FINISHED);
     }
 
-    private <T> CompletionStage<T> alreadyFinished(String operation) {
-        return CompletableFuture.failedFuture(new IllegalStateException(
-                "Reservation for " + key + " already finished; cannot " + operation));
+    private <T> CompletionStage<T> finished(String operation) {
+        return CompletableFuture.failedFuture(alreadyFinished(operation));
     }
 }

@@ -3,7 +3,6 @@ package dev.idempotency.core.store;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Base for store reservations that guarantees a handle is finished at most once, whatever the
@@ -11,31 +10,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * throws has no answer: the handle stays open, so the engine may complete (or renew) it again
  * with the same owner token.
  */
-public abstract class AbstractReservation implements Reservation {
-
-    private final RecordKey key;
-    private final String ownerToken;
-    private final AtomicInteger state = new AtomicInteger(Finishing.OPEN);
+public abstract class AbstractReservation extends Finishing implements Reservation {
 
     protected AbstractReservation(RecordKey key, String ownerToken) {
-        this.key = Objects.requireNonNull(key, "key");
-        this.ownerToken = Objects.requireNonNull(ownerToken, "ownerToken");
-    }
-
-    @Override
-    public final RecordKey key() {
-        return key;
-    }
-
-    @Override
-    public final String ownerToken() {
-        return ownerToken;
+        super(key, ownerToken);
     }
 
     @Override
     public final boolean complete(StoredResponse response) {
         Objects.requireNonNull(response, "response");
-        if (!state.compareAndSet(Finishing.OPEN, Finishing.COMPLETING)) {
+        if (!state.compareAndSet(OPEN, COMPLETING)) {
             throw alreadyFinished("complete");
         }
         Throwable failure = null;
@@ -45,7 +29,7 @@ public abstract class AbstractReservation implements Reservation {
             failure = e;
             throw e;
         } finally {
-            state.set(Finishing.after(failure));
+            state.set(after(failure));
         }
     }
 
@@ -63,18 +47,10 @@ public abstract class AbstractReservation implements Reservation {
 
     @Override
     public final boolean renew(Instant now, Duration lease) {
-        if (state.get() == Finishing.FINISHED) {
+        if (state.get() == FINISHED) {
             return false;
         }
         return doRenew(now, lease);
-    }
-
-    /**
-     * Whether {@link #complete}, {@link #release} or {@link #abort} has been called (and, for
-     * {@code complete}, not thrown).
-     */
-    protected final boolean isFinished() {
-        return state.get() != Finishing.OPEN;
     }
 
     protected abstract boolean doComplete(StoredResponse response);
@@ -89,12 +65,8 @@ public abstract class AbstractReservation implements Reservation {
     protected abstract boolean doRenew(Instant now, Duration lease);
 
     private void markFinished(String operation) {
-        if (!state.compareAndSet(Finishing.OPEN, Finishing.FINISHED)) {
+        if (!state.compareAndSet(OPEN, FINISHED)) {
             throw alreadyFinished(operation);
         }
-    }
-
-    private IllegalStateException alreadyFinished(String operation) {
-        return new IllegalStateException("Reservation for " + key + " already finished; cannot " + operation);
     }
 }

@@ -1,5 +1,7 @@
 package dev.idempotency.core.store;
 
+import dev.idempotency.core.engine.AtomicRounds;
+import dev.idempotency.core.engine.ExecutorStore;
 import dev.idempotency.core.internal.OwnerTokens;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,6 +35,12 @@ public interface AsyncStore {
         return reserve(key, fingerprint, OwnerTokens.next(), now, lease, ttl);
     }
 
+    /** As {@link Store#complete}: {@code false} when the token no longer owns the record. */
+    CompletionStage<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response);
+
+    /** As {@link Store#renew}: {@code false} when the token no longer owns the record. */
+    CompletionStage<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease);
+
     /**
      * As {@link Store#releaseIfOwned}: deletes the record only while it is in flight under
      * {@code ownerToken}; {@code true} when this call deleted it.
@@ -62,14 +70,41 @@ public interface AsyncStore {
         return find(RecordKey.HEALTH_PROBE, Instant.now()).thenApply(found -> null);
     }
 
+    /** As {@link Store#atomic}: the atomic mode's primitive, when this store has one. */
+    default Optional<Atomic> atomic() {
+        return Optional.empty();
+    }
+
+    /** As {@link Store.Atomic}: one attempt to reserve a key in a new transaction. */
+    @FunctionalInterface
+    interface Atomic {
+
+        /** As {@link Store.Atomic#attempt}. */
+        CompletionStage<AtomicAttempt<AsyncReservation>> attempt(RecordKey key, String fingerprint,
+                                                                 String ownerToken, Instant now, Duration lease,
+                                                                 Duration ttl, Duration wait);
+
+        /**
+         * The atomic mode's reservation as the engine makes it from {@link #attempt}: a holder in
+         * flight is answered with an in-flight record (its fingerprint the caller's, or
+         * {@link AtomicAttempt#ANOTHER_BODY}); a holder gone or completing is asked once more with
+         * what is left of {@code wait}, after which nobody fails with
+         * {@link StorageUnavailableException.Reason#BUSY} and a completing holder is in flight; a
+         * rollback by the database starts over; a few rounds at most.
+         */
+        default CompletionStage<AsyncReserveResult> reserve(RecordKey key, String fingerprint, Instant now,
+                                                            Duration lease, Duration ttl, Duration wait) {
+            return AtomicRounds.reserve(this, key, fingerprint, now, lease, ttl, wait);
+        }
+    }
+
     /**
      * A blocking store seen through this face: every call runs on {@code executor} (a worker pool
      * sized like the store's connection pool; {@code Runnable::run} runs it on the calling thread).
-     * The result is an {@link AsyncTransactionalStore} when {@code store} is a
-     * {@link TransactionalStore}, so the atomic mode works through it too.
+     * The store's {@link Store#atomic} is offered through it too.
      */
     static AsyncStore of(Store store, Executor executor) {
-        return wrap(store, executor);
+        return new ExecutorStore(Objects.requireNonNull(store, "store"), Objects.requireNonNull(executor, "executor"));
     }
 
     /**
@@ -77,14 +112,6 @@ public interface AsyncStore {
      * stage is complete when it is returned. This is how the engine runs a blocking store.
      */
     static AsyncStore onCallingThread(Store store) {
-        return wrap(store, ExecutorStore.CALLING_THREAD);
-    }
-
-    private static AsyncStore wrap(Store store, Executor executor) {
-        Objects.requireNonNull(store, "store");
-        Objects.requireNonNull(executor, "executor");
-        return store instanceof TransactionalStore transactional
-                ? new ExecutorStore.Transactional(transactional, executor)
-                : new ExecutorStore(store, executor);
+        return of(store, ExecutorStore.CALLING_THREAD);
     }
 }

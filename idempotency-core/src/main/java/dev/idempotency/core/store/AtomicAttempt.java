@@ -1,8 +1,8 @@
 package dev.idempotency.core.store;
 
 /**
- * What one atomic reservation attempt came to: the primitive a {@link TransactionalStore} or an
- * {@link AsyncTransactionalStore} implements, in a fresh transaction of its own. The rounds around
+ * What one atomic reservation attempt came to: the primitive a store offers through
+ * {@link Store#atomic} (or {@link AsyncStore#atomic}), in a fresh transaction of its own. The rounds around
  * it (ask again, busy, start over, give up) are the engine's.
  *
  * @param <R> the reservation type: {@link Reservation} or {@link AsyncReservation}

@@ -56,13 +56,29 @@ public final class InMemoryStore implements Store {
         });
         Entry existing = blocking.get();
         return existing == null
-                ? new ReserveResult.Acquired(new InMemoryReservation(key, token))
+                ? ReserveResult.acquired(this, key, token)
                 : new ReserveResult.Existing(existing.toRecord(key));
     }
 
     @Override
     public boolean releaseIfOwned(RecordKey key, String ownerToken) {
         return changeIfOwned(key, ownerToken, current -> null);
+    }
+
+    @Override
+    public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
+        // The expiry stays where the reservation put it: the ttl counts from the reservation.
+        return changeIfOwned(key, ownerToken, current -> new Entry(current.fingerprint, RecordState.COMPLETED,
+                response, current.expiresAt, null, current.ownerToken));
+    }
+
+    @Override
+    public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+        // The expiry follows the lease, so that a renewed reservation is never purged.
+        Instant leaseUntil = now.plus(lease);
+        return changeIfOwned(key, ownerToken, current -> new Entry(current.fingerprint, current.state, null,
+                leaseUntil.isAfter(current.expiresAt) ? leaseUntil : current.expiresAt, leaseUntil,
+                current.ownerToken));
     }
 
     /** Applies {@code change} atomically when the record is still {@code ownerToken}'s in-flight one. */
@@ -117,33 +133,5 @@ public final class InMemoryStore implements Store {
     /** The number of records held, expired ones included. */
     public int size() {
         return records.size();
-    }
-
-    private final class InMemoryReservation extends AbstractReservation {
-
-        InMemoryReservation(RecordKey key, String ownerToken) {
-            super(key, ownerToken);
-        }
-
-        @Override
-        protected boolean doComplete(StoredResponse response) {
-            // The expiry stays where the reservation put it: the ttl counts from the reservation.
-            return changeIfOwned(key(), ownerToken(), current -> new Entry(current.fingerprint,
-                    RecordState.COMPLETED, response, current.expiresAt, null, current.ownerToken));
-        }
-
-        @Override
-        protected boolean doRelease() {
-            return releaseIfOwned(key(), ownerToken());
-        }
-
-        @Override
-        protected boolean doRenew(Instant now, Duration lease) {
-            // The expiry follows the lease, so that a renewed reservation is never purged.
-            Instant leaseUntil = now.plus(lease);
-            return changeIfOwned(key(), ownerToken(), current -> new Entry(current.fingerprint, current.state,
-                    null, leaseUntil.isAfter(current.expiresAt) ? leaseUntil : current.expiresAt, leaseUntil,
-                    current.ownerToken));
-        }
     }
 }

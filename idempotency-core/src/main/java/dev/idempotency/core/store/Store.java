@@ -58,8 +58,9 @@ public interface Store {
      * @param ttl         how long the record lives, from {@code now}: a won reservation, fresh or
      *                    a take-over, sets its expiry to {@code now + ttl}, and completing it does
      *                    not move that
-     * @return the won reservation (its {@link Reservation#ownerToken()} is {@code ownerToken}), or
-     *         the live record that is in the way
+     * @return the won reservation ({@link ReserveResult#acquired}: the handle over this store's
+     *         {@link #complete}, {@link #releaseIfOwned} and {@link #renew} for {@code key} and
+     *         {@code ownerToken}), or the live record that is in the way
      */
     ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
                           Duration ttl);
@@ -68,6 +69,22 @@ public interface Store {
     default ReserveResult reserve(RecordKey key, String fingerprint, Instant now, Duration lease, Duration ttl) {
         return reserve(key, fingerprint, OwnerTokens.next(), now, lease, ttl);
     }
+
+    /**
+     * Stores the response and marks {@code key}'s record completed if it is in flight under
+     * {@code ownerToken}, atomically, leaving its expiry where it is (see {@link Reservation#complete}).
+     *
+     * @return {@code false} when the token no longer owns the record; nothing was stored then
+     */
+    boolean complete(RecordKey key, String ownerToken, StoredResponse response);
+
+    /**
+     * Extends the lease of {@code key}'s in-flight record under {@code ownerToken} to
+     * {@code now + lease}, and its expiry to at least the lease's end (see {@link Reservation#renew}).
+     *
+     * @return {@code false} when the token no longer owns the record
+     */
+    boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease);
 
     /**
      * Deletes {@code key}'s record if it is in flight under {@code ownerToken}, atomically; does
@@ -115,5 +132,30 @@ public interface Store {
      */
     default void check() {
         find(RecordKey.HEALTH_PROBE, Instant.now());
+    }
+
+    /**
+     * The atomic mode's primitive, when this store can hold a reservation inside a transaction of
+     * the application's own database (so that the reservation, the handler's writes and the
+     * stored response commit together); empty, the default, when it cannot.
+     */
+    default Optional<Atomic> atomic() {
+        return Optional.empty();
+    }
+
+    /**
+     * One attempt to reserve a key in a new transaction, which a {@link AtomicAttempt.Won}
+     * reservation keeps open; every other outcome ends it. The won {@link Reservation} owns the
+     * transaction: {@link Reservation#unwrap} hands it to the handler, {@link Reservation#complete}
+     * writes the response and commits, {@link Reservation#release} drops the reservation but
+     * commits the handler's writes, and {@link Reservation#abort} rolls everything back. The
+     * rounds around the attempts (ask again, busy, start over) are the engine's.
+     */
+    @FunctionalInterface
+    interface Atomic {
+
+        /** @param wait how long to wait for another transaction's lock on the key; zero: hardly at all */
+        AtomicAttempt<Reservation> attempt(RecordKey key, String fingerprint, String ownerToken, Instant now,
+                                           Duration lease, Duration ttl, Duration wait);
     }
 }

@@ -147,6 +147,16 @@ class PurgeSchedulerAsyncTest {
         }
 
         @Override
+        public CompletionStage<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
+            return delegate.complete(key, ownerToken, response);
+        }
+
+        @Override
+        public CompletionStage<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+            return delegate.renew(key, ownerToken, now, lease);
+        }
+
+        @Override
         public CompletionStage<Boolean> releaseIfOwned(RecordKey key, String ownerToken) {
             return delegate.releaseIfOwned(key, ownerToken);
         }

@@ -1,6 +1,6 @@
 package dev.idempotency.spring.webflux;
 
-import dev.idempotency.core.CapturedResponse;
+import dev.idempotency.core.adapter.CapturedResponse;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.idempotency.spring.webflux;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Execution;
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.adapter.HttpReply;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;

@@ -1,8 +1,8 @@
 package dev.idempotency.spring.webflux;
 
-import dev.idempotency.core.Decision;
-import dev.idempotency.core.Execution;
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
 import dev.idempotency.spring.internal.CoveredPaths;

@@ -1,6 +1,6 @@
 package dev.idempotency.spring.webflux;
 
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.Execution;
 import java.util.Optional;
 import org.springframework.web.server.ServerWebExchange;
 

@@ -1,6 +1,6 @@
 package dev.idempotency.spring.webflux;
 
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.Execution;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.util.Optional;

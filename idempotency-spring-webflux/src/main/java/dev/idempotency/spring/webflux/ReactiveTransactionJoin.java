@@ -1,6 +1,6 @@
 package dev.idempotency.spring.webflux;
 
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.Execution;
 import reactor.core.publisher.Mono;
 
 /**

@@ -1,6 +1,6 @@
 package dev.idempotency.spring.internal;
 
-import dev.idempotency.core.RequestPaths;
+import dev.idempotency.core.adapter.RequestPaths;
 import java.util.List;
 import org.springframework.util.AntPathMatcher;
 

@@ -1,6 +1,6 @@
 package dev.idempotency.spring.internal;
 
-import dev.idempotency.core.RequestPaths;
+import dev.idempotency.core.adapter.RequestPaths;
 import java.nio.charset.StandardCharsets;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
@@ -18,7 +18,7 @@ import org.springframework.http.server.RequestPath;
  * value re-encoded one way (unreserved characters, sub-delimiters other than {@code ;}, {@code :} and
  * {@code @} as they are, everything else as upper-case UTF-8 escapes), with the separators as they
  * came: empty segments ({@code //}) and dot segments stay, and core's
- * {@link dev.idempotency.core.RequestPaths#normalize} refuses them.
+ * {@link dev.idempotency.core.adapter.RequestPaths#normalize} refuses them.
  *
  * <p>Two spellings are refused under a key ({@link #refusal()}): a trailing slash — Spring MVC 7
  * does not route {@code /orders/} to {@code /orders}, while core files both under {@code /orders} —

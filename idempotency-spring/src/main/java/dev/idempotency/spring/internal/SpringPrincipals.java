@@ -1,7 +1,7 @@
 package dev.idempotency.spring.internal;
 
-import dev.idempotency.core.CallerIdentity;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.CallerIdentity;
+import dev.idempotency.core.adapter.RequestView;
 import java.security.Principal;
 import java.util.Map;
 import java.util.Optional;

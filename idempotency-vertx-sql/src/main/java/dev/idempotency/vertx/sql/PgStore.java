@@ -2,7 +2,7 @@ package dev.idempotency.vertx.sql;
 
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
-import dev.idempotency.core.store.AsyncTransactionalStore;
+import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.AtomicAttempt;
 import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
@@ -74,7 +74,7 @@ import org.slf4j.LoggerFactory;
  *       {@code Execution.unwrap(SqlConnection.class)}).</li>
  * </ul>
  */
-public final class PgStore implements AsyncTransactionalStore {
+public final class PgStore implements AsyncStore {
 
     private static final Logger log = LoggerFactory.getLogger(PgStore.class);
 
@@ -217,7 +217,7 @@ public final class PgStore implements AsyncTransactionalStore {
         return run(key.tenant(), c -> query(c, sql.numberedCasts(attempt == 0 ? "reserveFresh" : "reserve"), row)).compose(rows -> {
             Attempt result = Attempt.of(key, rows, now);
             if (result.won()) {
-                return Future.succeededFuture(new AsyncReserveResult.Acquired(new PgReservation(this, key, token)));
+                return Future.succeededFuture(AsyncReserveResult.acquired(this, key, token));
             }
             if (result.lost() != null) {
                 return Future.succeededFuture(new AsyncReserveResult.Existing(result.lost()));
@@ -247,8 +247,13 @@ public final class PgStore implements AsyncTransactionalStore {
      * transaction's {@code lock_timeout}; a duplicate that gave up waiting learns the holder's body
      * from the advisory locks the winner took).
      */
+    /** The atomic mode's attempt: {@link #attemptInTransaction}. */
     @Override
-    public CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(
+    public Optional<Atomic> atomic() {
+        return Optional.of(this::attemptInTransaction);
+    }
+
+    CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(
             RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease, Duration ttl,
             Duration wait) {
         Objects.requireNonNull(key, "key");
@@ -293,9 +298,15 @@ public final class PgStore implements AsyncTransactionalStore {
         return stage(run(null, c -> query(c, sql.numberedCasts("purge"), values)).map(RowSet::rowCount));
     }
 
-    Future<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
+    @Override
+    public CompletionStage<Boolean> complete(RecordKey key, String ownerToken, StoredResponse response) {
         Map<String, Object> values = Records.completeValues(key, ownerToken, response);
-        return run(key.tenant(), c -> query(c, sql.numberedCasts("complete"), values)).map(rows -> rows.rowCount() == 1);
+        return stage(run(key.tenant(), c -> query(c, sql.numberedCasts("complete"), values)).map(rows -> rows.rowCount() == 1));
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
+        return stage(renew(null, key, ownerToken, now, lease));
     }
 
     Future<Boolean> release(RecordKey key, String ownerToken) {

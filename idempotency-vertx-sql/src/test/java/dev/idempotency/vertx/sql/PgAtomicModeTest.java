@@ -3,13 +3,13 @@ package dev.idempotency.vertx.sql;
 import static dev.idempotency.vertx.sql.PgTestDatabase.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Decision;
-import dev.idempotency.core.Execution;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.core.store.AsyncReservation;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.IdempotencyRecord;
@@ -69,7 +69,7 @@ class PgAtomicModeTest {
     }
 
     private PgAtomicReservation acquire(RecordKey key, String fingerprint) {
-        AsyncReserveResult result = await(store.reserveInTransaction(key, fingerprint, NOW, LEASE, TTL, Duration.ZERO));
+        AsyncReserveResult result = await(store.atomic().orElseThrow().reserve(key, fingerprint, NOW, LEASE, TTL, Duration.ZERO));
         assertThat(result).isInstanceOf(AsyncReserveResult.Acquired.class);
         AsyncReservation reservation = ((AsyncReserveResult.Acquired) result).reservation();
         assertThat(reservation).isInstanceOf(PgAtomicReservation.class);
@@ -114,7 +114,7 @@ class PgAtomicModeTest {
                 "{\"order\":2}".getBytes(StandardCharsets.UTF_8));
 
         AsyncReserveResult result =
-                await(store.reserveInTransaction(key, OTHER_FP, NOW.plus(TTL), LEASE, TTL, Duration.ZERO));
+                await(store.atomic().orElseThrow().reserve(key, OTHER_FP, NOW.plus(TTL), LEASE, TTL, Duration.ZERO));
         assertThat(result).as("the record expired at NOW + TTL").isInstanceOf(AsyncReserveResult.Acquired.class);
         assertThat(await(((AsyncReserveResult.Acquired) result).reservation().complete(later))).isTrue();
 
@@ -163,8 +163,8 @@ class PgAtomicModeTest {
         RecordKey key = newKey();
         PgAtomicReservation reservation = acquire(key, FP);
 
-        IdempotencyRecord same = existing(other.reserveInTransaction(key, FP, NOW, LEASE, TTL, Duration.ZERO));
-        IdempotencyRecord different = existing(other.reserveInTransaction(key, OTHER_FP, NOW, LEASE, TTL, Duration.ZERO));
+        IdempotencyRecord same = existing(other.atomic().orElseThrow().reserve(key, FP, NOW, LEASE, TTL, Duration.ZERO));
+        IdempotencyRecord different = existing(other.atomic().orElseThrow().reserve(key, OTHER_FP, NOW, LEASE, TTL, Duration.ZERO));
 
         assertThat(same.state()).isEqualTo(RecordState.IN_FLIGHT);
         assertThat(same.fingerprint()).isEqualTo(FP);
@@ -183,11 +183,11 @@ class PgAtomicModeTest {
         PgAtomicReservation anonymouss = acquire(anonymous, OTHER_FP);
 
         // Bob and the anonymous request hold this key with OTHER_FP, but not under Alice's caller.
-        IdempotencyRecord alicesDuplicate = existing(other.reserveInTransaction(alice, OTHER_FP, NOW, LEASE, TTL,
+        IdempotencyRecord alicesDuplicate = existing(other.atomic().orElseThrow().reserve(alice, OTHER_FP, NOW, LEASE, TTL,
                 Duration.ZERO));
         assertThat(alicesDuplicate.key()).isEqualTo(alice);
         assertThat(alicesDuplicate.fingerprint()).isEqualTo(dev.idempotency.core.store.AtomicAttempt.ANOTHER_BODY);
-        IdempotencyRecord bobsDuplicate = existing(other.reserveInTransaction(bob, OTHER_FP, NOW, LEASE, TTL,
+        IdempotencyRecord bobsDuplicate = existing(other.atomic().orElseThrow().reserve(bob, OTHER_FP, NOW, LEASE, TTL,
                 Duration.ZERO));
         assertThat(bobsDuplicate.fingerprint()).isEqualTo(OTHER_FP);
 
@@ -208,7 +208,7 @@ class PgAtomicModeTest {
     void aWaitingDuplicateSeesTheCompletedRecordOnceTheFirstCommits() {
         RecordKey key = newKey();
         PgAtomicReservation reservation = acquire(key, FP);
-        CompletionStage<AsyncReserveResult> waiting = other.reserveInTransaction(key, FP, NOW, LEASE, TTL,
+        CompletionStage<AsyncReserveResult> waiting = other.atomic().orElseThrow().reserve(key, FP, NOW, LEASE, TTL,
                 Duration.ofSeconds(10));
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
                 .until(() -> db.waitingForLocks() == 1); // the duplicate waits for the first's row lock

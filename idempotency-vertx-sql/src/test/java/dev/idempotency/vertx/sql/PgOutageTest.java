@@ -72,7 +72,7 @@ class PgOutageTest {
         assertThat(unavailable(store.find(newKey(), NOW)).reason()).isEqualTo(Reason.NOT_PROVISIONED);
         assertThat(unavailable(store.reserve(newKey(), FP, NOW, Duration.ofSeconds(30), Duration.ofHours(1))).reason())
                 .isEqualTo(Reason.NOT_PROVISIONED);
-        assertThat(unavailable(store.reserveInTransaction(newKey(), FP, NOW, Duration.ofSeconds(30),
+        assertThat(unavailable(store.atomic().orElseThrow().reserve(newKey(), FP, NOW, Duration.ofSeconds(30),
                 Duration.ofHours(1), Duration.ZERO)).reason()).isEqualTo(Reason.NOT_PROVISIONED);
         assertThat(unavailable(store.check()).reason()).isEqualTo(Reason.NOT_PROVISIONED);
 
@@ -120,7 +120,7 @@ class PgOutageTest {
         PgStore nowhere = PgStore.create(db.pool("closed-port", 2, options));
 
         assertThat(unavailable(nowhere.find(newKey(), NOW)).reason()).isEqualTo(Reason.UNREACHABLE);
-        assertThat(unavailable(nowhere.reserveInTransaction(newKey(), FP, NOW, Duration.ofSeconds(30),
+        assertThat(unavailable(nowhere.atomic().orElseThrow().reserve(newKey(), FP, NOW, Duration.ofSeconds(30),
                 Duration.ofHours(1), Duration.ZERO)).reason()).isEqualTo(Reason.UNREACHABLE);
     }
 
@@ -135,7 +135,7 @@ class PgOutageTest {
                     .statementTimeout(Duration.ofSeconds(1)).build().find(newKey(), NOW));
             assertThat(bounded.reason()).isEqualTo(Reason.BUSY);
             assertThat(bounded.getCause()).isInstanceOf(io.vertx.core.VertxException.class).hasMessage("Timeout");
-            assertThat(unavailable(PgStore.create(single).reserveInTransaction(newKey(), FP, NOW,
+            assertThat(unavailable(PgStore.create(single).atomic().orElseThrow().reserve(newKey(), FP, NOW,
                     Duration.ofSeconds(30), Duration.ofHours(1), Duration.ZERO)).reason()).isEqualTo(Reason.BUSY);
         } finally {
             await(held.close());
@@ -157,7 +157,7 @@ class PgOutageTest {
                             "text/plain", java.util.Map.of(), new byte[0]), NOW, Duration.ofHours(1)),
                     bounded.purgeExpired(NOW, 10),
                     // The caller's wait (10 s) is longer: the statement timeout ends it first.
-                    bounded.reserveInTransaction(newKey(), FP, NOW, Duration.ofSeconds(30), Duration.ofHours(1),
+                    bounded.atomic().orElseThrow().reserve(newKey(), FP, NOW, Duration.ofSeconds(30), Duration.ofHours(1),
                             Duration.ofSeconds(10)));
             for (CompletionStage<?> call : calls) {
                 long start = System.nanoTime();

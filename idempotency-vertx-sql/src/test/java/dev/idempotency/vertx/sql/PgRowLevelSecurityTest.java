@@ -63,7 +63,7 @@ class PgRowLevelSecurityTest {
     @Test
     void theAtomicTransactionSetsTheTenantToo() {
         RecordKey key = new RecordKey("tenant-b", "POST", "/payments", "pay-2");
-        AsyncReserveResult won = await(withTenant.reserveInTransaction(key, FP, NOW, LEASE, TTL, Duration.ZERO));
+        AsyncReserveResult won = await(withTenant.atomic().orElseThrow().reserve(key, FP, NOW, LEASE, TTL, Duration.ZERO));
         assertThat(won).isInstanceOf(AsyncReserveResult.Acquired.class);
         assertThat(await(((AsyncReserveResult.Acquired) won).reservation().complete(PAID))).isTrue();
 

@@ -4,13 +4,13 @@ import static dev.idempotency.vertx.sql.PgTestDatabase.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.idempotency.core.CapturedResponse;
-import dev.idempotency.core.Decision;
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.Decision;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Mode;
-import dev.idempotency.core.RequestView;
+import dev.idempotency.core.adapter.RequestView;
 import dev.idempotency.core.store.AsyncReserveResult;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
@@ -169,10 +169,10 @@ class PgTableLockTest {
                 for (int i = 0; i < POOL_SIZE; i++) {
                     calls.add(store.reserve(newKey(), FP, NOW, Duration.ofSeconds(30), Duration.ofHours(1)));
                     calls.add(store.find(newKey(), NOW));
-                    calls.add(store.reserveInTransaction(newKey(), FP, NOW, Duration.ofSeconds(30),
+                    calls.add(store.atomic().orElseThrow().reserve(newKey(), FP, NOW, Duration.ofSeconds(30),
                             Duration.ofHours(1), Duration.ZERO));
                     // A wait longer than the statement timeout: the statement timeout ends it.
-                    calls.add(store.reserveInTransaction(newKey(), FP, NOW, Duration.ofSeconds(30),
+                    calls.add(store.atomic().orElseThrow().reserve(newKey(), FP, NOW, Duration.ofSeconds(30),
                             Duration.ofHours(1), Duration.ofSeconds(10)));
                 }
                 for (CompletionStage<?> call : calls) {
@@ -198,7 +198,7 @@ class PgTableLockTest {
         long start = System.nanoTime();
         List<Future<AsyncReserveResult>> open = new ArrayList<>();
         for (int i = 0; i < POOL_SIZE; i++) {
-            open.add(Future.fromCompletionStage(store.reserveInTransaction(newKey(), FP, NOW, Duration.ofSeconds(30),
+            open.add(Future.fromCompletionStage(store.atomic().orElseThrow().reserve(newKey(), FP, NOW, Duration.ofSeconds(30),
                     Duration.ofHours(1), Duration.ZERO)));
         }
         List<PgAtomicReservation> held = new ArrayList<>();

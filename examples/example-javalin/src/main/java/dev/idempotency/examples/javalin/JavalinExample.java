@@ -1,6 +1,6 @@
 package dev.idempotency.examples.javalin;
 
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.examples.ExampleApp;
 import dev.idempotency.examples.ExampleRequests;
 import dev.idempotency.examples.ExampleSettings;

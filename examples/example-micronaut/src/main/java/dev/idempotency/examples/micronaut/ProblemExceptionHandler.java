@@ -1,6 +1,6 @@
 package dev.idempotency.examples.micronaut;
 
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.examples.ProblemException;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;

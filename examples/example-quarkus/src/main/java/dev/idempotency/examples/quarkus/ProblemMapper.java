@@ -1,6 +1,6 @@
 package dev.idempotency.examples.quarkus;
 
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.examples.ProblemException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;

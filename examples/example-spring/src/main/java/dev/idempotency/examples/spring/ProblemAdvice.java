@@ -1,6 +1,6 @@
 package dev.idempotency.examples.spring;
 
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.examples.ProblemException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.ResponseEntity;

@@ -1,6 +1,6 @@
 package dev.idempotency.examples.webflux;
 
-import dev.idempotency.core.HttpReply;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.Problem;
 import dev.idempotency.examples.ProblemException;
 import org.springframework.core.Ordered;
