@@ -1,4 +1,7 @@
-/** What the framework adapters share: settings, engine assembly, schema check, purge, health. */
+/**
+ * What the framework adapters share: settings, engine assembly, schema check, purge, health, the
+ * exchange lifecycle.
+ */
 module dev.idempotency.framework {
     requires transitive dev.idempotency.core;
     requires transitive java.sql;
