@@ -1,6 +1,6 @@
 /**
- * What the framework adapters share: settings, engine assembly, schema check, purge, health. For
- * this project's adapters only (Quarkus's runs on the class path).
+ * What the framework adapters share: settings and customizers (for applications), and, for this
+ * project's adapters only, the engine's assembly, the exchange lifecycle, schema check, purge, health.
  */
 module dev.idempotency.framework {
     requires transitive dev.idempotency.core;
@@ -9,6 +9,9 @@ module dev.idempotency.framework {
     requires static jakarta.servlet;
     requires org.slf4j;
 
-    exports dev.idempotency.framework to dev.idempotency.javalin, dev.idempotency.micronaut, dev.idempotency.spring;
+    exports dev.idempotency.framework;
+    exports dev.idempotency.framework.internal to dev.idempotency.javalin, dev.idempotency.micronaut,
+            dev.idempotency.vertx, dev.idempotency.jakartars, dev.idempotency.spring,
+            dev.idempotency.spring.webflux;
     exports dev.idempotency.framework.servlet to dev.idempotency.javalin, dev.idempotency.spring;
 }

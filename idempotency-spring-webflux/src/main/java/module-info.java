@@ -6,6 +6,7 @@
  */
 module dev.idempotency.spring.webflux {
     requires transitive dev.idempotency.core;
+    requires dev.idempotency.framework;
     requires dev.idempotency.spring;
     requires static org.reactivestreams;
     requires org.slf4j;

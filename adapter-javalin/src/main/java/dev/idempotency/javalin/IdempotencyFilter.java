@@ -1,8 +1,8 @@
 package dev.idempotency.javalin;
 
 import dev.idempotency.core.adapter.CapturedResponse;
-import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.IdempotencyConfig;
+import dev.idempotency.framework.internal.Exchange;
 import dev.idempotency.framework.servlet.BufferedBodyRequest;
 import dev.idempotency.framework.servlet.ServletResponses;
 import jakarta.servlet.AsyncContext;
@@ -91,9 +91,10 @@ final class IdempotencyFilter implements Filter {
      * finished it.
      */
     private static void finishIfOpen(HttpServletRequest request, HttpServletResponse response) {
-        Execution execution = IdempotencyHooks.executionOf(request);
-        if (execution != null) {
-            execution.finish(CapturedResponse.uncaptured(response.getStatus(), ServletResponses.headersOf(response)));
+        Exchange exchange = IdempotencyHooks.exchangeOf(request);
+        if (exchange != null) {
+            exchange.finish(CapturedResponse.uncaptured(response.getStatus(), ServletResponses.headersOf(response)))
+                    .join();
         }
     }
 
@@ -130,9 +131,9 @@ final class IdempotencyFilter implements Filter {
         }
 
         private void abandon() {
-            Execution execution = IdempotencyHooks.executionOf(request);
-            if (execution != null) {
-                execution.abandonAsync();
+            Exchange exchange = IdempotencyHooks.exchangeOf(request);
+            if (exchange != null) {
+                exchange.abandon();
             }
         }
 

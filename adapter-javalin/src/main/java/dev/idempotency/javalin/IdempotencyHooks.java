@@ -6,6 +6,7 @@ import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
+import dev.idempotency.framework.internal.Exchange;
 import dev.idempotency.framework.servlet.ServletResponses;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -17,7 +18,6 @@ import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,14 +30,18 @@ final class IdempotencyHooks {
     private final IdempotencyEngine engine;
 
     /**
-     * The request attribute holding the execution the endpoint runs under, between the before
-     * hook, the after hook and the filter. Whichever of them finishes it first decides; the engine
-     * makes later calls no-ops.
+     * The request attribute holding the exchange the endpoint runs under, between the before hook,
+     * the after hook and the filter. Whichever of them decides it first decides.
      */
-    static final String EXECUTION = Execution.class.getName();
+    private static final String EXCHANGE = Exchange.class.getName();
+
+    static Exchange exchangeOf(ServletRequest request) {
+        return request.getAttribute(EXCHANGE) instanceof Exchange exchange ? exchange : null;
+    }
 
     static Execution executionOf(ServletRequest request) {
-        return request.getAttribute(EXECUTION) instanceof Execution execution ? execution : null;
+        Exchange exchange = exchangeOf(request);
+        return exchange == null ? null : exchange.execution();
     }
 
     IdempotencyHooks(IdempotencyEngine engine) {
@@ -65,7 +69,7 @@ final class IdempotencyHooks {
             return;
         }
         if (decision instanceof Decision.Proceed proceed) {
-            ctx.attribute(EXECUTION, proceed.execution());
+            ctx.attribute(EXCHANGE, new Exchange(engine, proceed.execution()));
         } else if (decision instanceof Decision.Respond respond) {
             write(ctx, respond.reply());
             ctx.skipRemainingHandlers();
@@ -79,25 +83,26 @@ final class IdempotencyHooks {
      * Javalin writes it, after this handler: the filter finishes that one once it has been sent.
      */
     void after(Context ctx) {
-        Execution execution = executionOf(ctx.req());
-        if (execution == null) {
+        Exchange exchange = exchangeOf(ctx.req());
+        if (exchange == null) {
             return;
         }
         try {
             // An exception an exception handler answered with a 2xx is stored like any 2xx: the client saw a success.
             if (exceptionOccurred(ctx) && (ctx.statusCode() < 200 || ctx.statusCode() >= 300)) {
-                execution.fail(new EndpointFailed(ctx.statusCode()));
+                exchange.fail(new EndpointFailed(ctx.statusCode())).join();
                 return;
             }
             if (resultIsStream(ctx) && IdempotencyFilter.finishesWhenSent(ctx.req())) {
-                log.debug("Result for key_preview={} is a stream; finished once sent", execution.key().keyPreview());
+                log.debug("Result for key_preview={} is a stream; finished once sent",
+                        exchange.execution().key().keyPreview());
                 return;
             }
-            Optional<HttpReply> instead = execution.finish(capture(ctx));
-            instead.ifPresent(reply -> replace(ctx, reply));
+            exchange.finish(capture(ctx)).join().ifPresent(reply -> replace(ctx, reply));
         } catch (RuntimeException e) {
-            log.warn("Could not hand the response for key_preview={} to the engine", execution.key().keyPreview(), e);
-            execution.fail(e);
+            log.warn("Could not hand the response for key_preview={} to the engine",
+                    exchange.execution().key().keyPreview(), e);
+            exchange.fail(e);
         }
     }
 
@@ -148,17 +153,7 @@ final class IdempotencyHooks {
 
     /** Writes exactly the reply's status, headers and body. */
     private static void write(Context ctx, HttpReply reply) {
-        HttpServletResponse res = ctx.res();
-        res.setStatus(reply.status());
-        reply.headers().forEach((name, values) -> {
-            for (int i = 0; i < values.size(); i++) {
-                if (i == 0) {
-                    res.setHeader(name, values.get(i));
-                } else {
-                    res.addHeader(name, values.get(i));
-                }
-            }
-        });
+        ServletResponses.writeHead(reply, ctx.res());
         ctx.result(reply.body());
     }
 

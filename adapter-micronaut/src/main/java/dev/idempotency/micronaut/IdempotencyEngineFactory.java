@@ -2,9 +2,9 @@ package dev.idempotency.micronaut;
 
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.Store;
-import dev.idempotency.framework.EngineAssembly;
+import dev.idempotency.framework.internal.EngineAssembly;
 import dev.idempotency.framework.PurgeSettings;
-import dev.idempotency.framework.ScheduledPurge;
+import dev.idempotency.framework.internal.ScheduledPurge;
 import io.micronaut.context.BeanContext;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;

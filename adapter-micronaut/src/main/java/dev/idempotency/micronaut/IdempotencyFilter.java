@@ -2,10 +2,9 @@ package dev.idempotency.micronaut;
 
 import dev.idempotency.core.adapter.CapturedResponse;
 import dev.idempotency.core.adapter.Decision;
-import dev.idempotency.core.adapter.Execution;
-import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.adapter.RequestPaths;
+import dev.idempotency.framework.internal.Exchange;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.convert.ConversionService;
@@ -33,7 +32,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Translates Micronaut's filter hooks into the engine's two steps: {@link IdempotencyEngine#before}
- * when the request arrives, {@link Execution#finish} or {@link Execution#fail} (the controller threw
+ * when the request arrives, {@link Exchange#finish} or {@link Exchange#fail} (the controller threw
  * and no error handler answered with a 2xx) when the response is complete. Micronaut runs the
  * response filter once a {@code CompletableFuture} or single-value {@code Publisher} has its result,
  * so such a response is finished there, before it is encoded for the client; a streamed body is
@@ -115,7 +114,7 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
             return Replies.toResponse(respond.reply());
         }
         if (decision instanceof Decision.Proceed proceed) {
-            request.setAttribute(IdempotentRequests.EXECUTION, proceed.execution());
+            request.setAttribute(IdempotentRequests.EXCHANGE, new Exchange(engine, proceed.execution()));
         }
         return null;
     }
@@ -124,19 +123,19 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
     @ExecuteOn(TaskExecutors.BLOCKING)
     @Nullable
     MutableHttpResponse<?> after(HttpRequest<?> request, MutableHttpResponse<?> response) {
-        // Finishing is once-only in core: should this filter see the request twice, the second finish is a no-op.
-        Execution execution = IdempotentRequests.execution(request).orElse(null);
-        if (execution == null) {
+        // Should this filter see the request twice, the exchange makes the second a no-op.
+        Exchange exchange = IdempotentRequests.exchange(request).orElse(null);
+        if (exchange == null) {
             return null;
         }
         Optional<Throwable> failure = RouteAttributes.getException(response);
         if (failure.isPresent() && (response.code() < 200 || response.code() >= 300)) {
             // The error handler already made the response the client gets; nothing of it is stored.
-            execution.fail(failure.get());
+            exchange.fail(failure.get()).join();
             return null;
         }
         // An error handler's 2xx (an exception mapped to a success) is what the client saw: stored like any 2xx.
-        if (streams.holdUntilSent(request, response, execution)) {
+        if (streams.holdUntilSent(request, response, exchange)) {
             return null;
         }
         CapturedResponse captured;
@@ -144,11 +143,10 @@ final class IdempotencyFilter implements ConditionalFilter, Ordered {
             captured = capture.capture(request, response);
         } catch (RuntimeException e) {
             // The server would fail to encode it as well; let it answer its usual error.
-            log.debug("Could not encode the response for key_preview={}", execution.key().keyPreview(), e);
-            execution.fail(e);
+            log.debug("Could not encode the response for key_preview={}", exchange.execution().key().keyPreview(), e);
+            exchange.fail(e).join();
             return null;
         }
-        Optional<HttpReply> instead = execution.finish(captured);
-        return instead.map(Replies::toResponse).orElse(null);
+        return exchange.finish(captured).join().map(Replies::toResponse).orElse(null);
     }
 }

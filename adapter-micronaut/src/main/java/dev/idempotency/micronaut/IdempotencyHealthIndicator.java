@@ -1,7 +1,7 @@
 package dev.idempotency.micronaut;
 
 import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.framework.StorageHealth;
+import dev.idempotency.framework.internal.StorageHealth;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.async.publisher.Publishers;
 import io.micronaut.core.util.StringUtils;

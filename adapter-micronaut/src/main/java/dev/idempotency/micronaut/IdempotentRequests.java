@@ -1,14 +1,15 @@
 package dev.idempotency.micronaut;
 
 import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.framework.internal.Exchange;
 import io.micronaut.http.HttpRequest;
 import java.util.Optional;
 
 /** What a controller may ask about the idempotency of the request it serves. */
 public final class IdempotentRequests {
 
-    /** The request attribute holding the running {@link Execution} between the filter's two steps. */
-    static final String EXECUTION = IdempotentRequests.class.getName() + ".execution";
+    /** The request attribute holding the running {@link Exchange} between the filter's two steps. */
+    static final String EXCHANGE = IdempotentRequests.class.getName() + ".exchange";
 
     private IdempotentRequests() {
     }
@@ -20,6 +21,10 @@ public final class IdempotentRequests {
      * write in.
      */
     public static Optional<Execution> execution(HttpRequest<?> request) {
-        return request.getAttribute(EXECUTION, Execution.class);
+        return exchange(request).map(Exchange::execution);
+    }
+
+    static Optional<Exchange> exchange(HttpRequest<?> request) {
+        return request.getAttribute(EXCHANGE, Exchange.class);
     }
 }

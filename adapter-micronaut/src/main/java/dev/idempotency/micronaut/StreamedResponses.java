@@ -1,6 +1,6 @@
 package dev.idempotency.micronaut;
 
-import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.framework.internal.Exchange;
 import dev.idempotency.core.adapter.HttpReply;
 import io.micronaut.core.async.publisher.Publishers;
 import io.micronaut.core.convert.ConversionService;
@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Holds a request's {@link Execution} until its streamed body has been sent. A body the server
+ * Holds a request's {@link Exchange} until its streamed body has been sent. A body the server
  * sends as it is produced — a {@code Publisher} of several items (a {@code Flux}, server-sent
  * events), an {@code InputStream} or a {@code StreamedFile} — may still be in the making when the
  * response filter sees it, so it is replaced by one that ends the execution when the stream ends:
@@ -38,17 +38,17 @@ final class StreamedResponses {
     }
 
     /**
-     * Replaces a streamed body of {@code response} with one that ends {@code execution} when it has
+     * Replaces a streamed body of {@code response} with one that ends {@code exchange} when it has
      * been sent, and says whether it did; {@code false} leaves the response untouched.
      */
     @SuppressWarnings("unchecked")
-    boolean holdUntilSent(HttpRequest<?> request, MutableHttpResponse<?> response, Execution execution) {
+    boolean holdUntilSent(HttpRequest<?> request, MutableHttpResponse<?> response, Exchange exchange) {
         Object body = response.body();
         if (body == null || request.getMethod() == HttpMethod.HEAD) {
             return false;
         }
         MutableHttpResponse<Object> mutable = (MutableHttpResponse<Object>) response;
-        StreamEnd end = new ExecutionEnd(execution, response);
+        StreamEnd end = new ExchangeEnd(exchange, response);
         if (Publishers.isConvertibleToPublisher(body)) {
             Publisher<Object> items = Publishers.convertToPublisher(conversions, body);
             mutable.body(new WatchedPublisher<>(items, end, blocking));
@@ -68,30 +68,30 @@ final class StreamedResponses {
         return false;
     }
 
-    /** Ends an execution the way its streamed response ended. Blocking: called off the event loop. */
-    private record ExecutionEnd(Execution execution, MutableHttpResponse<?> response) implements StreamEnd {
+    /** Ends an exchange the way its streamed response ended. Blocking: called off the event loop. */
+    private record ExchangeEnd(Exchange exchange, MutableHttpResponse<?> response) implements StreamEnd {
 
         @Override
         public void sent() {
             // Status and headers as sent: the server may have added some (Content-Type) since the filter ran.
-            Optional<HttpReply> instead = execution.finish(ResponseCapture.uncaptured(response));
+            Optional<HttpReply> instead = exchange.finish(ResponseCapture.uncaptured(response)).join();
             if (instead.isPresent()) {
                 // Headers and part of the body are out: the only way left to say "not applied" is to break it off.
                 throw new IllegalStateException("Status " + instead.get().status() + " instead of the streamed "
-                        + "response for key_preview=" + execution.key().keyPreview());
+                        + "response for key_preview=" + exchange.execution().key().keyPreview());
             }
         }
 
         @Override
         public void failed(Throwable cause) {
-            execution.fail(cause);
+            exchange.fail(cause).join();
         }
 
         @Override
         public void abandoned() {
             log.debug("The client left before the end of the streamed response for key_preview={}; "
-                    + "it is kept as sent", execution.key().keyPreview());
-            execution.finish(ResponseCapture.uncaptured(response));
+                    + "it is kept as sent", exchange.execution().key().keyPreview());
+            exchange.finish(ResponseCapture.uncaptured(response)).join();
         }
     }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.framework.ScheduledPurge;
+import dev.idempotency.framework.internal.ScheduledPurge;
 import dev.idempotency.jdbc.JdbcStore;
 import io.micronaut.context.ApplicationContext;
 import java.sql.Connection;

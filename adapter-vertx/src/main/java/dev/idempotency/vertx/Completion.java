@@ -1,33 +1,29 @@
 package dev.idempotency.vertx;
 
-import dev.idempotency.core.adapter.CapturedResponse;
 import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.adapter.HttpReply;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.framework.internal.Exchange;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The finishing protocol of one {@link Execution}, which {@link IdempotencyHandler} arms a
- * {@link CapturingResponse} with; the first signal decides. The response ended: {@code abandon} if a
- * server-side timeout failed the request, {@code fail} if the request failed and was not answered
- * with a 2xx, else {@code finish} with the capture, and only then the end goes out (or the engine's
- * replacement reply, while the head is still ours to write). The response broke, or its connection
- * closed once part of the body had gone out or the request had failed: {@code fail}. A connection
- * that closes before that decides nothing: the handler's answer, when it comes, is stored.
+ * Vert.x Web's signals for one {@link Exchange}, which {@link IdempotencyHandler} arms a
+ * {@link CapturingResponse} with. The response ended: {@code abandon} if a server-side timeout failed
+ * the request, else {@link Exchange#handled} with the capture and the request's failure, and only then
+ * the end goes out (or the engine's replacement reply, while the head is still ours to write). The
+ * response broke, or its connection closed once part of the body had gone out or the request had
+ * failed: {@code fail}. A connection that closes before that decides nothing: the handler's answer,
+ * when it comes, is stored.
  */
 final class Completion implements CapturingResponse.Finisher {
-
-    private static final Logger log = LoggerFactory.getLogger(Completion.class);
 
     /**
      * Runs an engine step — on a worker when the engine blocks its caller, else as the stage it
@@ -37,56 +33,32 @@ final class Completion implements CapturingResponse.Finisher {
         <T> Future<T> offload(Context context, Supplier<CompletionStage<T>> step);
     }
 
-    private final Execution execution;
+    private final Exchange exchange;
     private final RoutingContext routing;
     private final CapturingResponse response;
-    private final Offloader offloader;
-    // Steps run on unordered workers: a later fail could overtake a finish there, so they are decided here.
-    private final AtomicBoolean decided = new AtomicBoolean();
-    private final Promise<Void> told = Promise.promise(); // the engine has been told the decision
 
-    Completion(Execution execution, RoutingContext routing, CapturingResponse response, Offloader offloader) {
-        this.execution = execution;
+    Completion(IdempotencyEngine engine, Execution execution, RoutingContext routing, CapturingResponse response,
+               Offloader offloader) {
+        // Steps run on unordered workers: the exchange decides when called, so a later fail never overtakes a finish.
+        this.exchange = new Exchange(engine, execution,
+                step -> offloader.offload(response.context(), step).toCompletionStage());
         this.routing = routing;
         this.response = response;
-        this.offloader = offloader;
     }
 
     /**
-     * Finishes the execution (on a worker for a blocking engine), then lets the response go. Whatever the engine did
-     * (stored, released), a retry that arrives after the client saw the end finds it done.
+     * Decides the exchange (on a worker for a blocking engine), then lets the response go. Whatever the
+     * engine did (stored, released), a retry that arrives after the client saw the end finds it done.
+     * Already failed, the rest goes out as it is once the key is released.
      */
     @Override
     public Future<Void> ended(Buffer last, Supplier<Future<Void>> deliver) {
-        if (!decided.compareAndSet(false, true)) {
-            // Already failed: the rest goes out as it is, once the key is released.
-            return told.future().transform(ar -> write(Optional.empty(), deliver));
-        }
-        Supplier<CompletionStage<Optional<HttpReply>>> step;
-        CapturedResponse captured = response.captured(last);
-        if (routing.failed() && timedOut()) {
-            step = () -> execution.abandonAsync().thenApply(v -> Optional.empty());
-        } else if (routing.failed() && !captured.isSuccessful()) {
-            Throwable cause = routing.failure() != null ? routing.failure()
-                    : new IllegalStateException("the request failed with status " + routing.statusCode());
-            step = () -> execution.failAsync(cause).thenApply(v -> Optional.empty());
-        } else { // a failure handler that answered 2xx (an exception mapped to a success) is stored like any 2xx
-            if (!captured.isCaptured()) {
-                log.debug("Response for key_preview={} not captured ({}); kept without its body unless it failed",
-                        execution.key().keyPreview(), response.uncapturedReason());
-            }
-            step = () -> execution.finishAsync(captured);
-        }
-        Promise<Void> sent = Promise.promise();
-        offloader.offload(response.context(), step).onComplete(ar -> {
-            if (ar.failed()) {
-                // The engine never throws for storage: a closed worker pool, or a bug.
-                log.warn("Could not finish key_preview={}: {}", execution.key().keyPreview(), String.valueOf(ar.cause()));
-            }
-            told.complete();
-            write(ar.succeeded() ? ar.result() : Optional.empty(), deliver).onComplete(sent);
-        });
-        return sent.future();
+        Throwable failure = !routing.failed() ? null : routing.failure() != null ? routing.failure()
+                : new IllegalStateException("the request failed with status " + routing.statusCode());
+        CompletionStage<Optional<HttpReply>> decided = routing.failed() && timedOut()
+                ? exchange.abandon()
+                : exchange.handled(response.captured(last), failure); // a failure handler's 2xx is stored
+        return Future.fromCompletionStage(decided).compose(instead -> write(instead, deliver));
     }
 
     /**
@@ -102,9 +74,7 @@ final class Completion implements CapturingResponse.Finisher {
     private Future<Void> write(Optional<HttpReply> instead, Supplier<Future<Void>> deliver) {
         HttpServerResponse server = response.server();
         try {
-            return instead.isPresent() && !server.headWritten()
-                    ? IdempotencyHandler.send(server, instead.get())
-                    : deliver.get();
+            return instead.isPresent() && !server.headWritten() ? send(server, instead.get()) : deliver.get();
         } catch (RuntimeException e) {
             return Future.failedFuture(e);
         }
@@ -112,15 +82,7 @@ final class Completion implements CapturingResponse.Finisher {
 
     @Override
     public Future<Void> failed(Throwable cause) {
-        if (decided.compareAndSet(false, true)) {
-            offloader.offload(response.context(), () -> execution.failAsync(cause)).onComplete(ar -> {
-                if (ar.failed()) {
-                    log.warn("Could not release key_preview={}: {}", execution.key().keyPreview(), ar.cause().toString());
-                }
-                told.complete();
-            });
-        }
-        return told.future();
+        return Future.fromCompletionStage(exchange.fail(cause)).mapEmpty();
     }
 
     @Override
@@ -128,5 +90,16 @@ final class Completion implements CapturingResponse.Finisher {
         if (streamed || routing.failed()) {
             failed(new IllegalStateException("the connection closed before the response ended"));
         }
+    }
+
+    /**
+     * Writes a reply of the engine exactly: its status, its headers ({@code Date} included; Vert.x
+     * adds none itself) replacing same-named ones, its bytes.
+     */
+    static Future<Void> send(HttpServerResponse response, HttpReply reply) {
+        response.setStatusCode(reply.status());
+        response.headers().remove(HttpHeaders.CONTENT_LENGTH);
+        reply.headers().forEach((name, values) -> response.headers().set(name, values));
+        return response.end(Buffer.buffer(reply.body()));
     }
 }

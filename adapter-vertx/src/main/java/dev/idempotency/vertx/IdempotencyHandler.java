@@ -2,7 +2,6 @@ package dev.idempotency.vertx;
 
 import dev.idempotency.core.adapter.Decision;
 import dev.idempotency.core.adapter.Execution;
-import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -10,8 +9,6 @@ import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
@@ -171,32 +168,21 @@ public final class IdempotencyHandler implements Handler<RoutingContext> {
         if (response.ended() || ctx.failed()) {
             // Answered while the decision was pending (a timeout handler, say): run nothing, hold nothing.
             if (decision instanceof Decision.Proceed proceed) {
-                new Completion(proceed.execution(), ctx, response, this::complete)
+                new Completion(engine, proceed.execution(), ctx, response, this::complete)
                         .failed(new IllegalStateException("answered before the handler could run"));
             }
             return;
         }
         if (decision instanceof Decision.Proceed proceed) {
             response.arm(engine.config().maxStoredBodyBytes(),
-                    new Completion(proceed.execution(), ctx, response, this::complete));
+                    new Completion(engine, proceed.execution(), ctx, response, this::complete));
             ctx.put(EXECUTION_KEY, proceed.execution());
             ctx.next();
         } else if (decision instanceof Decision.Respond respond) {
-            send(response, respond.reply());
+            Completion.send(response, respond.reply());
         } else {
             ctx.next();
         }
-    }
-
-    /**
-     * Writes a reply of the engine exactly: its status, its headers ({@code Date} included; Vert.x
-     * adds none itself) replacing same-named ones, its bytes.
-     */
-    static Future<Void> send(HttpServerResponse response, HttpReply reply) {
-        response.setStatusCode(reply.status());
-        response.headers().remove(HttpHeaders.CONTENT_LENGTH);
-        reply.headers().forEach((name, values) -> response.headers().set(name, values));
-        return response.end(Buffer.buffer(reply.body()));
     }
 
     /** Runs a finishing step of the engine (on the completion pool when it blocks); resumes on the request's context. */

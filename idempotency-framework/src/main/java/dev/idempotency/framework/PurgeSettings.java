@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * The {@code idempotency.purge.*} settings: whether, and how often, an integration deletes expired
- * records of its store ({@link ScheduledPurge}). On by default.
+ * records of its store (the adapter's scheduled purge). On by default.
  */
 public class PurgeSettings {
 

@@ -1,5 +1,6 @@
 package dev.idempotency.framework;
 
+import dev.idempotency.framework.internal.JdbcSchemaCheck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -3,14 +3,18 @@ package dev.idempotency.jakartars;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.Store;
+import dev.idempotency.framework.internal.Exchange;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
+import jakarta.ws.rs.ext.WriterInterceptor;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -128,11 +132,34 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
      * {@code DynamicFeature} (Quarkus REST): the application's {@code DynamicFeature} calls this.
      */
     public void bind(ResourceInfo resource, FeatureContext context) {
-        filterFor(resource).ifPresent(filter -> {
+        providers(resource).ifPresent(providers -> {
             // register(Object, int) per provider: the one registration with priorities every runtime takes
-            context.register(filter, Priorities.HEADER_DECORATOR);
-            context.register(new IdempotencyWriter(filter.engine(), statusSent), WRITER_PRIORITY);
+            context.register(providers.filters(), Priorities.HEADER_DECORATOR);
+            context.register(providers.writer(), WRITER_PRIORITY);
         });
+    }
+
+    /**
+     * What {@link #bind} registers for {@code resource}'s method, empty when the feature does not
+     * cover it: for a runtime that hands requests on to them itself (Quarkus REST, whose providers are
+     * registered before the engine exists).
+     */
+    public Optional<Providers> providers(ResourceInfo resource) {
+        return filterFor(resource)
+                .map(filter -> new Providers(filter, new IdempotencyWriter(filter.engine(), statusSent)));
+    }
+
+    /**
+     * The providers bound to one resource method.
+     *
+     * @param filters the request and response filter, at {@link Priorities#HEADER_DECORATOR}
+     * @param writer  the writer interceptor, inside the entity coders
+     */
+    public record Providers(Filters filters, WriterInterceptor writer) {
+    }
+
+    /** A request filter that is also the response filter. */
+    public interface Filters extends ContainerRequestFilter, ContainerResponseFilter {
     }
 
     /**
@@ -144,9 +171,10 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
      * happens to a request already finished.
      */
     public static void requestEnded(ContainerRequestContext request, Throwable failure) {
-        Exchange exchange = Exchange.of(request.getProperty(Exchange.PROPERTY));
+        Exchange exchange = IdempotencyFilter.exchange(request.getProperty(IdempotencyFilter.EXCHANGE));
         if (exchange != null) {
-            exchange.ended(failure);
+            IdempotencyFilter.ended(exchange, request.getProperty(IdempotencyFilter.RESPONSE)
+                    instanceof ContainerResponseContext seen ? seen : null, failure);
         }
     }
 
@@ -156,9 +184,9 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
      * {@code AsyncResponse} timeout keeps the key in flight; any other answer is finished as usual.
      */
     public static void exceptionRaised(ContainerRequestContext request, Throwable exception) {
-        Exchange exchange = Exchange.of(request.getProperty(Exchange.PROPERTY));
+        Exchange exchange = IdempotencyFilter.exchange(request.getProperty(IdempotencyFilter.EXCHANGE));
         if (exchange != null && exception != null) {
-            exchange.raised(exception);
+            IdempotencyFilter.raised(exchange, exception);
         }
     }
 
@@ -167,8 +195,8 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
      * finished it yet.
      */
     public static boolean holdsKey(ContainerRequestContext request) {
-        Exchange exchange = Exchange.of(request.getProperty(Exchange.PROPERTY));
-        return exchange != null && !exchange.done();
+        Exchange exchange = IdempotencyFilter.exchange(request.getProperty(IdempotencyFilter.EXCHANGE));
+        return exchange != null && !exchange.decided();
     }
 
     /**

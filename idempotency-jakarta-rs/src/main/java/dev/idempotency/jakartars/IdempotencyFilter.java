@@ -6,10 +6,9 @@ import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
 import dev.idempotency.core.adapter.RequestPaths;
+import dev.idempotency.framework.internal.Exchange;
 import jakarta.ws.rs.container.ContainerRequestContext;
-import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
-import jakarta.ws.rs.container.ContainerResponseFilter;
 import java.io.UncheckedIOException;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -20,9 +19,14 @@ import org.slf4j.LoggerFactory;
  * replay or a problem aborts the request), the response filter finishes a response without an
  * entity; one with an entity is finished by {@link IdempotencyWriter}.
  */
-final class IdempotencyFilter implements ContainerRequestFilter, ContainerResponseFilter {
+final class IdempotencyFilter implements IdempotencyFeature.Filters {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
+
+    /** The request property holding the {@link Exchange} of a request the engine let through. */
+    static final String EXCHANGE = Exchange.class.getName();
+    /** The request property holding its response context once the response filter saw it. */
+    static final String RESPONSE = IdempotencyFilter.class.getName() + ".response";
 
     private final IdempotencyEngine engine;
     private final PathPatterns paths;
@@ -60,7 +64,7 @@ final class IdempotencyFilter implements ContainerRequestFilter, ContainerRespon
         if (decision instanceof Decision.Respond respond) {
             request.abortWith(Replies.response(respond.reply()));
         } else if (decision instanceof Decision.Proceed proceed) {
-            request.setProperty(Exchange.PROPERTY, new Exchange(proceed.execution()));
+            request.setProperty(EXCHANGE, new Exchange(engine, proceed.execution()));
         }
     }
 
@@ -82,20 +86,49 @@ final class IdempotencyFilter implements ContainerRequestFilter, ContainerRespon
     /** A response without an entity is finished here; one with an entity once it is written. */
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-        Exchange exchange = Exchange.of(request.getProperty(Exchange.PROPERTY));
-        if (exchange == null || exchange.done()) {
+        Exchange exchange = exchange(request.getProperty(EXCHANGE));
+        if (exchange == null || exchange.decided()) {
             return;
         }
-        exchange.response = response;
+        request.setProperty(RESPONSE, response);
         if (response.hasEntity()) {
             return;
         }
         Optional<HttpReply> instead = exchange.finish(
-                CapturedResponse.of(response.getStatus(), Replies.strings(response.getHeaders()), new byte[0]));
+                CapturedResponse.of(response.getStatus(), Replies.strings(response.getHeaders()), new byte[0])).join();
         instead.ifPresent(reply -> {
             response.setStatus(reply.status());
             Replies.replaceHeaders(response.getHeaders(), reply);
             response.setEntity(Replies.entity(reply));
         });
+    }
+
+    static Exchange exchange(Object property) {
+        return property instanceof Exchange exchange ? exchange : null;
+    }
+
+    /**
+     * The runtime is about to answer {@code exception}: its answer to an {@code AsyncResponse} timeout
+     * abandons the key (the resource runs on); any other answer — a mapper's 2xx included — is
+     * finished as the filters see it.
+     */
+    static void raised(Exchange exchange, Throwable exception) {
+        if (!exchange.decided() && AsyncTimeouts.isRuntimeTimeout(exception)) {
+            exchange.abandon().join();
+        }
+    }
+
+    /**
+     * The request ended before its exchange was decided ({@link Exchange#ended}): after an exception
+     * nothing mapped, the key is released; a response ({@code seen}) that went out unseen by the writer
+     * counts as sent; a request whose response never reached the filters — the client went away and
+     * the runtime dropped it, or cancelled the resource's {@code CompletionStage} or {@code Uni} —
+     * abandons the key.
+     */
+    static void ended(Exchange exchange, ContainerResponseContext seen, Throwable failure) {
+        if (!exchange.decided()) {
+            exchange.ended(failure, seen == null ? null
+                    : CapturedResponse.uncaptured(seen.getStatus(), Replies.strings(seen.getHeaders()))).join();
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.idempotency.jakartars;
 import dev.idempotency.core.adapter.CapturedResponse;
 import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.framework.internal.Exchange;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MultivaluedMap;
@@ -43,8 +44,10 @@ final class IdempotencyWriter implements WriterInterceptor {
 
     @Override
     public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
-        Exchange exchange = Exchange.of(context.getProperty(Exchange.PROPERTY));
-        if (exchange == null || exchange.done() || exchange.response == null) {
+        Exchange exchange = IdempotencyFilter.exchange(context.getProperty(IdempotencyFilter.EXCHANGE));
+        ContainerResponseContext response = context.getProperty(IdempotencyFilter.RESPONSE)
+                instanceof ContainerResponseContext seen ? seen : null;
+        if (exchange == null || exchange.decided() || response == null) {
             context.proceed();
             return;
         }
@@ -55,26 +58,26 @@ final class IdempotencyWriter implements WriterInterceptor {
         try {
             context.proceed();
         } catch (IOException | RuntimeException | Error e) {
-            if (capture.passedOn() && statusSent.test(exchange.response)) {
+            if (capture.passedOn() && statusSent.test(response)) {
                 // The client saw the status line and part of the body: the resource ran, and must not run again.
-                exchange.finish(CapturedResponse.uncaptured(exchange.response.getStatus(), headers(context)));
+                exchange.finish(CapturedResponse.uncaptured(response.getStatus(), headers(context))).join();
             } else {
-                exchange.fail(e);
+                exchange.fail(e).join();
             }
             throw e;
         } finally {
             context.setOutputStream(wire); // the runtime closes the stream it gave, an entity coder's included
         }
-        int status = exchange.response.getStatus();
+        int status = response.getStatus();
         if (capture.passedOn()) {
-            exchange.finish(CapturedResponse.uncaptured(status, headers(context)));
+            exchange.finish(CapturedResponse.uncaptured(status, headers(context))).join();
             return;
         }
         byte[] body = capture.bytes();
-        Optional<HttpReply> instead = exchange.finish(CapturedResponse.of(status, headers(context), body));
+        Optional<HttpReply> instead = exchange.finish(CapturedResponse.of(status, headers(context), body)).join();
         if (instead.isPresent()) {
             HttpReply reply = instead.get();
-            exchange.response.setStatus(reply.status());
+            response.setStatus(reply.status());
             Replies.replaceHeadersKeepingEncoding(context.getHeaders(), reply);
             body = reply.body();
         }

@@ -1,5 +1,6 @@
 package dev.idempotency.jakartars;
 
+import dev.idempotency.framework.internal.Exchange;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.core.Context;
@@ -50,17 +51,20 @@ final class JerseyEvents implements ApplicationEventListener {
         if (type != RequestEvent.Type.ON_EXCEPTION && type != RequestEvent.Type.FINISHED) {
             return;
         }
-        Exchange exchange = Exchange.of(event.getContainerRequest().getProperty(Exchange.PROPERTY));
-        if (exchange == null || exchange.done()) {
+        Object seen = event.getContainerRequest().getProperty(IdempotencyFilter.RESPONSE);
+        Exchange exchange = IdempotencyFilter.exchange(
+                event.getContainerRequest().getProperty(IdempotencyFilter.EXCHANGE));
+        if (exchange == null || exchange.decided()) {
             return;
         }
         if (type == RequestEvent.Type.FINISHED) {
-            ended(exchange, event);
+            IdempotencyFilter.ended(exchange, seen instanceof ContainerResponseContext response ? response
+                    : event.getContainerResponse(), event.getException());
         } else if (unmapped(event.getException())) {
             // Nothing of the application's answers it: released before Jersey's 500, which can go out unseen.
-            exchange.fail(event.getException());
+            exchange.fail(event.getException()).join();
         } else {
-            exchange.raised(event.getException());
+            IdempotencyFilter.raised(exchange, event.getException());
         }
     }
 
@@ -78,12 +82,5 @@ final class JerseyEvents implements ApplicationEventListener {
         @SuppressWarnings({"unchecked", "rawtypes"})
         ExceptionMapper<?> mapper = providers.getExceptionMapper((Class) thrown.getClass());
         return mapper == null || mapper.getClass().getName().equals(DEFAULT_MAPPER);
-    }
-
-    private static void ended(Exchange exchange, RequestEvent event) {
-        if (exchange.response == null && event.getContainerResponse() != null) {
-            exchange.response = event.getContainerResponse();
-        }
-        exchange.ended(event.getException());
     }
 }

@@ -9,12 +9,9 @@ import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.ResourceInfo;
-import jakarta.ws.rs.core.Configuration;
-import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.WriterInterceptor;
 import jakarta.ws.rs.ext.WriterInterceptorContext;
 import java.io.IOException;
-import java.util.Map;
 import java.util.function.Supplier;
 import org.jboss.resteasy.reactive.common.core.AbstractResteasyReactiveContext;
 import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
@@ -22,7 +19,7 @@ import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestCo
 import org.jboss.resteasy.reactive.server.spi.ServerRequestContext;
 
 /**
- * The filters {@link IdempotencyFeature#bind} gives one resource method, fetched at the method's
+ * The filters {@link IdempotencyFeature#providers} gives one resource method, fetched at the method's
  * first request. Quarkus REST configures its providers while the application is initialised
  * statically, before data sources (and so the store and engine) may be created; the providers
  * registered then ({@link #filter()}, {@link #writer()}) hand each request on to these.
@@ -31,7 +28,7 @@ final class BoundFilters {
 
     private final ResourceInfo resource;
     private final Supplier<IdempotencyFeature> feature;
-    private volatile Capture bound;
+    private volatile Bound bound;
 
     /** The filters of the application's {@link IdempotencyFeature} bean. */
     BoundFilters(ResourceInfo resource) {
@@ -46,36 +43,29 @@ final class BoundFilters {
 
     /** The request and response filter to register, at the filters' priority. */
     Object filter() {
-        return new Filter(this);
+        return new Filter();
     }
 
     /** The writer interceptor to register, at the writer's priority. */
     WriterInterceptor writer() {
-        return new Writer(this);
+        return new Writer();
     }
 
-    private Capture bound() {
+    /** The providers of the feature now given; null when it does not cover the method. */
+    private IdempotencyFeature.Providers bound() {
         IdempotencyFeature now = feature.get();
-        Capture current = bound;
-        if (current == null || current.feature != now) {
-            synchronized (this) {
-                current = bound;
-                if (current == null || current.feature != now) {
-                    current = new Capture(now);
-                    now.bind(resource, current);
-                    bound = current;
-                }
-            }
+        Bound current = bound;
+        if (current == null || current.feature() != now) {
+            current = new Bound(now, now.providers(resource).orElse(null));
+            bound = current;
         }
-        return current;
+        return current.providers();
     }
 
-    private static final class Filter implements ContainerRequestFilter, ContainerResponseFilter {
-        private final BoundFilters filters;
+    private record Bound(IdempotencyFeature feature, IdempotencyFeature.Providers providers) {
+    }
 
-        Filter(BoundFilters filters) {
-            this.filters = filters;
-        }
+    private final class Filter implements ContainerRequestFilter, ContainerResponseFilter {
 
         /**
          * Hands the filters the path as the client sent it (Quarkus REST's {@code UriInfo} drops its
@@ -90,7 +80,8 @@ final class BoundFilters {
          */
         @Override
         public void filter(ContainerRequestContext request) throws IOException {
-            if (filters.bound().filter instanceof ContainerRequestFilter filter) {
+            IdempotencyFeature.Providers bound = bound();
+            if (bound != null) {
                 ServerRequestContext server = request instanceof ResteasyReactiveContainerRequestContext quarkus
                         ? quarkus.getServerRequestContext() : null;
                 if (server instanceof ResteasyReactiveRequestContext context) {
@@ -99,7 +90,7 @@ final class BoundFilters {
                 if (server != null) {
                     server.registerCompletionCallback(failure -> ended(request, failure));
                 }
-                filter.filter(request);
+                bound.filters().filter(request);
                 if (server != null && IdempotencyFeature.holdsKey(request)) {
                     server.serverResponse().addCloseHandler(() -> { });
                 }
@@ -121,99 +112,27 @@ final class BoundFilters {
          */
         @Override
         public void filter(ContainerRequestContext request, ContainerResponseContext response) throws IOException {
-            if (filters.bound().filter instanceof ContainerResponseFilter filter) {
+            IdempotencyFeature.Providers bound = bound();
+            if (bound != null) {
                 if (request instanceof ResteasyReactiveContainerRequestContext quarkus
                         && quarkus.getServerRequestContext() instanceof AbstractResteasyReactiveContext<?, ?> context
                         && context.getThrowable() != null) {
                     IdempotencyFeature.exceptionRaised(request, context.getThrowable());
                 }
-                filter.filter(request, response);
+                bound.filters().filter(request, response);
             }
         }
     }
 
-    private static final class Writer implements WriterInterceptor {
-        private final BoundFilters filters;
-
-        Writer(BoundFilters filters) {
-            this.filters = filters;
-        }
-
+    private final class Writer implements WriterInterceptor {
         @Override
         public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
-            WriterInterceptor writer = filters.bound().writer;
-            if (writer == null) {
+            IdempotencyFeature.Providers bound = bound();
+            if (bound == null) {
                 context.proceed();
             } else {
-                writer.aroundWriteTo(context);
+                bound.writer().aroundWriteTo(context);
             }
-        }
-    }
-
-    /** Takes the providers {@code bind} registers, with {@code register(Object, int)}, the only call it makes. */
-    private static final class Capture implements FeatureContext {
-        final IdempotencyFeature feature;
-        Object filter;
-        WriterInterceptor writer;
-
-        Capture(IdempotencyFeature feature) {
-            this.feature = feature;
-        }
-
-        @Override
-        public FeatureContext register(Object component, int priority) {
-            if (component instanceof WriterInterceptor interceptor) {
-                writer = interceptor;
-            }
-            if (component instanceof ContainerRequestFilter || component instanceof ContainerResponseFilter) {
-                filter = component;
-            }
-            return this;
-        }
-
-        @Override
-        public Configuration getConfiguration() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public FeatureContext property(String name, Object value) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public FeatureContext register(Class<?> componentClass) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public FeatureContext register(Class<?> componentClass, int priority) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public FeatureContext register(Class<?> componentClass, Class<?>... contracts) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public FeatureContext register(Class<?> componentClass, Map<Class<?>, Integer> contracts) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public FeatureContext register(Object component) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public FeatureContext register(Object component, Class<?>... contracts) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public FeatureContext register(Object component, Map<Class<?>, Integer> contracts) {
-            throw new UnsupportedOperationException();
         }
     }
 }

@@ -2,7 +2,7 @@ package dev.idempotency.quarkus;
 
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.framework.IdempotencySettings;
-import dev.idempotency.framework.StorageHealth;
+import dev.idempotency.framework.internal.StorageHealth;
 import io.quarkus.arc.properties.IfBuildProperty;
 import io.smallrye.common.annotation.Blocking;
 import jakarta.enterprise.context.ApplicationScoped;

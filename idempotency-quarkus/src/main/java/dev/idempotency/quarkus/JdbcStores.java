@@ -1,6 +1,6 @@
 package dev.idempotency.quarkus;
 
-import dev.idempotency.framework.JdbcSchemaCheck;
+import dev.idempotency.framework.internal.JdbcSchemaCheck;
 import dev.idempotency.framework.JdbcSettings;
 import dev.idempotency.framework.StoreCheck;
 import dev.idempotency.jdbc.JdbcStore;

@@ -1,6 +1,7 @@
 package dev.idempotency.spring;
 
 import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.framework.servlet.ServletResponses;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;
@@ -9,6 +10,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.springframework.web.filter.ShallowEtagHeaderFilter;
 import org.springframework.web.util.ContentCachingResponseWrapper;
 
@@ -56,6 +58,20 @@ final class CapturingResponse extends ContentCachingResponseWrapper {
         Map<String, List<String>> headers = ServletResponses.headersOf(this);
         return streamed ? CapturedResponse.uncaptured(getStatus(), headers)
                 : CapturedResponse.of(getStatus(), headers, getContentAsByteArray());
+    }
+
+    /**
+     * Sends what is held — or, when the engine answers {@code instead} and nothing has gone out yet,
+     * the engine's reply, dropping the handler's body and headers.
+     */
+    void send(Optional<HttpReply> instead) throws IOException {
+        HttpServletResponse raw = (HttpServletResponse) getResponse();
+        if (instead.isPresent() && !raw.isCommitted()) {
+            reset();
+            ServletResponses.write(instead.get(), raw);
+        } else {
+            copyBodyToResponse();
+        }
     }
 
     private boolean streaming() {

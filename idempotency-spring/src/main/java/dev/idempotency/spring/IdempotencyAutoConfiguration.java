@@ -2,9 +2,9 @@ package dev.idempotency.spring;
 
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.Store;
-import dev.idempotency.framework.EngineAssembly;
+import dev.idempotency.framework.internal.EngineAssembly;
 import dev.idempotency.framework.PurgeSettings;
-import dev.idempotency.framework.ScheduledPurge;
+import dev.idempotency.framework.internal.ScheduledPurge;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -5,7 +5,9 @@ import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
+import dev.idempotency.framework.internal.Exchange;
 import dev.idempotency.framework.servlet.BufferedBodyRequest;
+import dev.idempotency.framework.servlet.ServletResponses;
 import dev.idempotency.spring.internal.CoveredPaths;
 import dev.idempotency.spring.internal.DispatchedPath;
 import jakarta.servlet.DispatcherType;
@@ -15,7 +17,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.List;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -24,8 +25,8 @@ import org.springframework.web.util.ServletRequestPathUtils;
 /**
  * The engine in front of Spring MVC: {@link IdempotencyEngine#before} when the request arrives;
  * for a request that goes ahead, the rest of the chain with the response held in a
- * {@link CapturingResponse}, so that the exact bytes are stored ({@link Execution#finish}) before
- * any of them reaches the client; {@link Execution#fail} when the chain throws.
+ * {@link CapturingResponse}, so that the exact bytes are stored ({@link Exchange#finish}) before
+ * any of them reaches the client; {@link Exchange#fail} when the chain throws.
  *
  * <p>A handler that goes asynchronous ({@code Callable}, {@code DeferredResult}, {@code WebAsyncTask},
  * {@code CompletableFuture}, SSE, {@code StreamingResponseBody}) keeps its key reserved until its
@@ -70,7 +71,7 @@ final class IdempotencyFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         if (request.getDispatcherType() == DispatcherType.ERROR) {
             if (request.getAttribute(UNREADABLE_BODY) instanceof HttpReply reply) {
-                Replies.write(reply, response);
+                ServletResponses.write(reply, response);
             } else {
                 chain.doFilter(request, response);
             }
@@ -106,7 +107,7 @@ final class IdempotencyFilter extends OncePerRequestFilter {
             return;
         }
         if (decision instanceof Decision.Respond respond) {
-            Replies.write(respond.reply(), response);
+            ServletResponses.write(respond.reply(), response);
             return;
         }
         if (!(decision instanceof Decision.Proceed proceed)) {
@@ -115,6 +116,7 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         }
         Execution execution = proceed.execution();
         request.setAttribute(IdempotentRequests.EXECUTION, execution);
+        Exchange exchange = new Exchange(engine, execution);
         CapturingResponse captured = new CapturingResponse(response, request);
         AtomicAsyncRefusal refusal = null;
         boolean rollbackOnly;
@@ -126,68 +128,33 @@ final class IdempotencyFilter extends OncePerRequestFilter {
             rollbackOnly = joined.rollbackOnly();
         } catch (IOException | ServletException | RuntimeException | Error e) {
             if (refusal != null && refusal.refused()) {
-                refuseAsync(execution, captured, response);
+                refuseAsync(exchange, captured, response);
                 return;
             }
-            execution.fail(e);
+            exchange.fail(e).join();
             throw e;
         }
         if (refusal != null && refusal.refused()) {
-            refuseAsync(execution, captured, response); // an exception handler of the application answered
+            refuseAsync(exchange, captured, response); // an exception handler of the application answered
             return;
         }
-        if (rollbackOnly) {
-            // A @Transactional method that took part failed: nothing of the request is committed or stored.
-            execution.fail(new IllegalStateException("the transaction was marked rollback-only"));
-            if (captured.getStatus() >= 400) {
-                // The application answered the failure itself (an exception handler's 4xx or 5xx): as in
-                // Spring, its answer stands — unstored, so a retry runs again.
-                captured.copyBodyToResponse();
-                return;
-            }
-            // It answered as if it had succeeded: as Spring would (UnexpectedRollbackException), a 500.
-            captured.reset();
-            Replies.write(engine.problem("idempotency_transaction_rolled_back", "Transaction rolled back", 500,
-                    "A transactional step failed; nothing of this request was committed").toReply(), response);
-            return;
-        }
-        if (request.isAsyncStarted()) { // Spring MVC's asynchronous handlers, and any servlet's
-            AsyncCompletion.await(request, execution, captured); // the key stays reserved until the response ends
-            return;
-        }
-        finishAndSend(execution, captured);
-    }
-
-    /**
-     * Finishes the execution with what the response holds, then sends it — or, when the engine
-     * answers instead and nothing has gone out yet, the engine's reply.
-     */
-    static void finishAndSend(Execution execution, CapturingResponse captured) throws IOException {
-        Optional<HttpReply> instead;
-        try {
-            instead = execution.finish(captured.capturedResponse());
-        } catch (RuntimeException e) {
-            log.warn("Could not hand the response for key_preview={} to the engine", execution.key().keyPreview(), e);
-            execution.fail(e);
-            instead = Optional.empty();
-        }
-        HttpServletResponse raw = (HttpServletResponse) captured.getResponse();
-        if (instead.isPresent() && !raw.isCommitted()) {
-            captured.reset(); // drops the handler's body and headers; the engine's reply replaces them
-            Replies.write(instead.get(), raw);
+        if (rollbackOnly) { // a @Transactional method that took part failed
+            captured.send(exchange.rolledBack(captured.getStatus()).join());
+        } else if (request.isAsyncStarted()) { // Spring MVC's asynchronous handlers, and any servlet's
+            AsyncCompletion.await(request, exchange, captured); // the key stays reserved until the response ends
         } else {
-            captured.copyBodyToResponse();
+            captured.send(exchange.finish(captured.capturedResponse()).join());
         }
     }
 
     /** The atomic mode's transaction cannot follow the handler to another thread: rolled back, and said so. */
-    private void refuseAsync(Execution execution, CapturingResponse captured, HttpServletResponse response)
+    private void refuseAsync(Exchange exchange, CapturingResponse captured, HttpServletResponse response)
             throws IOException {
         log.warn("An asynchronous handler was refused in the atomic mode (key_preview={}): its work would run "
-                + "outside the request's transaction", execution.key().keyPreview());
-        execution.fail(new IllegalStateException("asynchronous handler refused in the atomic mode"));
+                + "outside the request's transaction", exchange.execution().key().keyPreview());
+        exchange.fail(new IllegalStateException("asynchronous handler refused in the atomic mode")).join();
         captured.reset();
-        Replies.write(engine.problem("idempotency_async_not_atomic", "Asynchronous handler in the atomic mode", 500,
+        ServletResponses.write(engine.problem("idempotency_async_not_atomic", "Asynchronous handler in the atomic mode", 500,
                 "This endpoint answers asynchronously; in the atomic mode its work would run outside the "
                         + "request's transaction, so it was refused and the transaction rolled back").toReply(),
                 response);
@@ -205,7 +172,7 @@ final class IdempotencyFilter extends OncePerRequestFilter {
         log.debug("Request body could not be read; answered 400: {}", String.valueOf(e.getCause()));
         HttpReply reply = engine.problem(ProblemCode.IDEMPOTENCY_REQUEST_BODY_UNREADABLE, null).toReply();
         request.setAttribute(UNREADABLE_BODY, reply);
-        Replies.write(reply, response);
+        ServletResponses.write(reply, response);
     }
 
     /** What Spring MVC's handler mapping matches ({@link DispatchedPath}). */

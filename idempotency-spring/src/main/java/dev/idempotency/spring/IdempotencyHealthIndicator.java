@@ -1,7 +1,7 @@
 package dev.idempotency.spring;
 
 import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.framework.StorageHealth;
+import dev.idempotency.framework.internal.StorageHealth;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 

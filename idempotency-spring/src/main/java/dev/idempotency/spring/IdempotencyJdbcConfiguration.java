@@ -1,7 +1,7 @@
 package dev.idempotency.spring;
 
 import dev.idempotency.core.store.Store;
-import dev.idempotency.framework.JdbcSchemaCheck;
+import dev.idempotency.framework.internal.JdbcSchemaCheck;
 import dev.idempotency.framework.StoreCheck;
 import dev.idempotency.jdbc.JdbcStore;
 import javax.sql.DataSource;

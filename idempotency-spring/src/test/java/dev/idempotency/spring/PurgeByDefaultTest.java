@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.idempotency.core.store.RecordKey;
-import dev.idempotency.framework.ScheduledPurge;
+import dev.idempotency.framework.internal.ScheduledPurge;
 import dev.idempotency.jdbc.JdbcStore;
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -1,10 +1,15 @@
 package dev.idempotency.spring.webflux;
 
 import dev.idempotency.core.adapter.CapturedResponse;
+import dev.idempotency.core.adapter.HttpReply;
+import dev.idempotency.framework.internal.Exchange;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -22,23 +27,33 @@ import reactor.core.publisher.Mono;
  * written with {@link #writeAndFlushWith} (SSE, NDJSON and the other streaming media types) streams:
  * it passes through as it is written, and once it has ended the execution is finished without its
  * body; a stream that fails is failed. A body that fails before anything was written fails the
- * execution.
+ * execution. When the handler's transaction was marked rollback-only, {@link Exchange#rolledBack} answers.
  */
 final class CapturingResponse extends ServerHttpResponseDecorator {
 
-    private final Completion completion;
+    private final Exchange exchange;
+    private final BooleanSupplier rollbackOnly;
     private final HttpHeaders before;
 
-    /** {@code response}: not yet handed to the handler; the headers set on it so far are kept for a reply sent instead. */
-    CapturingResponse(ServerHttpResponse response, Completion completion) {
+    /**
+     * @param response     not yet handed to the handler; the headers set on it so far are kept for a reply sent instead
+     * @param rollbackOnly whether the handler's transaction was marked rollback-only (the atomic mode's, joined)
+     */
+    CapturingResponse(ServerHttpResponse response, Exchange exchange, BooleanSupplier rollbackOnly) {
         super(response);
-        this.completion = completion;
+        this.exchange = exchange;
+        this.rollbackOnly = rollbackOnly;
         this.before = HttpHeaders.copyOf(response.getHeaders());
+    }
+
+    /** {@code step} of the exchange as a {@code Mono}. */
+    static <T> Mono<T> mono(CompletableFuture<T> step) {
+        return Mono.fromFuture(step, true);
     }
 
     @Override
     public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
-        if (completion.decided()) {
+        if (exchange.decided()) {
             return super.writeWith(body);
         }
         return DataBufferUtils.join(body)
@@ -49,13 +64,13 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
                     return bytes;
                 })
                 .defaultIfEmpty(new byte[0])
-                .onErrorResume(e -> completion.fail(e).then(Mono.error(e)))
+                .onErrorResume(e -> mono(exchange.fail(e)).then(Mono.error(e)))
                 .flatMap(this::finishAndSend);
     }
 
     @Override
     public Mono<Void> setComplete() {
-        if (completion.decided()) {
+        if (exchange.decided()) {
             return super.setComplete();
         }
         return finishAndSend(null);
@@ -63,19 +78,21 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
 
     @Override
     public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
-        if (completion.decided()) {
+        if (exchange.decided()) {
             return super.writeAndFlushWith(body);
         }
         CapturedResponse head = CapturedResponse.uncaptured(status(), headers());
         return super.writeAndFlushWith(body)
-                .onErrorResume(e -> completion.fail(e).then(Mono.error(e)))
-                .then(Mono.defer(() -> completion.finish(head).then()));
+                .onErrorResume(e -> mono(exchange.fail(e)).then(Mono.error(e)))
+                .then(Mono.defer(() -> mono(exchange.finish(head)).then()));
     }
 
     /** Finishes with the held body ({@code null}: none), then sends it, or the engine's reply instead. */
     private Mono<Void> finishAndSend(byte[] bytes) {
         CapturedResponse captured = CapturedResponse.of(status(), headers(), bytes == null ? new byte[0] : bytes);
-        return completion.finish(captured).flatMap(instead -> {
+        CompletableFuture<Optional<HttpReply>> finished = rollbackOnly.getAsBoolean()
+                ? exchange.rolledBack(captured.status()) : exchange.finish(captured);
+        return mono(finished).flatMap(instead -> {
             if (instead.isPresent() && !isCommitted()) {
                 HttpHeaders headers = getHeaders();
                 headers.clear(); // the handler's headers go; those of the filters in front of it stay

@@ -5,6 +5,7 @@ import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
+import dev.idempotency.framework.internal.Exchange;
 import dev.idempotency.spring.internal.CoveredPaths;
 import dev.idempotency.spring.internal.DispatchedPath;
 import java.security.Principal;
@@ -54,7 +55,6 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
     private final int order;
     private final EngineSteps steps;
     private final ReactiveTransactionJoin join;
-    private final HttpReply rolledBack;
     private final ServerCodecConfigurer codecs;
 
     IdempotencyWebFilter(IdempotencyEngine engine, List<String> paths, int order) {
@@ -72,8 +72,6 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
         this.order = order;
         this.steps = new EngineSteps(engine);
         this.join = join;
-        this.rolledBack = engine.problem("idempotency_transaction_rolled_back", "Transaction rolled back", 500,
-                "A transactional step failed; nothing of this request was committed").toReply();
         this.codecs = codecs;
     }
 
@@ -161,8 +159,8 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
 
     /**
      * The engine's decision. Should the exchange be cancelled before the decision is handed on, a
-     * reservation it took is released (the handler never ran); once handed on, the execution's
-     * {@link Completion} answers for it.
+     * reservation it took is released (the handler never ran); once handed on, its {@link Exchange}
+     * answers for it.
      */
     private Mono<Decision> decide(ExchangeRequestView view) {
         AtomicInteger state = new AtomicInteger(PENDING);
@@ -188,9 +186,7 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
     private void releaseWhenReserved(CompletionStage<Decision> decision) {
         decision.thenAccept(decided -> {
             if (decided instanceof Decision.Proceed proceed) {
-                CancellationException cancelled = new CancellationException("cancelled while the decision was pending");
-                steps.complete(() -> proceed.execution().failAsync(cancelled)).subscribe(null,
-                        e -> log.warn("Could not release key_preview={}", proceed.execution().key().keyPreview()));
+                exchange(proceed.execution()).fail(new CancellationException("cancelled while the decision was pending"));
             }
         });
     }
@@ -204,14 +200,19 @@ final class IdempotencyWebFilter implements WebFilter, Ordered, AutoCloseable {
         }
         Execution execution = proceed.execution();
         ReactiveTransactionJoin.Joined joined = join.join(execution);
-        Completion completion = new Completion(execution, steps, joined::rollbackOnly, rolledBack);
-        CapturingResponse response = new CapturingResponse(exchange.getResponse(), completion);
+        Exchange held = exchange(execution);
+        CapturingResponse response = new CapturingResponse(exchange.getResponse(), held, joined::rollbackOnly);
         ServerWebExchange guarded = exchange.mutate().response(response).build();
         guarded.getAttributes().put(IdempotentExchanges.EXECUTION, execution);
         return joined.around(chain.filter(guarded))
-                .onErrorResume(e -> completion.fail(e).then(Mono.error(e)))
+                .onErrorResume(e -> CapturingResponse.mono(held.fail(e)).then(Mono.error(e)))
                 // A handler that completed without writing or completing the response: finished as it is.
-                .then(Mono.defer(() -> completion.decided() ? Mono.<Void>empty() : response.setComplete()))
-                .doOnCancel(completion::abandon);
+                .then(Mono.defer(() -> held.decided() ? Mono.<Void>empty() : response.setComplete()))
+                .doOnCancel(held::abandon); // the client went away: the handler's work may still run
+    }
+
+    /** The lifecycle of {@code execution}, its steps through {@link EngineSteps}. */
+    private Exchange exchange(Execution execution) {
+        return new Exchange(engine, execution, step -> steps.complete(step).toFuture());
     }
 }

@@ -1,5 +1,9 @@
-package dev.idempotency.framework;
+package dev.idempotency.framework.internal;
 
+import dev.idempotency.framework.IdempotencyConfigCustomizer;
+import dev.idempotency.framework.IdempotencySettings;
+import dev.idempotency.framework.InvalidSettingsException;
+import dev.idempotency.framework.StoreCheck;
 import dev.idempotency.core.BodyCanonicalizer;
 import dev.idempotency.core.CallerResolver;
 import dev.idempotency.core.IdempotencyConfig;

@@ -1,4 +1,4 @@
-package dev.idempotency.framework;
+package dev.idempotency.framework.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

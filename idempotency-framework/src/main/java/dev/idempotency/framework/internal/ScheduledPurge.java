@@ -1,5 +1,7 @@
-package dev.idempotency.framework;
+package dev.idempotency.framework.internal;
 
+import dev.idempotency.framework.InvalidSettingsException;
+import dev.idempotency.framework.PurgeSettings;
 import dev.idempotency.core.store.PurgeScheduler;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;

@@ -1,5 +1,6 @@
-package dev.idempotency.framework;
+package dev.idempotency.framework.internal;
 
+import dev.idempotency.framework.PurgeSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

@@ -1,5 +1,7 @@
-package dev.idempotency.framework;
+package dev.idempotency.framework.internal;
 
+import dev.idempotency.framework.JdbcSettings;
+import dev.idempotency.framework.StoreCheck;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;

@@ -1,5 +1,8 @@
-package dev.idempotency.framework;
+package dev.idempotency.framework.internal;
 
+import dev.idempotency.framework.IdempotencyConfigCustomizer;
+import dev.idempotency.framework.IdempotencySettings;
+import dev.idempotency.framework.InvalidSettingsException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package dev.idempotency.framework;
+package dev.idempotency.framework.internal;
 
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.StorageUnavailableException;
