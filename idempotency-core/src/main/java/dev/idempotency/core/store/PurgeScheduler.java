@@ -1,5 +1,6 @@
 package dev.idempotency.core.store;
 
+import dev.idempotency.core.internal.Require;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -172,7 +173,7 @@ public final class PurgeScheduler implements AutoCloseable {
         }
 
         public Builder interval(Duration interval) {
-            this.interval = positive(interval, "interval");
+            this.interval = Require.positive(interval, "interval");
             return this;
         }
 
@@ -186,33 +187,18 @@ public final class PurgeScheduler implements AutoCloseable {
         }
 
         public Builder batchSize(int batchSize) {
-            this.batchSize = positive(batchSize, "batchSize");
+            this.batchSize = Require.positive(batchSize, "batchSize");
             return this;
         }
 
         public Builder maxBatchesPerRun(int maxBatchesPerRun) {
-            this.maxBatchesPerRun = positive(maxBatchesPerRun, "maxBatchesPerRun");
+            this.maxBatchesPerRun = Require.positive(maxBatchesPerRun, "maxBatchesPerRun");
             return this;
         }
 
         /** Starts the schedule. */
         public PurgeScheduler start() {
             return new PurgeScheduler(this);
-        }
-
-        private static Duration positive(Duration d, String name) {
-            Objects.requireNonNull(d, name);
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive, was " + d);
-            }
-            return d;
-        }
-
-        private static int positive(int value, String name) {
-            if (value <= 0) {
-                throw new IllegalArgumentException(name + " must be positive, was " + value);
-            }
-            return value;
         }
     }
 }
