@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  */
 final class RedisAsyncStore implements AsyncStore {
 
-    private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
+    private static final Logger log = LoggerFactory.getLogger(RedisStore.class); // the store's one log category
 
     private final Connector connector;
     private final RecordKeys keys;
