@@ -35,13 +35,12 @@ final class RedisAsyncStore implements AsyncStore {
     private final int replicas;
     private final Duration replicaTimeout;
 
-    RedisAsyncStore(Connector connector, RecordKeys keys, Duration commandTimeout, int replicas,
-                    Duration replicaTimeout) {
+    RedisAsyncStore(Connector connector, RecordKeys keys, RedisStore.Builder options) {
         this.connector = connector;
         this.keys = keys;
-        this.commandTimeout = commandTimeout;
-        this.replicas = replicas;
-        this.replicaTimeout = replicaTimeout;
+        this.commandTimeout = options.commandTimeout;
+        this.replicas = options.replicas;
+        this.replicaTimeout = options.replicaTimeout;
     }
 
     @Override

@@ -80,7 +80,7 @@ public final class RedisStore implements Store, AutoCloseable {
     private RedisStore(Builder b, Connector connector) {
         this.connector = connector;
         this.keys = new RecordKeys(b.keyPrefix);
-        this.async = new RedisAsyncStore(connector, keys, b.commandTimeout, b.replicas, b.replicaTimeout);
+        this.async = new RedisAsyncStore(connector, keys, b);
     }
 
     /**
@@ -226,10 +226,10 @@ public final class RedisStore implements Store, AutoCloseable {
         private final boolean cluster;
         private final Function<Duration, Connector> connector;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
-        private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
-
-        private int replicas;
-        private Duration replicaTimeout;
+        // Read by RedisAsyncStore when the store is built.
+        Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+        int replicas;
+        Duration replicaTimeout;
 
         private Builder(boolean cluster, Function<Duration, Connector> connector) {
             this.cluster = cluster;

@@ -1,6 +1,7 @@
 package dev.idempotency.core.store;
 
-import dev.idempotency.core.internal.Require;
+import static dev.idempotency.core.internal.Require.positive;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -173,7 +174,7 @@ public final class PurgeScheduler implements AutoCloseable {
         }
 
         public Builder interval(Duration interval) {
-            this.interval = Require.positive(interval, "interval");
+            this.interval = positive(interval, "interval");
             return this;
         }
 
@@ -187,12 +188,12 @@ public final class PurgeScheduler implements AutoCloseable {
         }
 
         public Builder batchSize(int batchSize) {
-            this.batchSize = Require.positive(batchSize, "batchSize");
+            this.batchSize = positive(batchSize, "batchSize");
             return this;
         }
 
         public Builder maxBatchesPerRun(int maxBatchesPerRun) {
-            this.maxBatchesPerRun = Require.positive(maxBatchesPerRun, "maxBatchesPerRun");
+            this.maxBatchesPerRun = positive(maxBatchesPerRun, "maxBatchesPerRun");
             return this;
         }
 
