@@ -6,7 +6,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.Cookie;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.streams.ReadStream;
@@ -385,53 +384,9 @@ final class CapturingResponse extends ForwardingResponse {
         return delegate.headWritten();
     }
 
-    // ------------------------------------------------------------------ the head may not change once the end is requested
-
+    /** The head may not change once the end is requested. */
     @Override
-    public HttpServerResponse setStatusCode(int statusCode) {
+    protected void beforeHeadChange() {
         checkHeadNotSent();
-        return super.setStatusCode(statusCode);
-    }
-
-    @Override
-    public HttpServerResponse setStatusMessage(String statusMessage) {
-        checkHeadNotSent();
-        return super.setStatusMessage(statusMessage);
-    }
-
-    @Override
-    public HttpServerResponse setChunked(boolean chunked) {
-        checkHeadNotSent();
-        return super.setChunked(chunked);
-    }
-
-    @Override
-    public HttpServerResponse putHeader(String name, String value) {
-        checkHeadNotSent();
-        return super.putHeader(name, value);
-    }
-
-    @Override
-    public HttpServerResponse putHeader(CharSequence name, CharSequence value) {
-        checkHeadNotSent();
-        return super.putHeader(name, value);
-    }
-
-    @Override
-    public HttpServerResponse putHeader(String name, Iterable<String> values) {
-        checkHeadNotSent();
-        return super.putHeader(name, values);
-    }
-
-    @Override
-    public HttpServerResponse putHeader(CharSequence name, Iterable<CharSequence> values) {
-        checkHeadNotSent();
-        return super.putHeader(name, values);
-    }
-
-    @Override
-    public HttpServerResponse addCookie(Cookie cookie) {
-        checkHeadNotSent();
-        return super.addCookie(cookie);
     }
 }

@@ -16,9 +16,10 @@ import java.nio.channels.FileChannel;
 import java.util.Set;
 
 /**
- * An {@link HttpServerResponse} that hands every abstract method to {@link #delegate}, and nothing
- * more. Fluent methods return this wrapper, never the delegate, so a chain such as
- * {@code response.putHeader(..).end(..)} stays on the wrapper. The interface's default methods
+ * An {@link HttpServerResponse} that hands every abstract method to {@link #delegate}, calling
+ * {@link #beforeHeadChange} before each that changes the head, and nothing more. Fluent methods
+ * return this wrapper, never the delegate, so a chain such as {@code response.putHeader(..).end(..)}
+ * stays on the wrapper. The interface's default methods
  * ({@code send(Buffer)}, {@code sendFile(String)}, …) are not overridden: they call back into this
  * object, so a subclass sees them too.
  */
@@ -28,6 +29,10 @@ abstract class ForwardingResponse implements HttpServerResponse {
 
     ForwardingResponse(HttpServerResponse delegate) {
         this.delegate = delegate;
+    }
+
+    /** Called before the status, a header or a cookie is set; may throw to refuse. Does nothing here. */
+    protected void beforeHeadChange() {
     }
 
     // ------------------------------------------------------------------ body
@@ -150,6 +155,7 @@ abstract class ForwardingResponse implements HttpServerResponse {
 
     @Override
     public HttpServerResponse setStatusCode(int statusCode) {
+        beforeHeadChange();
         delegate.setStatusCode(statusCode);
         return this;
     }
@@ -161,12 +167,14 @@ abstract class ForwardingResponse implements HttpServerResponse {
 
     @Override
     public HttpServerResponse setStatusMessage(String statusMessage) {
+        beforeHeadChange();
         delegate.setStatusMessage(statusMessage);
         return this;
     }
 
     @Override
     public HttpServerResponse setChunked(boolean chunked) {
+        beforeHeadChange();
         delegate.setChunked(chunked);
         return this;
     }
@@ -183,24 +191,28 @@ abstract class ForwardingResponse implements HttpServerResponse {
 
     @Override
     public HttpServerResponse putHeader(String name, String value) {
+        beforeHeadChange();
         delegate.putHeader(name, value);
         return this;
     }
 
     @Override
     public HttpServerResponse putHeader(CharSequence name, CharSequence value) {
+        beforeHeadChange();
         delegate.putHeader(name, value);
         return this;
     }
 
     @Override
     public HttpServerResponse putHeader(String name, Iterable<String> values) {
+        beforeHeadChange();
         delegate.putHeader(name, values);
         return this;
     }
 
     @Override
     public HttpServerResponse putHeader(CharSequence name, Iterable<CharSequence> values) {
+        beforeHeadChange();
         delegate.putHeader(name, values);
         return this;
     }
@@ -236,6 +248,7 @@ abstract class ForwardingResponse implements HttpServerResponse {
 
     @Override
     public HttpServerResponse addCookie(Cookie cookie) {
+        beforeHeadChange();
         delegate.addCookie(cookie);
         return this;
     }

@@ -1,14 +1,10 @@
 package dev.idempotency.core;
 
-import dev.idempotency.core.engine.IdempotencyKeys;
+import dev.idempotency.core.internal.Require;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Immutable engine settings, checked when built. {@link #defaults()} gives every default below;
@@ -51,16 +47,14 @@ import java.util.TreeSet;
 public final class IdempotencyConfig {
 
     /** Headers that carry credentials: never stored, never replayed, refused in the allow-list. */
-    public static final Set<String> CREDENTIAL_HEADERS = caseInsensitive(List.of("Set-Cookie", "Set-Cookie2",
-            "Cookie", "Authorization", "Proxy-Authorization", "WWW-Authenticate", "Proxy-Authenticate"));
+    public static final Set<String> CREDENTIAL_HEADERS = HttpNames.CREDENTIAL_HEADERS;
 
     /**
      * Hop-by-hop and framing headers (RFC 9110 §7.6.1, §6.4, §8.6; RFC 9112 §6.1), which the
      * server writes for each message: a replayed copy would contradict the message it rides on, so
      * they cannot be allow-listed for replay. {@code Content-Type} is stored and replayed on its own.
      */
-    public static final Set<String> FRAMING_HEADERS = caseInsensitive(List.of("Connection", "Keep-Alive",
-            "Proxy-Connection", "Transfer-Encoding", "TE", "Trailer", "Upgrade", "Content-Length", "Content-Type"));
+    public static final Set<String> FRAMING_HEADERS = HttpNames.FRAMING_HEADERS;
 
     private final String headerName;
     private final Set<String> methods;
@@ -86,20 +80,19 @@ public final class IdempotencyConfig {
     private final String problemTypeBase;
 
     private IdempotencyConfig(Builder b) {
-        headerName = requireToken(b.headerName);
-        methods = upperCase(b.methods);
+        headerName = HttpNames.token(b.headerName);
+        methods = HttpNames.methods(b.methods);
         keyRequired = b.keyRequired;
         mode = Objects.requireNonNull(b.mode, "mode");
-        ttl = requirePositive(b.ttl, "ttl");
-        lease = requirePositive(b.lease, "lease");
+        ttl = Require.positive(b.ttl, "ttl");
+        lease = Require.notLonger(Require.positive(b.lease, "lease"), "lease", ttl, "ttl");
         renewLease = b.renewLease;
-        inFlightWait = requireNotNegative(b.inFlightWait, "inFlightWait");
-        inFlightPollInterval = requirePositive(b.inFlightPollInterval, "inFlightPollInterval");
-        retryAfter = requirePositive(b.retryAfter, "retryAfter");
-        maxRequestBodyBytes = requirePositive(b.maxRequestBodyBytes, "maxRequestBodyBytes");
-        maxStoredBodyBytes = requirePositive(b.maxStoredBodyBytes, "maxStoredBodyBytes");
+        inFlightWait = Require.notNegative(b.inFlightWait, "inFlightWait");
+        inFlightPollInterval = Require.positive(b.inFlightPollInterval, "inFlightPollInterval");
+        retryAfter = Require.positive(b.retryAfter, "retryAfter");
+        maxRequestBodyBytes = Require.positive(b.maxRequestBodyBytes, "maxRequestBodyBytes");
+        maxStoredBodyBytes = Require.positive(b.maxStoredBodyBytes, "maxStoredBodyBytes");
         runAgainWhenNotStored = b.runAgainWhenNotStored;
-        replayedHeaders = caseInsensitive(b.replayedHeaders);
         canonicalizer = Objects.requireNonNull(b.canonicalizer, "canonicalizer");
         replayPolicy = Objects.requireNonNull(b.replayPolicy, "replayPolicy");
         tenantResolver = Objects.requireNonNull(b.tenantResolver, "tenantResolver");
@@ -108,18 +101,7 @@ public final class IdempotencyConfig {
         clock = Objects.requireNonNull(b.clock, "clock");
         listener = Objects.requireNonNull(b.listener, "listener");
         problemTypeBase = Objects.requireNonNull(b.problemTypeBase, "problemTypeBase");
-        if (lease.compareTo(ttl) > 0) {
-            throw new IllegalArgumentException("lease (" + lease + ") must not be longer than ttl (" + ttl + ")");
-        }
-        for (String header : replayedHeaders) {
-            if (CREDENTIAL_HEADERS.contains(header)) {
-                throw new IllegalArgumentException(header + " carries credentials and is never replayed");
-            }
-            if (FRAMING_HEADERS.contains(header)) {
-                throw new IllegalArgumentException(header + " belongs to the message it is sent with (hop-by-hop or "
-                        + "framing) and cannot be replayed from a stored copy");
-            }
-        }
+        replayedHeaders = HttpNames.replayable(b.replayedHeaders);
     }
 
     /** Every setting at its default. */
@@ -235,53 +217,7 @@ public final class IdempotencyConfig {
 
     /** Whether requests with this method are in scope. */
     public boolean covers(String method) {
-        return methods.contains(method.toUpperCase(Locale.ROOT));
-    }
-
-    private static Set<String> caseInsensitive(java.util.Collection<String> names) {
-        TreeSet<String> set = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-        set.addAll(names);
-        return java.util.Collections.unmodifiableSet(set);
-    }
-
-    private static Set<String> upperCase(Set<String> methods) {
-        if (methods.isEmpty()) {
-            throw new IllegalArgumentException("methods must not be empty");
-        }
-        Set<String> upper = new LinkedHashSet<>();
-        methods.forEach(m -> upper.add(requireToken(m).toUpperCase(Locale.ROOT)));
-        return Set.copyOf(upper);
-    }
-
-    private static String requireToken(String value) {
-        Objects.requireNonNull(value, "header or method name");
-        if (!IdempotencyKeys.isVisibleAscii(value, 255)) {
-            throw new IllegalArgumentException("not a valid HTTP token: '" + value + "'");
-        }
-        return value;
-    }
-
-    private static Duration requirePositive(Duration d, String name) {
-        Objects.requireNonNull(d, name);
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(name + " must be positive, was " + d);
-        }
-        return d;
-    }
-
-    private static Duration requireNotNegative(Duration d, String name) {
-        Objects.requireNonNull(d, name);
-        if (d.isNegative()) {
-            throw new IllegalArgumentException(name + " must not be negative, was " + d);
-        }
-        return d;
-    }
-
-    private static int requirePositive(int value, String name) {
-        if (value <= 0) {
-            throw new IllegalArgumentException(name + " must be positive, was " + value);
-        }
-        return value;
+        return methods.contains(HttpNames.method(method));
     }
 
     /** Collects settings; {@link #build()} checks them. Not thread-safe. */

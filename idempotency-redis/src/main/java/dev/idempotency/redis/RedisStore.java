@@ -10,8 +10,6 @@ import dev.idempotency.core.store.StoredResponse;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.BaseRedisAsyncCommands;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -19,17 +17,11 @@ import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A store in Redis — standalone, or a Redis Cluster — through Lettuce. This object is the
@@ -74,8 +66,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisStore implements Store, AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
-
     /** The codec of the store's connections: keys as UTF-8 strings, values as raw bytes. */
     public static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
     /** The default key prefix. */
@@ -85,17 +75,12 @@ public final class RedisStore implements Store, AutoCloseable {
 
     private final Connector connector;
     private final RecordKeys keys;
-    private final Duration commandTimeout;
-    private final int replicas;
-    private final Duration replicaTimeout;
-    private final AsyncStore async = new RedisAsyncStore(this);
+    private final RedisAsyncStore async;
 
     private RedisStore(Builder b, Connector connector) {
         this.connector = connector;
         this.keys = new RecordKeys(b.keyPrefix);
-        this.commandTimeout = b.commandTimeout;
-        this.replicas = b.replicas;
-        this.replicaTimeout = b.replicaTimeout;
+        this.async = new RedisAsyncStore(connector, keys, b);
     }
 
     /**
@@ -150,7 +135,7 @@ public final class RedisStore implements Store, AutoCloseable {
     @Override
     public ReserveResult reserve(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
                                  Duration ttl) {
-        Optional<IdempotencyRecord> existing = await(reserveAsync(key, fingerprint, now, lease, ttl, ownerToken));
+        Optional<IdempotencyRecord> existing = await(async.reserveRecord(key, fingerprint, now, lease, ttl, ownerToken));
         return existing.<ReserveResult>map(ReserveResult.Existing::new)
                 .orElseGet(() -> ReserveResult.acquired(this, key, ownerToken));
     }
@@ -161,25 +146,29 @@ public final class RedisStore implements Store, AutoCloseable {
         return await(release(key, ownerToken));
     }
 
+    CompletableFuture<Boolean> release(RecordKey key, String ownerToken) {
+        return async.releaseIfOwned(key, ownerToken);
+    }
+
     @Override
     public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
-        return await(completeAsync(key, ownerToken, response));
+        return await(async.complete(key, ownerToken, response));
     }
 
     @Override
     public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
-        return await(renewAsync(key, ownerToken, now, lease));
+        return await(async.renew(key, ownerToken, now, lease));
     }
 
     @Override
     public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
-        return await(findAsync(key, now));
+        return await(async.find(key, now));
     }
 
     @Override
     public boolean insertCompleted(RecordKey key, String fingerprint, StoredResponse response, Instant now,
                                    Duration ttl) {
-        return await(insertCompletedAsync(key, fingerprint, response, now, ttl));
+        return await(async.insertCompleted(key, fingerprint, response, now, ttl));
     }
 
     /**
@@ -189,10 +178,7 @@ public final class RedisStore implements Store, AutoCloseable {
      */
     @Override
     public int purgeExpired(Instant now, int limit) {
-        if (limit <= 0) {
-            throw new IllegalArgumentException("limit must be positive, was " + limit);
-        }
-        return 0;
+        return await(async.purgeExpired(now, limit));
     }
 
     /** {@code true}: Redis deletes each record at its expiry. */
@@ -207,108 +193,8 @@ public final class RedisStore implements Store, AutoCloseable {
         connector.close();
     }
 
-    // The primitives, shared by both faces. Each completes exceptionally with what the blocking face throws.
-
-    static String newToken() {
-        return UUID.randomUUID().toString();
-    }
-
-    /** Empty when {@code token} won the key; otherwise the live record in the way. */
-    CompletableFuture<Optional<IdempotencyRecord>> reserveAsync(RecordKey key, String fingerprint, Instant now,
-                                                                Duration lease, Duration ttl, String token) {
-        Objects.requireNonNull(fingerprint, "fingerprint");
-        Objects.requireNonNull(token, "ownerToken");
-        Instant expiresAt = now.plus(ttl);
-        List<byte[]> fields = RecordMapping.inFlight(key, fingerprint, token, now.plus(lease), expiresAt);
-        return call(redis -> Scripts.RESERVE.<List<Object>>run(redis, keys.redisKey(key),
-                args(now, expiresAt, fields)).thenApply(reply -> ((Long) reply.get(0)) == 1L
-                        ? Optional.<IdempotencyRecord>empty()
-                        : Optional.of(RecordMapping.record(key, reply, 1))));
-    }
-
-    CompletableFuture<Optional<IdempotencyRecord>> findAsync(RecordKey key, Instant now) {
-        Objects.requireNonNull(key, "key");
-        return call(redis -> Scripts.FIND.<List<Object>>run(redis, keys.redisKey(key),
-                RecordMapping.text(RecordMapping.micros(now))).thenApply(reply -> reply.isEmpty()
-                        ? Optional.<IdempotencyRecord>empty()
-                        : Optional.of(RecordMapping.record(key, reply, 0))));
-    }
-
-    CompletableFuture<Boolean> insertCompletedAsync(RecordKey key, String fingerprint, StoredResponse response,
-                                                    Instant now, Duration ttl) {
-        Objects.requireNonNull(response, "response");
-        Objects.requireNonNull(fingerprint, "fingerprint");
-        Instant expiresAt = now.plus(ttl);
-        List<byte[]> fields = RecordMapping.completed(key, fingerprint, newToken(), response, expiresAt);
-        return call(redis -> Scripts.INSERT_COMPLETED.<Long>run(redis, keys.redisKey(key),
-                args(now, expiresAt, fields)).thenApply(written -> written == 1L));
-    }
-
-    CompletableFuture<Boolean> completeAsync(RecordKey key, String token, StoredResponse response) {
-        List<byte[]> fields = RecordMapping.response(response);
-        fields.add(0, RecordMapping.text(token));
-        byte[][] args = fields.toArray(byte[][]::new);
-        if (replicaTimeout == null) {
-            return ownerChecked(Scripts.COMPLETE, key, args);
-        }
-        return call(redis -> Scripts.COMPLETE.<Long>run(redis, keys.redisKey(key), args).thenCompose(done -> done != 1L
-                ? CompletableFuture.completedFuture(false)
-                : ((BaseRedisAsyncCommands<String, byte[]>) redis).waitForReplication(replicas, replicaTimeout.toMillis())
-                        .thenApply(acknowledged -> {
-                            if (acknowledged < replicas) {
-                                log.warn("Completion of key_preview={} acknowledged by {} of {} replicas within {}",
-                                        key.keyPreview(), acknowledged, replicas, replicaTimeout);
-                            }
-                            return true;
-                        })));
-    }
-
-    CompletableFuture<Boolean> release(RecordKey key, String token) {
-        return ownerChecked(Scripts.RELEASE, key, RecordMapping.text(token));
-    }
-
-    CompletableFuture<Boolean> renewAsync(RecordKey key, String token, Instant now, Duration lease) {
-        Instant leaseUntil = now.plus(lease);
-        return ownerChecked(Scripts.RENEW, key, RecordMapping.text(token),
-                RecordMapping.text(RecordMapping.micros(leaseUntil)),
-                RecordMapping.text(RecordMapping.expireAtMillis(leaseUntil)));
-    }
-
-    private CompletableFuture<Boolean> ownerChecked(Scripts script, RecordKey key, byte[]... args) {
-        return call(redis -> script.<Long>run(redis, keys.redisKey(key), args).thenApply(done -> done == 1L));
-    }
-
-    private static byte[][] args(Instant now, Instant expiresAt, List<byte[]> fields) {
-        byte[][] args = new byte[fields.size() + 2][];
-        args[0] = RecordMapping.text(RecordMapping.micros(now));
-        args[1] = RecordMapping.text(RecordMapping.expireAtMillis(expiresAt));
-        for (int i = 0; i < fields.size(); i++) {
-            args[i + 2] = fields.get(i);
-        }
-        return args;
-    }
-
-    /**
-     * Runs {@code operation} on the connection, within the command timeout, and completes with its
-     * result or with the failure {@link RedisFailures} makes of what went wrong.
-     */
-    private <T> CompletableFuture<T> call(Function<RedisScriptingAsyncCommands<String, byte[]>, CompletionStage<T>> operation) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        connector.commands().thenCompose(operation)
-                .toCompletableFuture()
-                .orTimeout(commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                .whenComplete((value, failure) -> {
-                    if (failure == null) {
-                        result.complete(value);
-                    } else {
-                        result.completeExceptionally(RedisFailures.translate(failure, connector.isDisconnected()));
-                    }
-                });
-        return result;
-    }
-
     /** The blocking face: waits (the stage is bounded by the command timeout) and throws what it failed with. */
-    static <T> T await(CompletableFuture<T> stage) {
+    private static <T> T await(CompletableFuture<T> stage) {
         try {
             return stage.join();
         } catch (CompletionException e) {
@@ -340,10 +226,10 @@ public final class RedisStore implements Store, AutoCloseable {
         private final boolean cluster;
         private final Function<Duration, Connector> connector;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
-        private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
-
-        private int replicas;
-        private Duration replicaTimeout;
+        // Read by RedisAsyncStore when the store is built.
+        Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+        int replicas;
+        Duration replicaTimeout;
 
         private Builder(boolean cluster, Function<Duration, Connector> connector) {
             this.cluster = cluster;

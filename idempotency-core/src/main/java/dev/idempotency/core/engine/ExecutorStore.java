@@ -77,10 +77,7 @@ public final class ExecutorStore implements AsyncStore {
 
     @Override
     public CompletionStage<Void> check() {
-        return call(() -> {
-            store.check();
-            return null;
-        });
+        return run(store::check);
     }
 
     @Override
@@ -103,6 +100,13 @@ public final class ExecutorStore implements AsyncStore {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    private CompletionStage<Void> run(Runnable blocking) {
+        return call(() -> {
+            blocking.run();
+            return null;
+        });
     }
 
     private AtomicAttempt<AsyncReservation> adapt(AtomicAttempt<Reservation> attempt) {
@@ -147,10 +151,7 @@ public final class ExecutorStore implements AsyncStore {
 
         @Override
         protected CompletionStage<Void> doAbort() {
-            return call(() -> {
-                reservation.abort();
-                return null;
-            });
+            return run(reservation::abort);
         }
 
         @Override

@@ -39,23 +39,21 @@ public final class Listeners {
 
     /** Tells one listener; what it throws (short of a failing JVM) is logged, never passed on. */
     static void tell(IdempotencyListener listener, IdempotencyEvent event) {
-        try {
-            listener.onEvent(event);
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Throwable e) {
-            log.warn("Idempotency listener failed on {}", event.outcome(), WithheldMessage.of(e));
-        }
+        safely(() -> listener.onEvent(event), "{}", event.outcome());
     }
 
     /** Tells one listener of a store call; what it throws (short of a failing JVM) is logged, never passed on. */
     static void tell(IdempotencyListener listener, StoreCall call) {
+        safely(() -> listener.onStoreCall(call), "the store call {}", call.operation());
+    }
+
+    private static void safely(Runnable telling, String what, Object subject) {
         try {
-            listener.onStoreCall(call);
+            telling.run();
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable e) {
-            log.warn("Idempotency listener failed on the store call {}", call.operation(), WithheldMessage.of(e));
+            log.warn("Idempotency listener failed on " + what, subject, WithheldMessage.of(e));
         }
     }
 

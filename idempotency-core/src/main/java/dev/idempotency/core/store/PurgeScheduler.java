@@ -1,5 +1,7 @@
 package dev.idempotency.core.store;
 
+import static dev.idempotency.core.internal.Require.positive;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -198,21 +200,6 @@ public final class PurgeScheduler implements AutoCloseable {
         /** Starts the schedule. */
         public PurgeScheduler start() {
             return new PurgeScheduler(this);
-        }
-
-        private static Duration positive(Duration d, String name) {
-            Objects.requireNonNull(d, name);
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive, was " + d);
-            }
-            return d;
-        }
-
-        private static int positive(int value, String name) {
-            if (value <= 0) {
-                throw new IllegalArgumentException(name + " must be positive, was " + value);
-            }
-            return value;
         }
     }
 }
