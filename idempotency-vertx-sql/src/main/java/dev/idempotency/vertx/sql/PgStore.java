@@ -11,6 +11,7 @@ import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.sql.Ddl;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Placeholders;
+import dev.idempotency.sql.AtomicSql;
 import dev.idempotency.sql.Records;
 import dev.idempotency.sql.SchemaCheck;
 import dev.idempotency.sql.SqlCatalog;
@@ -86,9 +87,6 @@ public final class PgStore implements AsyncStore {
      */
     public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
-    /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
-    static final int MAX_ATTEMPTS = 8;
-
     /**
      * The longest SQL text, in characters, the Vert.x client must cache for this store's statements
      * to stay prepared ({@link #cachingStatements}): the reservation is about 3,400 characters, over
@@ -102,7 +100,7 @@ public final class PgStore implements AsyncStore {
     final String tenantSetting;
     /** {@link Builder#statementTimeout} in milliseconds; 0: no bound. */
     final long statementTimeoutMillis;
-    private final PgAtomicReservations atomic;
+    private final AtomicSql atomic;
 
     private PgStore(Builder b) {
         this.pool = b.pool;
@@ -114,7 +112,9 @@ public final class PgStore implements AsyncStore {
         this.tableLabel = b.tableName;
         this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
         this.statementTimeoutMillis = StatementTimeouts.millisRoundedUp(b.statementTimeout);
-        this.atomic = new PgAtomicReservations(this);
+        this.atomic = new AtomicSql(sql, PgSession.connections(pool, sql), tenantSetting, statementTimeoutMillis,
+                failure -> PgFailures.translate(failure, tableLabel),
+                (session, key, owner, failures) -> new PgAtomicReservation((PgSession) session, key, owner, failures));
     }
 
     /**
@@ -222,7 +222,7 @@ public final class PgStore implements AsyncStore {
             if (result.lost() != null) {
                 return Future.succeededFuture(new AsyncReserveResult.Existing(result.lost()));
             }
-            if (attempt >= MAX_ATTEMPTS) {
+            if (attempt >= AtomicSql.MAX_ATTEMPTS) {
                 return Future.failedFuture(new IllegalStateException("Could not settle the reservation of key_preview="
                         + key.keyPreview() + " after " + (attempt + 1) + " statements: the row kept changing"));
             }
@@ -263,7 +263,7 @@ public final class PgStore implements AsyncStore {
         if (wait.isNegative()) {
             throw new IllegalArgumentException("wait must not be negative, was " + wait);
         }
-        return stage(atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait));
+        return stage(Future.fromCompletionStage(atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait)));
     }
 
     @Override
@@ -306,19 +306,13 @@ public final class PgStore implements AsyncStore {
 
     @Override
     public CompletionStage<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
-        return stage(renew(null, key, ownerToken, now, lease));
+        Map<String, Object> values = Records.renewValues(key, ownerToken, now.plus(lease));
+        return stage(run(key.tenant(), c -> query(c, sql.numberedCasts("renew"), values)).map(rows -> rows.rowCount() == 1));
     }
 
     Future<Boolean> release(RecordKey key, String ownerToken) {
         Map<String, Object> values = Records.ownerValues(key, ownerToken);
         return run(key.tenant(), c -> query(c, sql.numberedCasts("release"), values)).map(rows -> rows.rowCount() == 1);
-    }
-
-    Future<Boolean> renew(SqlClient client, RecordKey key, String ownerToken, Instant now, Duration lease) {
-        Map<String, Object> values = Records.renewValues(key, ownerToken, now.plus(lease));
-        return client == null
-                ? run(key.tenant(), c -> query(c, sql.numberedCasts("renew"), values)).map(rows -> rows.rowCount() == 1)
-                : query(client, sql.numberedCasts("renew"), values).map(rows -> rows.rowCount() == 1);
     }
 
     static Future<RowSet<Row>> query(SqlClient client, Placeholders.Sql statement, Map<String, ?> values) {

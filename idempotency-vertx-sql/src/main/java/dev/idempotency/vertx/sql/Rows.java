@@ -4,6 +4,7 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.sql.Placeholders;
 import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlSession;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
@@ -39,7 +40,12 @@ final class Rows {
 
     /** The record of {@code key} a row holding the record columns describes (the row was found by the whole key). */
     static IdempotencyRecord read(RecordKey key, Row row) {
-        return Records.read(key, new Records.Columns() {
+        return Records.read(key, columns(row));
+    }
+
+    /** {@code row}'s columns as idempotency-sql reads them. */
+    static SqlSession.Row columns(Row row) {
+        return new SqlSession.Row() {
             @Override
             public String text(String column) {
                 return row.getString(column);
@@ -61,6 +67,11 @@ final class Rows {
                 OffsetDateTime value = row.getOffsetDateTime(column);
                 return value == null ? null : value.toInstant();
             }
-        });
+
+            @Override
+            public Boolean bool(String column) {
+                return row.getBoolean(column);
+            }
+        };
     }
 }

@@ -1,0 +1,250 @@
+package dev.idempotency.sql;
+
+import dev.idempotency.core.store.AsyncReservation;
+import dev.idempotency.core.store.AtomicAttempt;
+import dev.idempotency.core.store.IdempotencyRecord;
+import dev.idempotency.core.store.RecordKey;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+/**
+ * The atomic mode's attempt, written once over {@link SqlSession}: one READ COMMITTED transaction
+ * on one pooled connection that a won {@link SqlReservation} keeps open for the handler.
+ *
+ * <p>A key whose row another transaction holds uncommitted makes the reservation wait for its row
+ * lock, at most the caller's {@code wait}. When the wait runs out, the transaction is rolled back
+ * and the dialect tells, without waiting, who holds the key; the engine decides from that.
+ * <ul>
+ *   <li>PostgreSQL: {@code BEGIN} (with a statement timeout, the store's bound, {@code SET LOCAL}),
+ *       the transaction's settings (the session's lock wait saved, {@code wait} as
+ *       {@code lock_timeout}, the lease as {@code idle_in_transaction_session_timeout}, the tenant
+ *       with row-level security), the reservation (which, when it wins, takes the shared advisory
+ *       locks of {@link InFlightLocks}) and the session's limits given back. The holder: one read
+ *       of {@code pg_locks}.</li>
+ *   <li>MariaDB/MySQL: the session's {@code innodb_lock_wait_timeout} saved and set to {@code wait}
+ *       (whole seconds), READ COMMITTED, the upsert (won when the row holds this attempt's owner
+ *       token), the lock wait given back once won. The holder: a dirty read of the row, used only
+ *       for its fingerprint (an uncommitted completion is never replayed).</li>
+ * </ul>
+ * A deadlock or serialization failure (40P01, 40001) is rolled back and started over by the engine.
+ */
+public final class AtomicSql {
+
+    private static final System.Logger log = System.getLogger(AtomicSql.class.getName());
+
+    /** Reservation statements in one transaction: lost races the statement cannot describe. */
+    public static final int MAX_ATTEMPTS = 8;
+    /** PostgreSQL: "no wait" still waits this long ({@code 0} would mean forever). */
+    public static final long NO_WAIT_MILLIS = 50;
+
+    /** The won reservation a driver hands the handler; {@link SqlReservation#SqlReservation} by default. */
+    @FunctionalInterface
+    public interface Reservations {
+        SqlReservation won(SqlSession session, RecordKey key, String ownerToken, UnaryOperator<Throwable> failures);
+    }
+
+    private final SqlCatalog sql;
+    private final SqlConnections connections;
+    private final String tenantSetting;
+    private final long statementTimeoutMillis;
+    private final UnaryOperator<Throwable> failures;
+    private final Reservations reservations;
+    private final boolean postgres;
+    private final InFlightLocks inFlightLocks;
+
+    /**
+     * @param tenantSetting          PostgreSQL row-level security's setting, or {@code null}
+     * @param statementTimeoutMillis PostgreSQL: the store's bound on the reservation, or 0
+     * @param failures               the store's translation of a driver failure (outages)
+     */
+    public AtomicSql(SqlCatalog sql, SqlConnections connections, String tenantSetting, long statementTimeoutMillis,
+                     UnaryOperator<Throwable> failures, Reservations reservations) {
+        if (sql.dialect() == SqlDialect.H2) {
+            throw new IllegalArgumentException("No asynchronous atomic mode on H2");
+        }
+        this.sql = sql;
+        this.connections = connections;
+        this.tenantSetting = tenantSetting;
+        this.statementTimeoutMillis = statementTimeoutMillis;
+        this.failures = failures;
+        this.reservations = reservations;
+        this.postgres = sql.dialect() == SqlDialect.POSTGRES;
+        this.inFlightLocks = new InFlightLocks(sql.table().label());
+    }
+
+    private record Request(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
+                           Duration lockWait, long deadline, Map<String, Object> row) {
+        Duration left() {
+            return lockWait.isZero() ? Duration.ZERO : Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        }
+
+        String lockTimeout() {
+            return Math.max(NO_WAIT_MILLIS, left().toMillis()) + "ms";
+        }
+
+        /** MariaDB's lock wait: whole seconds, rounded up (0: no wait). */
+        long seconds() {
+            return (Math.max(0, Math.min(Integer.MAX_VALUE, left().toMillis())) + 999) / 1000;
+        }
+    }
+
+    /** One transaction on one pooled connection; only a won attempt keeps it. Fails with the driver's failure. */
+    public CompletionStage<AtomicAttempt<AsyncReservation>> attempt(RecordKey key, String fingerprint, String ownerToken,
+                                                                    Instant now, Duration lease, Duration ttl,
+                                                                    Duration wait) {
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("wait must not be negative, was " + wait);
+        }
+        Instant at = Records.micros(now);
+        Map<String, Object> row = Records.rowValues(NewRow.inFlight(key, fingerprint, ownerToken, at, lease, ttl), at);
+        if (postgres) {
+            row.putAll(inFlightLocks.values(key, fingerprint));
+        }
+        Request r = new Request(key, fingerprint, ownerToken, at, lease, wait, System.nanoTime() + wait.toNanos(), row);
+        return connections.open().thenCompose(s -> settle(begin(s, r).thenCompose(v -> reserve(s, r, 1))
+                        // MariaDB: the handler's statements get the session's usual lock wait.
+                        .thenCompose(lost -> lost != null || postgres ? CompletableFuture.completedFuture(lost)
+                                : s.execute(sql.sql("restoreLockWait")).thenApply(v -> lost)),
+                lost -> lost != null ? end(s).thenApply(v -> new AtomicAttempt.Lost<>(lost))
+                        : CompletableFuture.completedFuture(
+                                new AtomicAttempt.Won<>(reservations.won(s, key, ownerToken, failures))),
+                failure -> failed(s, r, failure)));
+    }
+
+    private CompletionStage<Void> begin(SqlSession s, Request r) {
+        if (!postgres) {
+            return s.execute(sql.lockWait(r.seconds(), true))
+                    .thenCompose(v -> s.execute(sql.sql("readCommittedNext")))
+                    .thenCompose(v -> s.execute("START TRANSACTION"));
+        }
+        String begin = "BEGIN ISOLATION LEVEL READ COMMITTED";
+        Map<String, Object> settings = new HashMap<>();
+        settings.put("lock_timeout", r.lockTimeout());
+        // A handler that hangs must not hold the row lock and the connection forever.
+        settings.put("idle_timeout", Math.max(1, r.lease().toMillis()) + "ms");
+        if (tenantSetting != null) {
+            settings.put("tenant_setting", tenantSetting);
+            settings.put("tenant", r.key().tenant());
+        }
+        return s.execute(statementTimeoutMillis == 0 ? begin
+                        : begin + "; " + sql.localStatementTimeout(statementTimeoutMillis, true))
+                .thenCompose(v -> s.query(tenantSetting == null ? "atomicSettings" : "atomicSettingsWithTenant",
+                        settings, row -> null))
+                .thenApply(rows -> null);
+    }
+
+    /** One reservation statement in the transaction: {@code null} when won, the live record in the way when lost. */
+    private CompletionStage<IdempotencyRecord> reserve(SqlSession s, Request r, int attempt) {
+        CompletionStage<Void> setUp;
+        if (attempt == 1) {
+            setUp = done();
+        } else if (postgres) {
+            // The restore after the first attempt gave the session's limits back: bound this one again.
+            setUp = (statementTimeoutMillis == 0 ? done()
+                    : s.execute(sql.localStatementTimeout(statementTimeoutMillis, false)))
+                    .thenCompose(v -> s.query("atomicLockTimeout", Map.of("lock_timeout", r.lockTimeout()), row -> null))
+                    .thenApply(rows -> null);
+        } else {
+            setUp = s.execute(sql.lockWait(r.seconds(), false));
+        }
+        String statement = !postgres ? "upsert" : attempt == 1 ? "atomicReserveFresh" : "atomicReserve";
+        CompletionStage<List<Optional<IdempotencyRecord>>> reserved = setUp.thenCompose(v -> s.query(statement, r.row(),
+                row -> won(row, r.ownerToken()) ? Optional.<IdempotencyRecord>empty()
+                        : Optional.of(Records.read(r.key(), row))));
+        if (postgres) {
+            String restore = statementTimeoutMillis == 0 ? "restoreLockTimeout" : "restoreLockAndStatementTimeout";
+            reserved = reserved.thenCompose(rows -> s.execute(sql.sql(restore)).thenApply(v -> rows));
+        }
+        return reserved.thenCompose(rows -> {
+            if (!rows.isEmpty() && rows.get(0).isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (!rows.isEmpty() && Records.isLive(rows.get(0).get(), r.now())) {
+                return CompletableFuture.completedFuture(rows.get(0).get());
+            }
+            if (attempt >= MAX_ATTEMPTS) {
+                throw new IllegalStateException("Could not settle the atomic reservation of key_preview="
+                        + r.key().keyPreview() + " after " + MAX_ATTEMPTS + " attempts: the row kept changing");
+            }
+            return reserve(s, r, attempt + 1);
+        });
+    }
+
+    private boolean won(SqlSession.Row row, String ownerToken) {
+        return postgres ? Boolean.TRUE.equals(row.bool("won")) : ownerToken.equals(row.text("owner_token"));
+    }
+
+    /** A failed attempt, rolled back and its connection closed: timed out, to start over, or failed. */
+    private CompletionStage<AtomicAttempt<AsyncReservation>> failed(SqlSession s, Request r, Throwable failure) {
+        SqlConnections.SqlError error = connections.error(failure);
+        if (error != null && SqlErrors.isLockTimeout(error.sqlState(), error.code())) {
+            return settle(s.execute("ROLLBACK").thenCompose(v -> holder(s, r)), CompletableFuture::completedFuture,
+                    unknown -> {
+                        log.log(Level.WARNING, "Could not tell which request body holds key_preview={0}; answering"
+                                + " in flight: {1}", r.key().keyPreview(), unknown.toString());
+                        return CompletableFuture.completedFuture(AtomicAttempt.Holder.SAME_BODY);
+                    })
+                    .thenCompose(holder -> end(s).thenApply(v -> new AtomicAttempt.TimedOut<>(holder, failure)));
+        }
+        return end(s).thenCompose(v -> {
+            if (error != null && SqlErrors.mustStartOver(error.sqlState())) {
+                return CompletableFuture.completedFuture(new AtomicAttempt.RolledBack<>());
+            }
+            return CompletableFuture.failedFuture(failure);
+        });
+    }
+
+    /** After the rollback, without waiting: which body holds the key. */
+    private CompletionStage<AtomicAttempt.Holder> holder(SqlSession s, Request r) {
+        if (postgres) {
+            return s.query("inFlightProbe", inFlightLocks.values(r.key(), r.fingerprint()),
+                            row -> InFlightLocks.holder(row.bool("same_body"), row.bool("key_held")))
+                    .thenApply(rows -> rows.get(0));
+        }
+        Map<String, Object> values = Records.keyValues(r.key());
+        values.put("now", r.now());
+        return s.execute(sql.sql("restoreLockWait"))
+                .thenCompose(v -> s.execute(sql.sql("readUncommittedNext")))
+                .thenCompose(v -> s.query("find", values, row -> Records.read(r.key(), row)))
+                .thenApply(rows -> Records.holderOf(rows.stream().findFirst(), r.fingerprint(), r.now()));
+    }
+
+    /** ROLLBACK (whatever it says), the session's settings given back, the connection closed. */
+    private CompletionStage<Void> end(SqlSession s) {
+        return quietly(s.execute("ROLLBACK"))
+                .thenCompose(v -> postgres ? done() : quietly(s.execute(sql.sql("restoreLockWait"))))
+                .thenCompose(v -> s.close());
+    }
+
+    static CompletionStage<Void> quietly(CompletionStage<Void> stage) {
+        return stage.exceptionally(failure -> null);
+    }
+
+    static CompletionStage<Void> done() {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** {@code stage} continued by {@code success} or {@code failure} (its cause, unwrapped). */
+    static <T, R> CompletionStage<R> settle(CompletionStage<T> stage, Function<T, CompletionStage<R>> success,
+                                            Function<Throwable, CompletionStage<R>> failure) {
+        return stage.handle((value, e) -> e == null ? success.apply(value) : failure.apply(unwrap(e)))
+                .thenCompose(Function.identity());
+    }
+
+    static Throwable unwrap(Throwable e) {
+        while (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+}
