@@ -1,0 +1,77 @@
+package dev.idempotency.r2dbc;
+
+import dev.idempotency.sql.SqlConnections;
+import dev.idempotency.sql.SqlSession;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.R2dbcException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import reactor.core.publisher.Mono;
+
+/** {@link SqlSession} on one R2DBC {@link Connection} of the store's factory, in its {@link Database}'s words. */
+final class R2dbcSession implements SqlSession {
+
+    private final R2dbcStore store;
+    private final Database db;
+    private final Connection connection;
+
+    private R2dbcSession(R2dbcStore store, Database db, Connection connection) {
+        this.store = store;
+        this.db = db;
+        this.connection = connection;
+    }
+
+    /** The factory's connections; an {@link R2dbcException}'s SQLSTATE and vendor code. */
+    static SqlConnections connections(R2dbcStore store, Database db) {
+        return new SqlConnections() {
+            @Override
+            public CompletionStage<SqlSession> open() {
+                return Mono.from(store.factory().create()).<SqlSession>map(c -> new R2dbcSession(store, db, c)).toFuture();
+            }
+
+            @Override
+            public SqlError error(Throwable failure) {
+                return failure instanceof R2dbcException e ? new SqlError(e.getSqlState(), e.getErrorCode(), e.getMessage())
+                        : null;
+            }
+        };
+    }
+
+    @Override
+    public <T> CompletionStage<List<T>> query(String name, Map<String, ?> values, Function<Row, T> mapping) {
+        return store.execute(connection, db.statement(name), null, values)
+                .concatMap(result -> result.map((row, metadata) -> Optional.ofNullable(mapping.apply(Rows.columns(row, db)))))
+                .collectList()
+                .map(rows -> rows.stream().map(row -> row.orElse(null)).collect(Collectors.<T>toList()))
+                .toFuture();
+    }
+
+    @Override
+    public CompletionStage<Long> update(String name, Map<String, ?> values) {
+        return store.rowsUpdated(connection, db.statement(name), null, values).toFuture();
+    }
+
+    @Override
+    public CompletionStage<Void> execute(String sql) {
+        return Database.drain(connection, sql).toFuture();
+    }
+
+    @Override
+    public CompletionStage<Void> close() {
+        return Mono.from(connection.close()).onErrorResume(failure -> Mono.empty()).toFuture();
+    }
+
+    /** {@link Connection} gives the transaction's connection, {@link ConnectionFactory} the store's factory. */
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        if (type == Connection.class) {
+            return Optional.of(type.cast(connection));
+        }
+        return type == ConnectionFactory.class ? Optional.of(type.cast(store.factory())) : Optional.empty();
+    }
+}
