@@ -14,17 +14,7 @@ import java.util.stream.Collectors;
 import reactor.core.publisher.Mono;
 
 /** {@link SqlSession} on one R2DBC {@link Connection} of the store's factory, in its {@link Database}'s words. */
-final class R2dbcSession implements SqlSession {
-
-    private final R2dbcStore store;
-    private final Database db;
-    private final Connection connection;
-
-    private R2dbcSession(R2dbcStore store, Database db, Connection connection) {
-        this.store = store;
-        this.db = db;
-        this.connection = connection;
-    }
+record R2dbcSession(R2dbcStore store, Database db, Connection connection) implements SqlSession {
 
     /** The factory's connections; an {@link R2dbcException}'s SQLSTATE and vendor code. */
     static SqlConnections connections(R2dbcStore store, Database db) {

@@ -10,7 +10,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -37,8 +37,13 @@ import java.util.function.UnaryOperator;
  *       for its fingerprint (an uncommitted completion is never replayed).</li>
  * </ul>
  * A deadlock or serialization failure (40P01, 40001) is rolled back and started over by the engine.
+ *
+ * @param tenantSetting          PostgreSQL row-level security's setting, or {@code null}
+ * @param statementTimeoutMillis PostgreSQL: the store's bound on the reservation, or 0
+ * @param failures               the store's translation of a driver failure (outages)
  */
-public final class AtomicSql {
+public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenantSetting, long statementTimeoutMillis,
+                        UnaryOperator<Throwable> failures, Reservations reservations) {
 
     private static final System.Logger log = System.getLogger(AtomicSql.class.getName());
 
@@ -53,33 +58,14 @@ public final class AtomicSql {
         SqlReservation won(SqlSession session, RecordKey key, String ownerToken, UnaryOperator<Throwable> failures);
     }
 
-    private final SqlCatalog sql;
-    private final SqlConnections connections;
-    private final String tenantSetting;
-    private final long statementTimeoutMillis;
-    private final UnaryOperator<Throwable> failures;
-    private final Reservations reservations;
-    private final boolean postgres;
-    private final InFlightLocks inFlightLocks;
-
-    /**
-     * @param tenantSetting          PostgreSQL row-level security's setting, or {@code null}
-     * @param statementTimeoutMillis PostgreSQL: the store's bound on the reservation, or 0
-     * @param failures               the store's translation of a driver failure (outages)
-     */
-    public AtomicSql(SqlCatalog sql, SqlConnections connections, String tenantSetting, long statementTimeoutMillis,
-                     UnaryOperator<Throwable> failures, Reservations reservations) {
+    public AtomicSql {
         if (sql.dialect() == SqlDialect.H2) {
             throw new IllegalArgumentException("No asynchronous atomic mode on H2");
         }
-        this.sql = sql;
-        this.connections = connections;
-        this.tenantSetting = tenantSetting;
-        this.statementTimeoutMillis = statementTimeoutMillis;
-        this.failures = failures;
-        this.reservations = reservations;
-        this.postgres = sql.dialect() == SqlDialect.POSTGRES;
-        this.inFlightLocks = new InFlightLocks(sql.table().label());
+    }
+
+    private boolean postgres() {
+        return sql.dialect() == SqlDialect.POSTGRES;
     }
 
     private record Request(RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease,
@@ -102,18 +88,21 @@ public final class AtomicSql {
     public CompletionStage<AtomicAttempt<AsyncReservation>> attempt(RecordKey key, String fingerprint, String ownerToken,
                                                                     Instant now, Duration lease, Duration ttl,
                                                                     Duration wait) {
-        if (wait.isNegative()) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(ownerToken, "ownerToken");
+        if (Objects.requireNonNull(wait, "wait").isNegative()) {
             throw new IllegalArgumentException("wait must not be negative, was " + wait);
         }
         Instant at = Records.micros(now);
         Map<String, Object> row = Records.rowValues(NewRow.inFlight(key, fingerprint, ownerToken, at, lease, ttl), at);
-        if (postgres) {
-            row.putAll(inFlightLocks.values(key, fingerprint));
+        if (postgres()) {
+            row.putAll(new InFlightLocks(sql.table().label()).values(key, fingerprint));
         }
         Request r = new Request(key, fingerprint, ownerToken, at, lease, wait, System.nanoTime() + wait.toNanos(), row);
         return connections.open().thenCompose(s -> settle(begin(s, r).thenCompose(v -> reserve(s, r, 1))
                         // MariaDB: the handler's statements get the session's usual lock wait.
-                        .thenCompose(lost -> lost != null || postgres ? CompletableFuture.completedFuture(lost)
+                        .thenCompose(lost -> lost != null || postgres() ? CompletableFuture.completedFuture(lost)
                                 : s.execute(sql.sql("restoreLockWait")).thenApply(v -> lost)),
                 lost -> lost != null ? end(s).thenApply(v -> new AtomicAttempt.Lost<>(lost))
                         : CompletableFuture.completedFuture(
@@ -122,7 +111,7 @@ public final class AtomicSql {
     }
 
     private CompletionStage<Void> begin(SqlSession s, Request r) {
-        if (!postgres) {
+        if (!postgres()) {
             return s.execute(sql.lockWait(r.seconds(), true))
                     .thenCompose(v -> s.execute(sql.sql("readCommittedNext")))
                     .thenCompose(v -> s.execute("START TRANSACTION"));
@@ -148,7 +137,7 @@ public final class AtomicSql {
         CompletionStage<Void> setUp;
         if (attempt == 1) {
             setUp = done();
-        } else if (postgres) {
+        } else if (postgres()) {
             // The restore after the first attempt gave the session's limits back: bound this one again.
             setUp = (statementTimeoutMillis == 0 ? done()
                     : s.execute(sql.localStatementTimeout(statementTimeoutMillis, false)))
@@ -157,20 +146,17 @@ public final class AtomicSql {
         } else {
             setUp = s.execute(sql.lockWait(r.seconds(), false));
         }
-        String statement = !postgres ? "upsert" : attempt == 1 ? "atomicReserveFresh" : "atomicReserve";
-        CompletionStage<List<Optional<IdempotencyRecord>>> reserved = setUp.thenCompose(v -> s.query(statement, r.row(),
-                row -> won(row, r.ownerToken()) ? Optional.<IdempotencyRecord>empty()
-                        : Optional.of(Records.read(r.key(), row))));
-        if (postgres) {
+        String statement = !postgres() ? "upsert" : attempt == 1 ? "atomicReserveFresh" : "atomicReserve";
+        CompletionStage<List<SqlReserve.Found>> reserved = setUp.thenCompose(v -> s.query(statement, r.row(),
+                row -> SqlReserve.found(sql.dialect(), r.key(), r.ownerToken(), row)));
+        if (postgres()) {
             String restore = statementTimeoutMillis == 0 ? "restoreLockTimeout" : "restoreLockAndStatementTimeout";
             reserved = reserved.thenCompose(rows -> s.execute(sql.sql(restore)).thenApply(v -> rows));
         }
         return reserved.thenCompose(rows -> {
-            if (!rows.isEmpty() && rows.get(0).isEmpty()) {
-                return CompletableFuture.completedFuture(null);
-            }
-            if (!rows.isEmpty() && Records.isLive(rows.get(0).get(), r.now())) {
-                return CompletableFuture.completedFuture(rows.get(0).get());
+            SqlReserve.Found found = rows.isEmpty() ? null : rows.get(0);
+            if (found != null && (found.won() || Records.isLive(found.record(), r.now()))) {
+                return CompletableFuture.completedFuture(found.record());
             }
             if (attempt >= MAX_ATTEMPTS) {
                 throw new IllegalStateException("Could not settle the atomic reservation of key_preview="
@@ -178,10 +164,6 @@ public final class AtomicSql {
             }
             return reserve(s, r, attempt + 1);
         });
-    }
-
-    private boolean won(SqlSession.Row row, String ownerToken) {
-        return postgres ? Boolean.TRUE.equals(row.bool("won")) : ownerToken.equals(row.text("owner_token"));
     }
 
     /** A failed attempt, rolled back and its connection closed: timed out, to start over, or failed. */
@@ -206,8 +188,8 @@ public final class AtomicSql {
 
     /** After the rollback, without waiting: which body holds the key. */
     private CompletionStage<AtomicAttempt.Holder> holder(SqlSession s, Request r) {
-        if (postgres) {
-            return s.query("inFlightProbe", inFlightLocks.values(r.key(), r.fingerprint()),
+        if (postgres()) {
+            return s.query("inFlightProbe", new InFlightLocks(sql.table().label()).values(r.key(), r.fingerprint()),
                             row -> InFlightLocks.holder(row.bool("same_body"), row.bool("key_held")))
                     .thenApply(rows -> rows.get(0));
         }
@@ -222,7 +204,7 @@ public final class AtomicSql {
     /** ROLLBACK (whatever it says), the session's settings given back, the connection closed. */
     private CompletionStage<Void> end(SqlSession s) {
         return quietly(s.execute("ROLLBACK"))
-                .thenCompose(v -> postgres ? done() : quietly(s.execute(sql.sql("restoreLockWait"))))
+                .thenCompose(v -> postgres() ? done() : quietly(s.execute(sql.sql("restoreLockWait"))))
                 .thenCompose(v -> s.close());
     }
 

@@ -3,11 +3,9 @@ package dev.idempotency.vertx.sql;
 import dev.idempotency.sql.SqlCatalog;
 import dev.idempotency.sql.SqlConnections;
 import dev.idempotency.sql.SqlSession;
-import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlConnection;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,15 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
 /** {@link SqlSession} on one {@link SqlConnection} of the Vert.x pool: the catalog's statements as {@code $n}. */
-final class PgSession implements SqlSession {
-
-    private final SqlConnection connection;
-    private final SqlCatalog sql;
-
-    private PgSession(SqlConnection connection, SqlCatalog sql) {
-        this.connection = connection;
-        this.sql = sql;
-    }
+record PgSession(SqlConnection connection, SqlCatalog sql) implements SqlSession {
 
     /** The pool's connections; a database error's SQLSTATE. */
     static SqlConnections connections(Pool pool, SqlCatalog sql) {
@@ -41,19 +31,10 @@ final class PgSession implements SqlSession {
         };
     }
 
-    SqlConnection connection() {
-        return connection;
-    }
-
     @Override
     public <T> CompletionStage<List<T>> query(String name, Map<String, ?> values, Function<Row, T> mapping) {
-        return PgStore.query(connection, sql.numberedCasts(name), values).map(rows -> {
-            List<T> mapped = new ArrayList<>();
-            for (io.vertx.sqlclient.Row row : rows) {
-                mapped.add(mapping.apply(Rows.columns(row)));
-            }
-            return mapped;
-        }).toCompletionStage();
+        return PgStore.query(connection, sql.numberedCasts(name), values).map(rows -> Rows.map(rows, mapping))
+                .toCompletionStage();
     }
 
     @Override

@@ -7,11 +7,15 @@ import dev.idempotency.sql.Records;
 import dev.idempotency.sql.SqlSession;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /** Values in and records out ({@link Records}) on the Vert.x client: a {@link Tuple}, and a row read back. */
 final class Rows {
@@ -41,6 +45,15 @@ final class Rows {
     /** The record of {@code key} a row holding the record columns describes (the row was found by the whole key). */
     static IdempotencyRecord read(RecordKey key, Row row) {
         return Records.read(key, columns(row));
+    }
+
+    /** Each of {@code rows} mapped. */
+    static <T> List<T> map(RowSet<Row> rows, Function<SqlSession.Row, T> mapping) {
+        List<T> mapped = new ArrayList<>();
+        for (Row row : rows) {
+            mapped.add(mapping.apply(columns(row)));
+        }
+        return mapped;
     }
 
     /** {@code row}'s columns as idempotency-sql reads them. */
