@@ -100,16 +100,29 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
             row.putAll(new InFlightLocks(sql.table().label()).values(key, fingerprint));
         }
         Request r = new Request(key, fingerprint, ownerToken, at, lease, wait, System.nanoTime() + wait.toNanos(), row);
-        return connections.open().thenCompose(s -> settle(begin(s, r).thenCompose(v -> reserve(s, r, 1))
-                        // MariaDB: the handler's statements get the session's usual lock wait.
-                        .thenCompose(lost -> lost != null || postgres() ? CompletableFuture.completedFuture(lost)
-                                : s.execute(sql.sql("restoreLockWait")).thenApply(v -> lost)),
+        return connections.open().thenCompose(s -> settle(reserved(s, r),
                 lost -> lost != null ? end(s).thenApply(v -> new AtomicAttempt.Lost<>(lost))
                         : CompletableFuture.completedFuture(
-                                new AtomicAttempt.Won<>(reservations.won(s, key, ownerToken, failures))),
+                                new AtomicAttempt.Won<>(reservations.won(s, r.key(), r.ownerToken(), failures))),
                 failure -> failed(s, r, failure)));
     }
 
+    /** The attempts until one settles: {@code null} when won (the handler's lock wait given back), else the live record. */
+    private CompletionStage<IdempotencyRecord> reserved(SqlSession s, Request r) {
+        try {
+            // MariaDB: the handler's statements get the session's usual lock wait.
+            return reserve(s, r, 1).thenCompose(lost -> lost != null || postgres()
+                    ? CompletableFuture.completedFuture(lost)
+                    : s.execute(sql.sql("restoreLockWait")).thenApply(v -> lost));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Opens the transaction. PostgreSQL's statements are all sent at once, with the reservation
+     * after them (the session runs them in order; the Vert.x client pipelines them: one round trip).
+     */
     private CompletionStage<Void> begin(SqlSession s, Request r) {
         if (!postgres()) {
             return s.execute(sql.lockWait(r.seconds(), true))
@@ -125,33 +138,35 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
             settings.put("tenant_setting", tenantSetting);
             settings.put("tenant", r.key().tenant());
         }
-        return s.execute(statementTimeoutMillis == 0 ? begin
-                        : begin + "; " + sql.localStatementTimeout(statementTimeoutMillis, true))
-                .thenCompose(v -> s.query(tenantSetting == null ? "atomicSettings" : "atomicSettingsWithTenant",
-                        settings, row -> null))
-                .thenApply(rows -> null);
+        CompletionStage<Void> opened = s.execute(statementTimeoutMillis == 0 ? begin
+                : begin + "; " + sql.localStatementTimeout(statementTimeoutMillis, true));
+        return then(opened, s.query(tenantSetting == null ? "atomicSettings" : "atomicSettingsWithTenant",
+                settings, row -> null));
     }
 
     /** One reservation statement in the transaction: {@code null} when won, the live record in the way when lost. */
     private CompletionStage<IdempotencyRecord> reserve(SqlSession s, Request r, int attempt) {
         CompletionStage<Void> setUp;
         if (attempt == 1) {
-            setUp = done();
+            setUp = begin(s, r);
         } else if (postgres()) {
             // The restore after the first attempt gave the session's limits back: bound this one again.
-            setUp = (statementTimeoutMillis == 0 ? done()
-                    : s.execute(sql.localStatementTimeout(statementTimeoutMillis, false)))
-                    .thenCompose(v -> s.query("atomicLockTimeout", Map.of("lock_timeout", r.lockTimeout()), row -> null))
-                    .thenApply(rows -> null);
+            setUp = then(statementTimeoutMillis == 0 ? done()
+                    : s.execute(sql.localStatementTimeout(statementTimeoutMillis, false)),
+                    s.query("atomicLockTimeout", Map.of("lock_timeout", r.lockTimeout()), row -> null));
         } else {
             setUp = s.execute(sql.lockWait(r.seconds(), false));
         }
-        String statement = !postgres() ? "upsert" : attempt == 1 ? "atomicReserveFresh" : "atomicReserve";
-        CompletionStage<List<SqlReserve.Found>> reserved = setUp.thenCompose(v -> s.query(statement, r.row(),
-                row -> SqlReserve.found(sql.dialect(), r.key(), r.ownerToken(), row)));
+        Function<SqlSession.Row, SqlReserve.Found> mapping = row -> SqlReserve.found(sql.dialect(), r.key(), r.ownerToken(), row);
+        CompletionStage<List<SqlReserve.Found>> reserved;
         if (postgres()) {
+            CompletionStage<List<SqlReserve.Found>> rows =
+                    s.query(attempt == 1 ? "atomicReserveFresh" : "atomicReserve", r.row(), mapping);
             String restore = statementTimeoutMillis == 0 ? "restoreLockTimeout" : "restoreLockAndStatementTimeout";
-            reserved = reserved.thenCompose(rows -> s.execute(sql.sql(restore)).thenApply(v -> rows));
+            CompletionStage<Void> restored = s.execute(sql.sql(restore));
+            reserved = setUp.thenCompose(v -> rows).thenCompose(list -> restored.thenApply(v -> list));
+        } else {
+            reserved = setUp.thenCompose(v -> s.query("upsert", r.row(), mapping));
         }
         return reserved.thenCompose(rows -> {
             SqlReserve.Found found = rows.isEmpty() ? null : rows.get(0);
@@ -210,6 +225,11 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
 
     static CompletionStage<Void> quietly(CompletionStage<Void> stage) {
         return stage.exceptionally(failure -> null);
+    }
+
+    /** {@code first}, then {@code second}'s outcome; both already sent. */
+    private static CompletionStage<Void> then(CompletionStage<Void> first, CompletionStage<?> second) {
+        return first.thenCompose(v -> second).thenApply(v -> null);
     }
 
     static CompletionStage<Void> done() {
