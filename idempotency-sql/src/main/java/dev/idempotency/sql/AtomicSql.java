@@ -107,7 +107,7 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
                 failure -> failed(s, r, failure)));
     }
 
-    /** The attempts until one settles: {@code null} when won (the handler's lock wait given back), else the live record. */
+    /** The attempts until one settles: {@code null} when won (the lock wait given back), else the live record. */
     private CompletionStage<IdempotencyRecord> reserved(SqlSession s, Request r) {
         try {
             // MariaDB: the handler's statements get the session's usual lock wait.
@@ -157,7 +157,8 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
         } else {
             setUp = s.execute(sql.lockWait(r.seconds(), false));
         }
-        Function<SqlSession.Row, SqlReserve.Found> mapping = row -> SqlReserve.found(sql.dialect(), r.key(), r.ownerToken(), row);
+        Function<SqlSession.Row, SqlReserve.Found> mapping =
+                row -> SqlReserve.found(sql.dialect(), r.key(), r.ownerToken(), row);
         CompletionStage<List<SqlReserve.Found>> reserved;
         if (postgres()) {
             CompletionStage<List<SqlReserve.Found>> rows =
@@ -191,7 +192,7 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
                                 + " in flight: {1}", r.key().keyPreview(), unknown.toString());
                         return CompletableFuture.completedFuture(AtomicAttempt.Holder.SAME_BODY);
                     })
-                    .thenCompose(holder -> end(s).thenApply(v -> new AtomicAttempt.TimedOut<>(holder, failure)));
+                    .thenCompose(holder -> s.close().thenApply(v -> new AtomicAttempt.TimedOut<>(holder, failure)));
         }
         return end(s).thenCompose(v -> {
             if (error != null && SqlErrors.mustStartOver(error.sqlState())) {
