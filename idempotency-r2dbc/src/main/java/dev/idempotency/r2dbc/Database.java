@@ -62,8 +62,6 @@ abstract sealed class Database {
     /** The catalog's statement {@code name} with the driver's placeholders. */
     abstract Sql statement(String name);
 
-    /** The reservation statement of attempt {@code attempt} (0 first). */
-    abstract Sql reservation(int attempt);
 
     /** Whether a row the reservation statement returned is the row {@code ownerToken} wrote. */
     abstract boolean won(Row row, String ownerToken);
@@ -115,8 +113,6 @@ abstract sealed class Database {
      * so none of the application's statements on the pooled connection is bounded by it.
      */
     static final class Postgres extends Database {
-        private final Sql reserveFresh;
-        private final Sql reserve;
         /**
          * The DDL for each state the table may be found in ({@link #ddl(boolean, boolean)}), read
          * from the DDL resources here: not on the connection's event loop.
@@ -125,8 +121,9 @@ abstract sealed class Database {
 
         Postgres(SqlCatalog catalog, long timeoutMillis) {
             super(catalog, timeoutMillis, "insertCompleted");
-            reserveFresh = statement("reserveFresh");
-            reserve = statement("reserve");
+            // Rendered here, not on an event loop at their first use.
+            List.of("reserveFresh", "reserve", "atomicSettings", "atomicLockTimeout", "atomicReserveFresh",
+                    "atomicReserve", "inFlightProbe").forEach(this::statement);
             ddl = List.of(ddl(false, false), ddl(false, true), ddl(true, false), ddl(true, true));
         }
 
@@ -140,11 +137,6 @@ abstract sealed class Database {
             return catalog.numberedCasts(name);
         }
 
-        /** The fresh-key statement first; the take-over statement when it settled nothing. */
-        @Override
-        Sql reservation(int attempt) {
-            return attempt == 0 ? reserveFresh : reserve;
-        }
 
         @Override
         boolean won(Row row, String ownerToken) {
@@ -245,11 +237,6 @@ abstract sealed class Database {
             return catalog.questionMarks(name);
         }
 
-        /** The upsert, also the optimistic insert. */
-        @Override
-        Sql reservation(int attempt) {
-            return insertCompleted;
-        }
 
         @Override
         boolean won(Row row, String ownerToken) {

@@ -8,11 +8,14 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.sql.AtomicSql;
 import dev.idempotency.sql.Ddl;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Placeholders;
 import dev.idempotency.sql.Records;
 import dev.idempotency.sql.SchemaCheck;
+import dev.idempotency.sql.SqlReservation;
+import dev.idempotency.sql.SqlReserve;
 import dev.idempotency.sql.StatementTimeouts;
 import dev.idempotency.sql.TableName;
 import io.r2dbc.spi.ColumnMetadata;
@@ -67,9 +70,6 @@ public final class R2dbcStore implements AsyncStore {
     /** The default {@linkplain Builder#statementTimeout statement timeout}, as {@code JdbcStore}'s. */
     public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
-    /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
-    static final int MAX_ATTEMPTS = 8;
-
     /** The databases this store speaks, by the name their R2DBC driver reports. */
     public enum Dialect {
         /** r2dbc-postgresql: {@code ConnectionFactoryMetadata.getName()} is {@code PostgreSQL}. */
@@ -100,14 +100,15 @@ public final class R2dbcStore implements AsyncStore {
     private final String tableLabel;
     private final Dialect dialect;
     /** The atomic mode's attempts. */
-    private final AtomicReservations atomic;
+    private final AtomicSql atomic;
 
     private R2dbcStore(Builder b) {
         this.factory = b.factory;
         this.dialect = b.dialect != null ? b.dialect : Dialect.ofDriverName(b.factory.getMetadata().getName());
         this.tableLabel = b.tableName;
         this.db = Database.of(dialect, b.tableName, StatementTimeouts.millisRoundedUp(b.statementTimeout));
-        this.atomic = AtomicReservations.of(this, db);
+        this.atomic = new AtomicSql(db.catalog, R2dbcSession.connections(this, db), null, db.timeoutMillis,
+                failure -> R2dbcFailures.translate(failure, tableLabel), SqlReservation::new);
     }
 
     /** A store on {@code factory} with every default, its dialect from the factory's metadata. */
@@ -176,29 +177,10 @@ public final class R2dbcStore implements AsyncStore {
         Instant at = Records.micros(now);
         Map<String, Object> row = Records.rowValues(new NewRow(key, fingerprint, Records.IN_FLIGHT,
                 ownerToken, Records.micros(now.plus(lease)), null, Records.micros(now.plus(ttl)), at), at);
-        return stage(reserve(key, ownerToken, row, at, 0));
-    }
-
-    /** Attempt after attempt until one wins or meets a live record ({@link Database#reservation}). */
-    private Mono<AsyncReserveResult> reserve(RecordKey key, String token, Map<String, Object> row, Instant now,
-                                             int attempt) {
-        return query(db.reservation(attempt), key, row, (r, m) -> Found.of(db.won(r, token), key, r, db))
-                .flatMap(found -> {
-                    if (found.won()) {
-                        return Mono.just(AsyncReserveResult.acquired(this, key, token));
-                    }
-                    return Records.isLive(found.record(), now)
-                            ? Mono.just(new AsyncReserveResult.Existing(found.record())) : Mono.<AsyncReserveResult>empty();
-                })
-                .switchIfEmpty(Mono.defer(() -> {
-                    if (attempt >= MAX_ATTEMPTS) {
-                        return Mono.error(new IllegalStateException("Could not settle the reservation of key_preview="
-                                + key.keyPreview() + " after " + (attempt + 1) + " statements: the row kept changing"));
-                    }
-                    log.debug("Reservation of key_preview={} settled nothing; asking again (attempt {})",
-                            key.keyPreview(), attempt + 1);
-                    return reserve(key, token, row, now, attempt + 1);
-                }));
+        return stage(Mono.fromCompletionStage(SqlReserve.reserve(this, db.catalog.dialect(), key, ownerToken, row, at,
+                (name, mapping) -> connected(c -> db.around(c, execute(c, db.statement(name), key, row)
+                        .concatMap(result -> result.map((r, m) -> mapping.apply(Rows.columns(r, db))))
+                        .collectList())).toFuture())));
     }
 
     /**
@@ -221,7 +203,7 @@ public final class R2dbcStore implements AsyncStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
         Objects.requireNonNull(ownerToken, "ownerToken");
-        return stage(atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait));
+        return stage(Mono.fromCompletionStage(atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait)));
     }
 
     @Override
@@ -324,13 +306,6 @@ public final class R2dbcStore implements AsyncStore {
     @Override
     public String toString() {
         return "R2dbcStore[" + dialect + ", table=" + tableLabel + "]";
-    }
-
-    /** A row of the reservation statement: this attempt's, or the record in the way (live or not). */
-    private record Found(boolean won, IdempotencyRecord record) {
-        static Found of(boolean won, RecordKey key, Row row, Database db) {
-            return new Found(won, won ? null : Rows.read(key, row, db));
-        }
     }
 
     /** Options of an {@link R2dbcStore}. */

@@ -4,6 +4,7 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.sql.Placeholders;
 import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlSession;
 import io.r2dbc.spi.Row;
 import io.r2dbc.spi.Statement;
 import java.time.Instant;
@@ -39,7 +40,12 @@ final class Rows {
 
     /** The record of {@code key} a row holding the record columns describes (the row was found by the whole key). */
     static IdempotencyRecord read(RecordKey key, Row row, Database db) {
-        return Records.read(key, new Records.Columns() {
+        return Records.read(key, columns(row, db));
+    }
+
+    /** {@code row}'s columns as idempotency-sql reads them. */
+    static SqlSession.Row columns(Row row, Database db) {
+        return new SqlSession.Row() {
             @Override
             public String text(String column) {
                 return row.get(column, String.class);
@@ -59,6 +65,11 @@ final class Rows {
             public Instant instant(String column) {
                 return db.instant(row, column);
             }
-        });
+
+            @Override
+            public Boolean bool(String column) {
+                return row.get(column, Boolean.class);
+            }
+        };
     }
 }

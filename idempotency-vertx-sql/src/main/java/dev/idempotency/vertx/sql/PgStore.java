@@ -11,10 +11,12 @@ import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.sql.Ddl;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Placeholders;
+import dev.idempotency.sql.AtomicSql;
 import dev.idempotency.sql.Records;
 import dev.idempotency.sql.SchemaCheck;
 import dev.idempotency.sql.SqlCatalog;
 import dev.idempotency.sql.SqlDialect;
+import dev.idempotency.sql.SqlReserve;
 import dev.idempotency.sql.StatementTimeouts;
 import dev.idempotency.sql.TableName;
 import io.vertx.core.Future;
@@ -86,9 +88,6 @@ public final class PgStore implements AsyncStore {
      */
     public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
-    /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
-    static final int MAX_ATTEMPTS = 8;
-
     /**
      * The longest SQL text, in characters, the Vert.x client must cache for this store's statements
      * to stay prepared ({@link #cachingStatements}): the reservation is about 3,400 characters, over
@@ -102,7 +101,7 @@ public final class PgStore implements AsyncStore {
     final String tenantSetting;
     /** {@link Builder#statementTimeout} in milliseconds; 0: no bound. */
     final long statementTimeoutMillis;
-    private final PgAtomicReservations atomic;
+    private final AtomicSql atomic;
 
     private PgStore(Builder b) {
         this.pool = b.pool;
@@ -114,7 +113,9 @@ public final class PgStore implements AsyncStore {
         this.tableLabel = b.tableName;
         this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
         this.statementTimeoutMillis = StatementTimeouts.millisRoundedUp(b.statementTimeout);
-        this.atomic = new PgAtomicReservations(this);
+        this.atomic = new AtomicSql(sql, PgSession.connections(pool, sql), tenantSetting, statementTimeoutMillis,
+                failure -> PgFailures.translate(failure, tableLabel),
+                (session, key, owner, failures) -> new PgAtomicReservation((PgSession) session, key, owner, failures));
     }
 
     /**
@@ -208,30 +209,9 @@ public final class PgStore implements AsyncStore {
         Objects.requireNonNull(token, "ownerToken");
         Instant at = Records.micros(now);
         Map<String, Object> row = Records.rowValues(NewRow.inFlight(key, fingerprint, token, now, lease, ttl), at);
-        return stage(reserve(key, token, row, at, 0));
-    }
-
-    /** Attempt 0 is the fresh-key statement; the take-over statement follows when it settles nothing. */
-    private Future<AsyncReserveResult> reserve(RecordKey key, String token, Map<String, Object> row, Instant now,
-                                               int attempt) {
-        return run(key.tenant(), c -> query(c, sql.numberedCasts(attempt == 0 ? "reserveFresh" : "reserve"), row)).compose(rows -> {
-            Attempt result = Attempt.of(key, rows, now);
-            if (result.won()) {
-                return Future.succeededFuture(AsyncReserveResult.acquired(this, key, token));
-            }
-            if (result.lost() != null) {
-                return Future.succeededFuture(new AsyncReserveResult.Existing(result.lost()));
-            }
-            if (attempt >= MAX_ATTEMPTS) {
-                return Future.failedFuture(new IllegalStateException("Could not settle the reservation of key_preview="
-                        + key.keyPreview() + " after " + (attempt + 1) + " statements: the row kept changing"));
-            }
-            if (attempt > 0) {
-                log.debug("Reservation of key_preview={} raced a concurrent change; asking again (attempt {})",
-                        key.keyPreview(), attempt);
-            }
-            return reserve(key, token, row, now, attempt + 1);
-        });
+        return stage(Future.fromCompletionStage(SqlReserve.reserve(this, SqlDialect.POSTGRES, key, token, row, at,
+                (name, mapping) -> run(key.tenant(), c -> query(c, sql.numberedCasts(name), row))
+                        .map(rows -> Rows.map(rows, mapping)).toCompletionStage())));
     }
 
     /** The release's DELETE: only while the row is in flight under {@code ownerToken}. */
@@ -240,13 +220,6 @@ public final class PgStore implements AsyncStore {
         return stage(release(key, ownerToken));
     }
 
-    /**
-     * One attempt of the atomic mode's reservation, on one pooled connection in a READ COMMITTED
-     * transaction that the won {@link PgAtomicReservation} keeps open for the handler; as
-     * idempotency-jdbc's {@code JdbcStore#attemptInTransaction} on PostgreSQL (the wait is the
-     * transaction's {@code lock_timeout}; a duplicate that gave up waiting learns the holder's body
-     * from the advisory locks the winner took).
-     */
     /** The atomic mode's attempt: {@link #attemptInTransaction}. */
     @Override
     public Optional<Atomic> atomic() {
@@ -256,14 +229,7 @@ public final class PgStore implements AsyncStore {
     CompletionStage<AtomicAttempt<AsyncReservation>> attemptInTransaction(
             RecordKey key, String fingerprint, String ownerToken, Instant now, Duration lease, Duration ttl,
             Duration wait) {
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(fingerprint, "fingerprint");
-        Objects.requireNonNull(ownerToken, "ownerToken");
-        Objects.requireNonNull(wait, "wait");
-        if (wait.isNegative()) {
-            throw new IllegalArgumentException("wait must not be negative, was " + wait);
-        }
-        return stage(atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait));
+        return stage(Future.fromCompletionStage(atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait)));
     }
 
     @Override
@@ -306,19 +272,13 @@ public final class PgStore implements AsyncStore {
 
     @Override
     public CompletionStage<Boolean> renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
-        return stage(renew(null, key, ownerToken, now, lease));
+        Map<String, Object> values = Records.renewValues(key, ownerToken, now.plus(lease));
+        return stage(run(key.tenant(), c -> query(c, sql.numberedCasts("renew"), values)).map(rows -> rows.rowCount() == 1));
     }
 
     Future<Boolean> release(RecordKey key, String ownerToken) {
         Map<String, Object> values = Records.ownerValues(key, ownerToken);
         return run(key.tenant(), c -> query(c, sql.numberedCasts("release"), values)).map(rows -> rows.rowCount() == 1);
-    }
-
-    Future<Boolean> renew(SqlClient client, RecordKey key, String ownerToken, Instant now, Duration lease) {
-        Map<String, Object> values = Records.renewValues(key, ownerToken, now.plus(lease));
-        return client == null
-                ? run(key.tenant(), c -> query(c, sql.numberedCasts("renew"), values)).map(rows -> rows.rowCount() == 1)
-                : query(client, sql.numberedCasts("renew"), values).map(rows -> rows.rowCount() == 1);
     }
 
     static Future<RowSet<Row>> query(SqlClient client, Placeholders.Sql statement, Map<String, ?> values) {
@@ -361,22 +321,6 @@ public final class PgStore implements AsyncStore {
     @Override
     public String toString() {
         return "PgStore[table=" + tableLabel + (tenantSetting == null ? "" : ", rls=" + tenantSetting) + "]";
-    }
-
-    /** The result of one reservation statement: won, lost to a live record, or (neither) ask again. */
-    record Attempt(boolean won, IdempotencyRecord lost) {
-        static Attempt of(RecordKey key, RowSet<Row> rows, Instant now) {
-            Iterator<Row> it = rows.iterator();
-            if (!it.hasNext()) {
-                return new Attempt(false, null);
-            }
-            Row row = it.next();
-            if (row.getBoolean("won")) {
-                return new Attempt(true, null);
-            }
-            IdempotencyRecord record = Rows.read(key, row);
-            return new Attempt(false, Records.isLive(record, now) ? record : null);
-        }
     }
 
     /** Options of a {@link PgStore}. */

@@ -4,13 +4,18 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.sql.Placeholders;
 import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlSession;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /** Values in and records out ({@link Records}) on the Vert.x client: a {@link Tuple}, and a row read back. */
 final class Rows {
@@ -39,7 +44,21 @@ final class Rows {
 
     /** The record of {@code key} a row holding the record columns describes (the row was found by the whole key). */
     static IdempotencyRecord read(RecordKey key, Row row) {
-        return Records.read(key, new Records.Columns() {
+        return Records.read(key, columns(row));
+    }
+
+    /** Each of {@code rows} mapped. */
+    static <T> List<T> map(RowSet<Row> rows, Function<SqlSession.Row, T> mapping) {
+        List<T> mapped = new ArrayList<>();
+        for (Row row : rows) {
+            mapped.add(mapping.apply(columns(row)));
+        }
+        return mapped;
+    }
+
+    /** {@code row}'s columns as idempotency-sql reads them. */
+    static SqlSession.Row columns(Row row) {
+        return new SqlSession.Row() {
             @Override
             public String text(String column) {
                 return row.getString(column);
@@ -61,6 +80,11 @@ final class Rows {
                 OffsetDateTime value = row.getOffsetDateTime(column);
                 return value == null ? null : value.toInstant();
             }
-        });
+
+            @Override
+            public Boolean bool(String column) {
+                return row.getBoolean(column);
+            }
+        };
     }
 }
