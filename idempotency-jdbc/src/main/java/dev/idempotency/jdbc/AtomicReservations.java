@@ -6,6 +6,7 @@ import dev.idempotency.core.store.Reservation;
 import dev.idempotency.jdbc.internal.AtomicSession;
 import dev.idempotency.jdbc.internal.SqlFailures;
 import dev.idempotency.jdbc.internal.Statements;
+import dev.idempotency.sql.AtomicSql;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Records;
 import java.sql.Connection;
@@ -44,9 +45,6 @@ final class AtomicReservations {
 
     private static final Logger log = LoggerFactory.getLogger(AtomicReservations.class);
 
-    /** Attempts in one transaction: lost races the statement cannot describe. */
-    private static final int MAX_ATTEMPTS = 8;
-
     private final DataSource dataSource;
     private final Statements sql;
     private final SQLDialect dialect;
@@ -77,7 +75,7 @@ final class AtomicReservations {
         boolean ended = false;
         try {
             c = dataSource.getConnection();
-            for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+            for (int attempt = 1; attempt <= AtomicSql.MAX_ATTEMPTS; attempt++) {
                 Statements.Attempt result;
                 try {
                     result = attempt == 1
@@ -118,7 +116,7 @@ final class AtomicReservations {
                         key.keyPreview(), attempt);
             }
             throw new IllegalStateException("Could not settle the atomic reservation of key_preview="
-                    + key.keyPreview() + " after " + MAX_ATTEMPTS + " attempts: the row kept changing");
+                    + key.keyPreview() + " after " + AtomicSql.MAX_ATTEMPTS + " attempts: the row kept changing");
         } catch (SQLException | RuntimeException e) {
             throw SqlFailures.translate(e, tableLabel);
         } finally {

@@ -12,6 +12,7 @@ import dev.idempotency.jdbc.internal.DdlTransaction;
 import dev.idempotency.jdbc.internal.Dialects;
 import dev.idempotency.jdbc.internal.SqlFailures;
 import dev.idempotency.jdbc.internal.Statements;
+import dev.idempotency.sql.AtomicSql;
 import dev.idempotency.sql.Ddl;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Records;
@@ -94,7 +95,6 @@ public final class JdbcStore implements Store {
     public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
     /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
-    private static final int MAX_ATTEMPTS = 8;
 
     private final DataSource dataSource;
     private final SQLDialect dialect;
@@ -225,7 +225,7 @@ public final class JdbcStore implements Store {
         Objects.requireNonNull(token, "ownerToken");
         Instant at = Records.micros(now);
         NewRow row = NewRow.inFlight(key, fingerprint, token, now, lease, ttl);
-        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+        for (int attempt = 1; attempt <= AtomicSql.MAX_ATTEMPTS; attempt++) {
             Statements.Attempt result = call(key.tenant(), c -> sql.reserve(c, row, at, asynchronousReservationCommit));
             if (result instanceof Statements.Attempt.Won) {
                 return ReserveResult.acquired(this, key, token);
@@ -237,7 +237,7 @@ public final class JdbcStore implements Store {
                     key.keyPreview(), attempt);
         }
         throw new IllegalStateException("Could not settle the reservation of key_preview=" + key.keyPreview()
-                + " after " + MAX_ATTEMPTS + " attempts: the row kept changing");
+                + " after " + AtomicSql.MAX_ATTEMPTS + " attempts: the row kept changing");
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.idempotency.jdbc.internal;
 import dev.idempotency.core.store.AtomicAttempt.Holder;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
+import dev.idempotency.sql.AtomicSql;
 import dev.idempotency.sql.InFlightLocks;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Records;
@@ -296,12 +297,10 @@ final class PostgresStatements extends Statements {
          * {@code 0} would mean "wait forever", and a timeout of a millisecond or two also gives up
          * on incidental waits that have nothing to do with a duplicate (the relation-extension lock
          * while many transactions insert at once), turning fresh keys into 409s: "no wait" is
-         * therefore {@value #NO_WAIT_MILLIS} ms, still far below any handler's run time.
+         * therefore {@value AtomicSql#NO_WAIT_MILLIS} ms, still far below any handler's run time.
          */
         private static String lockTimeout(Duration wait) {
-            return Math.max(NO_WAIT_MILLIS, millis(wait)) + "ms";
+            return Math.max(AtomicSql.NO_WAIT_MILLIS, millis(wait)) + "ms";
         }
-
-        private static final long NO_WAIT_MILLIS = 50;
     }
 }
