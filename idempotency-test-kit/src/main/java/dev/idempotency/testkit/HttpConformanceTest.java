@@ -155,8 +155,8 @@ public abstract class HttpConformanceTest {
     }
 
     private static IdempotencyConfig settings(UnaryOperator<IdempotencyConfig.Builder> customize) {
-        return customize.apply(IdempotencyConfig.builder().tenantResolver(TenantResolver.header("X-Tenant-Id", "public")))
-                .build();
+        return customize.apply(IdempotencyConfig.builder()
+                .tenantResolver(TenantResolver.header("X-Tenant-Id", "public"))).build();
     }
 
     /**
