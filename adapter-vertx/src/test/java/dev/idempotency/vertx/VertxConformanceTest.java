@@ -72,6 +72,7 @@ class VertxConformanceTest extends HttpConformanceTest {
 
     @AfterAll
     static void stopVertx() throws Exception {
+        closeShared(); // the kept server runs on this Vert.x
         checker.close();
     }
 

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * The business logic behind the routes every adapter serves for {@link HttpConformanceTest}. It
@@ -69,6 +70,24 @@ public final class ConformanceApp {
     private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> finished = new ConcurrentHashMap<>();
     private final AtomicInteger ids = new AtomicInteger();
+    /** Where each call goes; {@code null}: this app itself. */
+    private final Supplier<ConformanceApp> target;
+
+    public ConformanceApp() {
+        this(null);
+    }
+
+    private ConformanceApp(Supplier<ConformanceApp> target) {
+        this.target = target;
+    }
+
+    /**
+     * An app whose every route call goes, whole, to the app {@code target} gives when the call begins:
+     * one server serving each test's own app in turn.
+     */
+    static ConformanceApp following(Supplier<ConformanceApp> target) {
+        return new ConformanceApp(target);
+    }
 
     /**
      * How often the handler of {@code route} ("orders", "payments", "bulk", "order-item", "reject",
@@ -92,6 +111,9 @@ public final class ConformanceApp {
 
     /** Parses {@code {"item": .., "quantity": ..}}, waits {@code delayMs} if given, returns the order. */
     public Map<String, Object> createOrder(byte[] body, String delayMs) {
+        if (target != null) {
+            return target.get().createOrder(body, delayMs);
+        }
         ran("orders");
         JsonNode json = parse(body);
         if (delayMs != null && !delayMs.isBlank()) {
@@ -116,6 +138,9 @@ public final class ConformanceApp {
 
     /** Parses {@code {"amount": .., "outcome": ..}} and answers with the outcome as its status. */
     public Map<String, Object> createPayment(byte[] body) {
+        if (target != null) {
+            return target.get().createPayment(body);
+        }
         ran("payments");
         JsonNode json = parse(body);
         Map<String, Object> payment = new LinkedHashMap<>();
@@ -130,6 +155,9 @@ public final class ConformanceApp {
      * so a replay shows whose answer it carries.
      */
     public Map<String, Object> createBulk(byte[] body) {
+        if (target != null) {
+            return target.get().createBulk(body);
+        }
         ran("bulk");
         parse(body);
         Map<String, Object> bulk = new LinkedHashMap<>();
@@ -144,6 +172,9 @@ public final class ConformanceApp {
      * shows whose answer it carries and for which id.
      */
     public Map<String, Object> updateOrder(String orderId, byte[] body) {
+        if (target != null) {
+            return target.get().updateOrder(orderId, body);
+        }
         ran("order-item");
         parse(body);
         Map<String, Object> item = new LinkedHashMap<>();
@@ -154,17 +185,26 @@ public final class ConformanceApp {
     }
 
     public Map<String, Object> reject() {
+        if (target != null) {
+            return target.get().reject();
+        }
         ran("reject");
         return Map.of("error", "rejected by the handler");
     }
 
     /** Always throws, after counting. */
     public Object fail() {
+        if (target != null) {
+            return target.get().fail();
+        }
         ran("fail");
         throw new IllegalStateException("handler failed on purpose");
     }
 
     public String text() {
+        if (target != null) {
+            return target.get().text();
+        }
         return "plain text #" + ran("text");
     }
 
@@ -173,11 +213,17 @@ public final class ConformanceApp {
      * {@link #createOrder}) {@code delayMs} later on another thread.
      */
     public CompletableFuture<Map<String, Object>> createOrderLater(byte[] body, String delayMs) {
+        if (target != null) {
+            return target.get().createOrderLater(body, delayMs);
+        }
         return later("async", body, delayMs);
     }
 
     /** {@link #createOrderLater} counted as "timeout": the route a server-side timeout cuts short. */
     public CompletableFuture<Map<String, Object>> createOrderTooLate(byte[] body, String delayMs) {
+        if (target != null) {
+            return target.get().createOrderTooLate(body, delayMs);
+        }
         return later("timeout", body, delayMs);
     }
 
@@ -197,6 +243,9 @@ public final class ConformanceApp {
 
     /** Counts as "mapped", then throws {@link Mapped} carrying a new order for the framework to answer 201 with. */
     public Object createOrderByException(byte[] body) {
+        if (target != null) {
+            return target.get().createOrderByException(body);
+        }
         ran("mapped");
         throw new Mapped(newOrder(parse(body)));
     }
@@ -222,6 +271,9 @@ public final class ConformanceApp {
 
     /** The streamed route: counts, and returns its id and the three chunks to write one by one. */
     public Chunks streamChunks() {
+        if (target != null) {
+            return target.get().streamChunks();
+        }
         ran("stream");
         int id = ids.incrementAndGet();
         return new Chunks("/streams/" + id, List.of("chunk 1 of stream " + id + "\n", "chunk 2\n", "chunk 3\n"));
@@ -233,6 +285,9 @@ public final class ConformanceApp {
      * 255 characters.
      */
     public Blob large(String bytes, String type, String delayMs) {
+        if (target != null) {
+            return target.get().large(bytes, type, delayMs);
+        }
         ran("large");
         if (delayMs != null && !delayMs.isBlank()) {
             sleep(Long.parseLong(delayMs));
@@ -257,6 +312,9 @@ public final class ConformanceApp {
     }
 
     public List<Map<String, Object>> listOrders() {
+        if (target != null) {
+            return target.get().listOrders();
+        }
         ran("list");
         return List.of();
     }

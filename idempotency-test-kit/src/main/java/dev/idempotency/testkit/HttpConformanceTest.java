@@ -34,6 +34,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
@@ -112,28 +113,77 @@ public abstract class HttpConformanceTest {
     private IdempotencyEngine engine;
     private RunningServer server;
 
-    /** Starts the server with the default settings the suite expects. */
+    /**
+     * The server (and engine) of the suite's default settings, kept from one test to the next of a
+     * class while each uses it: starting one per test costs seconds in some frameworks. Each test
+     * still gets its own store ({@link OutageStore#replace}) and its own {@link #app}.
+     */
+    private static Shared shared;
+    private static volatile ConformanceApp currentApp;
+
+    private record Shared(Class<?> owner, OutageStore store, IdempotencyEngine engine, RunningServer server) {
+        void close() throws Exception {
+            try (engine) {
+                server.close();
+            }
+        }
+    }
+
+    /** Starts the server with the default settings the suite expects (or takes over the kept one). */
     protected URI start() throws Exception {
-        return start(UnaryOperator.identity());
+        if (shared == null || shared.owner() != getClass()) {
+            closeShared();
+            OutageStore outage = new OutageStore(createStore());
+            IdempotencyEngine defaults = new IdempotencyEngine(outage, settings(UnaryOperator.identity()));
+            shared = new Shared(getClass(), outage, defaults,
+                    startServer(defaults, ConformanceApp.following(() -> currentApp)));
+        } else {
+            shared.store().replace(createStore());
+        }
+        currentApp = app;
+        store = shared.store();
+        server = shared.server();
+        return server.baseUri();
     }
 
     /** Starts the server with the suite's settings changed by {@code customize}. */
     protected URI start(UnaryOperator<IdempotencyConfig.Builder> customize) throws Exception {
         store = new OutageStore(createStore());
-        IdempotencyConfig.Builder config = IdempotencyConfig.builder()
-                .tenantResolver(TenantResolver.header("X-Tenant-Id", "public"));
-        engine = new IdempotencyEngine(store, customize.apply(config).build());
+        engine = new IdempotencyEngine(store, settings(customize));
         server = startServer(engine, app);
         return server.baseUri();
     }
 
+    private static IdempotencyConfig settings(UnaryOperator<IdempotencyConfig.Builder> customize) {
+        return customize.apply(IdempotencyConfig.builder()
+                .tenantResolver(TenantResolver.header("X-Tenant-Id", "public"))).build();
+    }
+
+    /**
+     * Stops this test's own server; the kept one too unless this test used it (another server, or
+     * none, may have displaced what it routes to).
+     */
     @AfterEach
     void stopServer() throws Exception {
-        if (server != null) {
-            server.close();
-        }
         if (engine != null) {
-            engine.close();
+            try (IdempotencyEngine own = engine) {
+                if (server != null) {
+                    server.close();
+                }
+            }
+        }
+        if (server == null || engine != null) {
+            closeShared();
+        }
+    }
+
+    /** Stops the kept server; a subclass whose own {@code @AfterAll} stops what it runs on calls this first. */
+    @AfterAll
+    protected static void closeShared() throws Exception {
+        if (shared != null) {
+            Shared kept = shared;
+            shared = null;
+            kept.close();
         }
     }
 

@@ -16,11 +16,17 @@ import java.util.Optional;
  */
 public final class OutageStore implements Store {
 
-    private final Store delegate;
+    private volatile Store delegate;
     private volatile StorageUnavailableException.Reason outage;
 
     public OutageStore(Store delegate) {
         this.delegate = delegate;
+    }
+
+    /** Wraps {@code fresh} instead, with no outage: the next test's store behind an engine that is kept. */
+    void replace(Store fresh) {
+        this.delegate = fresh;
+        this.outage = null;
     }
 
     /** Fails every call with this reason from now on; {@code null} ends the outage. */
