@@ -12,6 +12,6 @@ module dev.idempotency.framework {
     exports dev.idempotency.framework;
     exports dev.idempotency.framework.internal to dev.idempotency.javalin, dev.idempotency.micronaut,
             dev.idempotency.vertx, dev.idempotency.jakartars, dev.idempotency.spring,
-            dev.idempotency.spring.webflux;
+            dev.idempotency.spring.webflux, dev.idempotency.quarkus;
     exports dev.idempotency.framework.servlet to dev.idempotency.javalin, dev.idempotency.spring;
 }

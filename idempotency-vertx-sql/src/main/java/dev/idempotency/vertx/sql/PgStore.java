@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Idempotency records in PostgreSQL through the reactive Vert.x SQL Client: the
- * {@link AsyncTransactionalStore} face without a worker pool. Same table ({@code idempotency_keys},
+ * {@link AsyncStore} face, with the atomic mode, without a worker pool. Same table ({@code idempotency_keys},
  * idempotency-sql's DDL) and the same statements as {@code JdbcStore} on PostgreSQL — idempotency-sql's
  * catalog, rendered with {@code $n} placeholders ({@link SqlCatalog#numberedCasts}) — so the two
  * stores can share a table.
