@@ -8,33 +8,24 @@ import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.internal.DdlTransaction;
 import dev.idempotency.jdbc.internal.Dialects;
-import dev.idempotency.jdbc.internal.SqlFailures;
+import dev.idempotency.jdbc.internal.Schema;
 import dev.idempotency.jdbc.internal.Statements;
+import dev.idempotency.jdbc.internal.TenantConnections;
 import dev.idempotency.sql.AtomicSql;
 import dev.idempotency.sql.Ddl;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Records;
-import dev.idempotency.sql.SchemaCheck;
-import dev.idempotency.sql.SqlDialect;
 import dev.idempotency.sql.StatementTimeouts;
 import dev.idempotency.sql.TableName;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
-import org.jooq.tools.jdbc.JDBCUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,28 +85,24 @@ public final class JdbcStore implements Store {
     /** The default {@linkplain Builder#statementTimeout(Duration) statement timeout}: 5 seconds. */
     public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
-    /** A reservation that keeps losing races it cannot describe gives up after this many tries. */
-
-    private final DataSource dataSource;
     private final SQLDialect dialect;
-    private final SqlDialect sqlDialect;
-    private final TableName tableName;
     private final String tableLabel;
     private final Statements sql;
     private final String tenantSetting;
     private final boolean asynchronousReservationCommit;
     private final AtomicReservations atomic;
+    private final TenantConnections connections;
+    private final Schema schema;
 
     private JdbcStore(Builder b, SQLDialect dialect, Statements sql) {
         this.dialect = dialect;
-        this.sqlDialect = Dialects.sqlDialect(dialect);
-        this.tableName = b.tableName;
         this.tableLabel = b.tableName.label();
         this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
         this.asynchronousReservationCommit = b.asynchronousReservationCommit;
-        this.dataSource = b.dataSource;
         this.sql = sql;
-        this.atomic = new AtomicReservations(dataSource, sql, dialect, tenantSetting, tableLabel);
+        this.atomic = new AtomicReservations(b.dataSource, sql, dialect, tenantSetting, tableLabel);
+        this.connections = new TenantConnections(b.dataSource, tenantSetting, tableLabel);
+        this.schema = new Schema(connections, sql, Dialects.sqlDialect(dialect), b.tableName);
     }
 
     /** A store over {@code dataSource} with every default. */
@@ -163,18 +150,7 @@ public final class JdbcStore implements Store {
      * @throws StorageUnavailableException when the database cannot be reached
      */
     public void createTableIfMissing() {
-        String setting = tenantSetting == null ? DEFAULT_TENANT_SETTING : tenantSetting;
-        call(null, c -> {
-            // Decided after the lock, so that of instances starting together only the first upgrades.
-            DdlTransaction.run(c, sql.ddlLock(), sql.ddlUnlock(), locked -> {
-                List<String> scripts = new ArrayList<>(sql.tableScripts(locked));
-                if (tenantSetting != null) {
-                    scripts.add(Ddl.rowLevelSecurityScript());
-                }
-                return Ddl.statements(sqlDialect, scripts, tableName, setting);
-            });
-            return null;
-        });
+        schema.createTableIfMissing();
         log.info("Idempotency table {} is in place ({})", tableLabel, dialect);
     }
 
@@ -193,18 +169,7 @@ public final class JdbcStore implements Store {
      * @throws StorageUnavailableException when the database cannot be reached
      */
     public void verifySchema() {
-        Set<String> present;
-        try (Connection c = dataSource.getConnection()) {
-            present = sql.columns(c);
-        } catch (SQLException e) {
-            RuntimeException translated = SqlFailures.translate(e, tableLabel);
-            if (translated instanceof StorageUnavailableException unavailable
-                    && unavailable.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED) {
-                throw SchemaCheck.missingTable(tableLabel, sqlDialect, unavailable);
-            }
-            throw translated;
-        }
-        SchemaCheck.requireColumns(tableLabel, sqlDialect, present);
+        schema.verify();
         log.debug("Idempotency table {} has every column the store uses", tableLabel);
     }
 
@@ -226,7 +191,7 @@ public final class JdbcStore implements Store {
         Instant at = Records.micros(now);
         NewRow row = NewRow.inFlight(key, fingerprint, token, now, lease, ttl);
         for (int attempt = 1; attempt <= AtomicSql.MAX_ATTEMPTS; attempt++) {
-            Statements.Attempt result = call(key.tenant(), c -> sql.reserve(c, row, at, asynchronousReservationCommit));
+            Statements.Attempt result = connections.call(key.tenant(), c -> sql.reserve(c, row, at, asynchronousReservationCommit));
             if (result instanceof Statements.Attempt.Won) {
                 return ReserveResult.acquired(this, key, token);
             }
@@ -250,6 +215,12 @@ public final class JdbcStore implements Store {
         return release(key, ownerToken);
     }
 
+    /** The atomic mode's attempt: {@link #attemptInTransaction}. */
+    @Override
+    public Optional<Atomic> atomic() {
+        return Optional.of(this::attemptInTransaction);
+    }
+
     /**
      * One attempt of the atomic mode's reservation: on a pooled connection, in a READ COMMITTED
      * transaction that the won reservation keeps open for the handler (its {@code unwrap} gives an
@@ -269,12 +240,6 @@ public final class JdbcStore implements Store {
      * </ul>
      * The winner's path costs nothing more; nothing uncommitted is ever replayed.
      */
-    /** The atomic mode's attempt: {@link #attemptInTransaction}. */
-    @Override
-    public Optional<Atomic> atomic() {
-        return Optional.of(this::attemptInTransaction);
-    }
-
     AtomicAttempt<Reservation> attemptInTransaction(RecordKey key, String fingerprint, String ownerToken,
                                                            Instant now, Duration lease, Duration ttl, Duration wait) {
         Objects.requireNonNull(key, "key");
@@ -287,7 +252,7 @@ public final class JdbcStore implements Store {
     public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
         Objects.requireNonNull(key, "key");
         Instant at = Records.micros(now);
-        return call(key.tenant(), c -> sql.find(c, key, at));
+        return connections.call(key.tenant(), c -> sql.find(c, key, at));
     }
 
     @Override
@@ -297,7 +262,7 @@ public final class JdbcStore implements Store {
         Objects.requireNonNull(response, "response");
         Instant at = Records.micros(now);
         NewRow row = NewRow.completed(key, fingerprint, response, now, ttl);
-        return call(key.tenant(), c -> sql.insertCompleted(c, row, at));
+        return connections.call(key.tenant(), c -> sql.insertCompleted(c, row, at));
     }
 
     /**
@@ -311,72 +276,23 @@ public final class JdbcStore implements Store {
             throw new IllegalArgumentException("limit must be positive, was " + limit);
         }
         Instant at = Records.micros(now);
-        return call(null, c -> sql.purge(c, at, limit));
+        return connections.call(null, c -> sql.purge(c, at, limit));
     }
 
     /** The record keeps the expiry its reservation set: the ttl counts from the reservation. */
     @Override
     public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
-        return call(key.tenant(), c -> sql.complete(c, key, ownerToken, response));
+        return connections.call(key.tenant(), c -> sql.complete(c, key, ownerToken, response));
     }
 
     boolean release(RecordKey key, String ownerToken) {
-        return call(key.tenant(), c -> sql.release(c, key, ownerToken));
+        return connections.call(key.tenant(), c -> sql.release(c, key, ownerToken));
     }
 
     @Override
     public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
         Instant lockedUntil = Records.micros(now.plus(lease));
-        return call(key.tenant(), c -> sql.renew(c, key, ownerToken, lockedUntil));
-    }
-
-    /** Work on one connection. */
-    @FunctionalInterface
-    private interface Work<T> {
-        T run(Connection connection) throws SQLException;
-    }
-
-    /**
-     * Runs {@code work} on a pooled connection in autocommit mode, or — with row-level security
-     * and a tenant — in a transaction that first sets the tenant; translates outages.
-     */
-    private <T> T call(String tenant, Work<T> work) {
-        try (Connection c = dataSource.getConnection()) {
-            if (tenantSetting == null || tenant == null) {
-                return work.run(c);
-            }
-            return inTenantTransaction(c, tenant, work);
-        } catch (SQLException | RuntimeException e) {
-            throw SqlFailures.translate(e, tableLabel);
-        }
-    }
-
-    private <T> T inTenantTransaction(Connection c, String tenant, Work<T> work) throws SQLException {
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try {
-            try (PreparedStatement set = c.prepareStatement("SELECT set_config(?, ?, true)")) {
-                set.setString(1, tenantSetting);
-                set.setString(2, tenant);
-                set.execute();
-            }
-            T result = work.run(c);
-            c.commit();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException rollback) {
-                e.addSuppressed(rollback);
-            }
-            throw e;
-        } finally {
-            try {
-                c.setAutoCommit(autoCommit);
-            } catch (SQLException ignored) {
-                // the pool resets it, or discards a broken connection
-            }
-        }
+        return connections.call(key.tenant(), c -> sql.renew(c, key, ownerToken, lockedUntil));
     }
 
     @Override
@@ -517,7 +433,7 @@ public final class JdbcStore implements Store {
          */
         public JdbcStore build() {
             JooqVersion.require(org.jooq.Constants.VERSION);
-            SQLDialect resolved = dialect != null ? dialect : detect(dataSource);
+            SQLDialect resolved = dialect != null ? dialect : Dialects.detect(dataSource);
             if (!Dialects.isSupported(resolved)) {
                 throw new IllegalArgumentException("Unsupported dialect " + resolved
                         + "; JdbcStore speaks POSTGRES, MARIADB, MYSQL and H2");
@@ -546,20 +462,6 @@ public final class JdbcStore implements Store {
         private static int wholeSeconds(Duration timeout) {
             long seconds = timeout.getSeconds() + (timeout.getNano() > 0 ? 1 : 0);
             return (int) Math.min(Integer.MAX_VALUE, seconds);
-        }
-
-        private static SQLDialect detect(DataSource dataSource) {
-            try (Connection connection = dataSource.getConnection()) {
-                SQLDialect detected = JDBCUtils.dialect(connection);
-                // MariaDB reached through MySQL's driver reports a MySQL URL; its SQL differs (RETURNING, no row alias).
-                if (detected.family() == SQLDialect.MYSQL && String.valueOf(
-                        connection.getMetaData().getDatabaseProductVersion()).toLowerCase(Locale.ROOT).contains("mariadb")) {
-                    return SQLDialect.MARIADB;
-                }
-                return detected;
-            } catch (SQLException e) {
-                throw SqlFailures.translate(e, "(dialect detection)");
-            }
         }
     }
 }

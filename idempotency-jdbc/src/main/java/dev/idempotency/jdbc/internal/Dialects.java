@@ -2,7 +2,12 @@ package dev.idempotency.jdbc.internal;
 
 import dev.idempotency.sql.SqlCatalog;
 import dev.idempotency.sql.SqlDialect;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Locale;
+import javax.sql.DataSource;
 import org.jooq.SQLDialect;
+import org.jooq.tools.jdbc.JDBCUtils;
 
 /**
  * Which database class speaks which jOOQ dialect: the one place that maps a {@link SQLDialect} to
@@ -62,6 +67,21 @@ public final class Dialects {
                 return SqlDialect.H2;
             default:
                 return null;
+        }
+    }
+
+    /** The dialect of {@code dataSource}'s database, from one connection's metadata. */
+    public static SQLDialect detect(DataSource dataSource) {
+        try (Connection connection = dataSource.getConnection()) {
+            SQLDialect detected = JDBCUtils.dialect(connection);
+            // MariaDB reached through MySQL's driver reports a MySQL URL; its SQL differs (RETURNING, no row alias).
+            if (detected.family() == SQLDialect.MYSQL && String.valueOf(
+                    connection.getMetaData().getDatabaseProductVersion()).toLowerCase(Locale.ROOT).contains("mariadb")) {
+                return SQLDialect.MARIADB;
+            }
+            return detected;
+        } catch (SQLException e) {
+            throw SqlFailures.translate(e, "(dialect detection)");
         }
     }
 
