@@ -10,19 +10,30 @@ import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.jdbc.internal.Dialects;
 import dev.idempotency.jdbc.internal.Schema;
-import dev.idempotency.jdbc.internal.Statements;
+import dev.idempotency.jdbc.internal.SqlFailures;
 import dev.idempotency.jdbc.internal.TenantConnections;
 import dev.idempotency.sql.AtomicSql;
 import dev.idempotency.sql.Ddl;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlDialect;
+import dev.idempotency.sql.SqlReservation;
+import dev.idempotency.sql.SqlReserve;
+import dev.idempotency.sql.SqlSession;
 import dev.idempotency.sql.StatementTimeouts;
 import dev.idempotency.sql.TableName;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -87,22 +98,27 @@ public final class JdbcStore implements Store {
 
     private final SQLDialect dialect;
     private final String tableLabel;
-    private final Statements sql;
+    private final SqlCatalog catalog;
     private final String tenantSetting;
     private final boolean asynchronousReservationCommit;
-    private final AtomicReservations atomic;
+    private final JdbcSession.Sessions sessions;
+    private final AtomicSql atomic;
     private final TenantConnections connections;
     private final Schema schema;
+    private final MariaDbPurge purge;
 
-    private JdbcStore(Builder b, SQLDialect dialect, Statements sql) {
+    private JdbcStore(Builder b, SQLDialect dialect, JdbcSession.Sessions sessions) {
         this.dialect = dialect;
         this.tableLabel = b.tableName.label();
         this.tenantSetting = b.rowLevelSecurity ? b.tenantSetting : null;
         this.asynchronousReservationCommit = b.asynchronousReservationCommit;
-        this.sql = sql;
-        this.atomic = new AtomicReservations(b.dataSource, sql, dialect, tenantSetting, tableLabel);
+        this.sessions = sessions;
+        this.catalog = sessions.catalog();
+        this.atomic = new AtomicSql(catalog, sessions, tenantSetting, 0,
+                failure -> SqlFailures.translate(exception(failure), tableLabel), SqlReservation::new);
         this.connections = new TenantConnections(b.dataSource, tenantSetting, tableLabel);
-        this.schema = new Schema(connections, sql, Dialects.sqlDialect(dialect), b.tableName);
+        this.schema = new Schema(connections, catalog);
+        this.purge = catalog.dialect().localTime() ? new MariaDbPurge() : null;
     }
 
     /** A store over {@code dataSource} with every default. */
@@ -189,20 +205,11 @@ public final class JdbcStore implements Store {
         Objects.requireNonNull(fingerprint, "fingerprint");
         Objects.requireNonNull(token, "ownerToken");
         Instant at = Records.micros(now);
-        NewRow row = NewRow.inFlight(key, fingerprint, token, now, lease, ttl);
-        for (int attempt = 1; attempt <= AtomicSql.MAX_ATTEMPTS; attempt++) {
-            Statements.Attempt result = connections.call(key.tenant(), c -> sql.reserve(c, row, at, asynchronousReservationCommit));
-            if (result instanceof Statements.Attempt.Won) {
-                return ReserveResult.acquired(this, key, token);
-            }
-            if (result instanceof Statements.Attempt.Lost lost) {
-                return new ReserveResult.Existing(lost.record());
-            }
-            log.debug("Reservation of key_preview={} raced a concurrent change; asking again (attempt {})",
-                    key.keyPreview(), attempt);
-        }
-        throw new IllegalStateException("Could not settle the reservation of key_preview=" + key.keyPreview()
-                + " after " + AtomicSql.MAX_ATTEMPTS + " attempts: the row kept changing");
+        Map<String, Object> row = Records.rowValues(NewRow.inFlight(key, fingerprint, token, now, lease, ttl), at);
+        SqlReserve.Found found = join(SqlReserve.reserve(catalog.dialect(), key, token, at, (name, mapping) -> stage(
+                () -> CompletableFuture.completedFuture(call(key.tenant(),
+                        s -> s.reserve(name, row, mapping, asynchronousReservationCommit))))));
+        return found.won() ? ReserveResult.acquired(this, key, token) : new ReserveResult.Existing(found.record());
     }
 
     /**
@@ -242,17 +249,17 @@ public final class JdbcStore implements Store {
      */
     AtomicAttempt<Reservation> attemptInTransaction(RecordKey key, String fingerprint, String ownerToken,
                                                            Instant now, Duration lease, Duration ttl, Duration wait) {
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(fingerprint, "fingerprint");
-        Objects.requireNonNull(ownerToken, "ownerToken");
-        return atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, Objects.requireNonNull(wait, "wait"));
+        return join(stage(() -> atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait)))
+                .map(reservation -> ((SqlReservation) reservation).blocking());
     }
 
     @Override
     public Optional<IdempotencyRecord> find(RecordKey key, Instant now) {
         Objects.requireNonNull(key, "key");
-        Instant at = Records.micros(now);
-        return connections.call(key.tenant(), c -> sql.find(c, key, at));
+        Map<String, Object> values = Records.keyValues(key);
+        values.put("now", Records.micros(now));
+        return call(key.tenant(), s -> s.query("find", values, row -> Records.read(key, row)))
+                .stream().findFirst();
     }
 
     @Override
@@ -260,9 +267,19 @@ public final class JdbcStore implements Store {
                                    Duration ttl) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(response, "response");
-        Instant at = Records.micros(now);
         NewRow row = NewRow.completed(key, fingerprint, response, now, ttl);
-        return connections.call(key.tenant(), c -> sql.insertCompleted(c, row, at));
+        Map<String, Object> values = Records.rowValues(row, Records.micros(now));
+        if (catalog.dialect() == SqlDialect.POSTGRES) {
+            return call(key.tenant(), s -> s.update("insertCompleted", values)) == 1;
+        }
+        // The upsert writes only where no live record is; H2 may lose a race for a new key: ask again.
+        for (int attempt = 0; ; attempt++) {
+            List<Boolean> written = call(key.tenant(), s -> s.upsert(values,
+                    r -> row.ownerToken().equals(r.text("owner_token"))));
+            if (!written.isEmpty() || attempt == 3) {
+                return !written.isEmpty() && written.get(0);
+            }
+        }
     }
 
     /**
@@ -275,24 +292,52 @@ public final class JdbcStore implements Store {
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive, was " + limit);
         }
-        Instant at = Records.micros(now);
-        return connections.call(null, c -> sql.purge(c, at, limit));
+        Map<String, Object> values = Map.of("now", Records.micros(now), "limit", limit);
+        return connections.call(null, c -> purge != null ? purge.batch(sessions.on(c), values)
+                : (int) (long) JdbcSession.join(sessions.on(c).update("purge", values)));
     }
 
     /** The record keeps the expiry its reservation set: the ttl counts from the reservation. */
     @Override
     public boolean complete(RecordKey key, String ownerToken, StoredResponse response) {
-        return connections.call(key.tenant(), c -> sql.complete(c, key, ownerToken, response));
+        return call(key.tenant(), s -> s.update("complete", Records.completeValues(key, ownerToken, response))) == 1;
     }
 
     boolean release(RecordKey key, String ownerToken) {
-        return connections.call(key.tenant(), c -> sql.release(c, key, ownerToken));
+        return call(key.tenant(), s -> s.update("release", Records.ownerValues(key, ownerToken))) == 1;
     }
 
     @Override
     public boolean renew(RecordKey key, String ownerToken, Instant now, Duration lease) {
-        Instant lockedUntil = Records.micros(now.plus(lease));
-        return connections.call(key.tenant(), c -> sql.renew(c, key, ownerToken, lockedUntil));
+        Map<String, Object> values = Records.renewValues(key, ownerToken, Records.micros(now.plus(lease)));
+        return call(key.tenant(), s -> s.update("renew", values)) == 1;
+    }
+
+    /** {@code work} on a session over a pooled connection ({@link TenantConnections#call}). */
+    private <T> T call(String tenant, Function<JdbcSession, CompletionStage<T>> work) {
+        return connections.call(tenant, c -> JdbcSession.join(work.apply(sessions.on(c))));
+    }
+
+    /** {@code work} as a stage; what it throws, the stage's failure. */
+    private static <T> CompletionStage<T> stage(java.util.function.Supplier<CompletionStage<T>> work) {
+        try {
+            return work.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The value of a complete stage; its failure as the store reports it (outages translated). */
+    private <T> T join(CompletionStage<T> stage) {
+        try {
+            return JdbcSession.join(stage);
+        } catch (SQLException | RuntimeException e) {
+            throw SqlFailures.translate(e, tableLabel);
+        }
+    }
+
+    private static Exception exception(Throwable failure) {
+        return failure instanceof Exception e ? e : new RuntimeException(failure);
     }
 
     @Override
@@ -333,7 +378,7 @@ public final class JdbcStore implements Store {
         private boolean asynchronousReservationCommit;
         private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
         private boolean verifySchema;
-        private java.util.function.Function<String, Statements> statements;
+        private boolean readBack;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -416,9 +461,9 @@ public final class JdbcStore implements Store {
             return this;
         }
 
-        /** Replaces the dialect's statements; for tests that exercise another dialect's path. */
-        Builder statements(java.util.function.Function<String, Statements> statements) {
-            this.statements = statements;
+        /** MariaDB reserving as MySQL does, reading the row back after the upsert; for tests of that path. */
+        Builder readBack() {
+            this.readBack = true;
             return this;
         }
 
@@ -438,21 +483,23 @@ public final class JdbcStore implements Store {
                 throw new IllegalArgumentException("Unsupported dialect " + resolved
                         + "; JdbcStore speaks POSTGRES, MARIADB, MYSQL and H2");
             }
-            Statements sql = statements != null ? statements.apply(tableName.label())
-                    : Dialects.statements(resolved, tableName.label());
-            if (rowLevelSecurity && !sql.supportsRowLevelSecurity()) {
+            SqlCatalog catalog = SqlCatalog.of(Dialects.sqlDialect(resolved), tableName.label());
+            boolean postgres = catalog.dialect() == SqlDialect.POSTGRES;
+            if (rowLevelSecurity && !postgres) {
                 throw new IllegalArgumentException("Row-level security needs PostgreSQL, not " + resolved);
             }
             // MariaDB/MySQL can relax the log flush only server-wide (innodb_flush_log_at_trx_commit),
             // H2 runs in-process: refusing says so, where ignoring would promise a speed-up that never comes.
-            if (asynchronousReservationCommit && !sql.supportsAsynchronousReservationCommit()) {
+            if (asynchronousReservationCommit && !postgres) {
                 throw new IllegalArgumentException("An asynchronous commit of the reservation needs PostgreSQL, not "
                         + resolved);
             }
-            if (sql.supportsStatementTimeout()) {
-                sql.statementTimeout(wholeSeconds(statementTimeout));
-            }
-            JdbcStore store = new JdbcStore(this, resolved, sql);
+            // H2: JDBC's query timeout is a setting of the whole session (it would reach the
+            // application's statements on a pooled connection); its LOCK_TIMEOUT bounds the waits.
+            int timeout = catalog.dialect() == SqlDialect.H2 ? 0 : wholeSeconds(statementTimeout);
+            JdbcSession.Sessions sessions = new JdbcSession.Sessions(dataSource, catalog, resolved, timeout,
+                    catalog.dialect() == SqlDialect.MARIADB && !readBack);
+            JdbcStore store = new JdbcStore(this, resolved, sessions);
             if (verifySchema) {
                 store.verifySchema();
             }

@@ -15,9 +15,10 @@ import dev.idempotency.core.Mode;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.jdbc.internal.Dialects;
-import dev.idempotency.jdbc.internal.Statements;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlReserve;
 import dev.idempotency.testkit.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -42,6 +43,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -443,11 +445,11 @@ abstract class AbstractAtomicModeTest {
             String token = dsl.select(org.jooq.impl.DSL.field(org.jooq.impl.DSL.name("owner_token"), String.class))
                     .from(org.jooq.impl.DSL.table(org.jooq.impl.DSL.name(store.tableName())))
                     .where(org.jooq.impl.DSL.field(org.jooq.impl.DSL.name("key")).eq(key)).fetchOne().value1();
-            Statements sql = Dialects.statements(store.dialect(), store.tableName());
             Savepoint beforeCompletion = c.setSavepoint();
-            assertThat(sql.complete(c, new RecordKey("default", "POST", "/orders", key), token,
-                    new StoredResponse(201, "application/json", Map.of(), "{\"order\":1}".getBytes(StandardCharsets.UTF_8))))
-                    .as("the completion, not yet committed").isTrue();
+            assertThat(JdbcSession.join(session(c, store.dialect()).update("complete", Records.completeValues(
+                    new RecordKey("default", "POST", "/orders", key), token, new StoredResponse(201, "application/json",
+                            Map.of(), "{\"order\":1}".getBytes(StandardCharsets.UTF_8))))))
+                    .as("the completion, not yet committed").isEqualTo(1);
 
             assertThat(answer(respond(engine.before(Requests.post("/orders", key, ORDER)))))
                     .as("the same body while the completion is uncommitted").isEqualTo(IN_PROGRESS);
@@ -472,11 +474,10 @@ abstract class AbstractAtomicModeTest {
         // no advisory locks on PostgreSQL, nothing live to read on MariaDB and H2 — nobody to tell.
         NewRow expired = new NewRow(recordKey, "c".repeat(64), Records.IN_FLIGHT, "not-atomic",
                 longAgo.plusSeconds(30), null, longAgo.plus(Duration.ofDays(1)), longAgo);
-        Statements sql = Dialects.statements(store.dialect(), JdbcStore.DEFAULT_TABLE);
         try (IdempotencyEngine engine = engine(Duration.ZERO); Connection plain = pool.getConnection()) {
             plain.setAutoCommit(false);
             try {
-                assertThat(sql.reserve(plain, expired, longAgo)).isInstanceOf(Statements.Attempt.Won.class);
+                assertThat(reserve(session(plain, store.dialect()), expired, longAgo, false).won()).isTrue();
                 // No request holds the key: the wait was for something else, and that is no 409.
                 Decision.Respond busy = respond(engine.before(Requests.post("/orders", key, OTHER_ORDER)));
                 assertThat(answer(busy)).as("nobody's body to tell, twice: busy").isEqualTo(STORAGE_UNAVAILABLE);
@@ -689,5 +690,19 @@ abstract class AbstractAtomicModeTest {
             rs.next();
             return rs.getString(1);
         }
+    }
+
+    /** The store's statements on a connection of the test's own, as the store runs them. */
+    static JdbcSession session(Connection c, SQLDialect dialect) {
+        return new JdbcSession.Sessions(null, SqlCatalog.of(Dialects.sqlDialect(dialect), JdbcStore.DEFAULT_TABLE),
+                dialect, 0, dialect == SQLDialect.MARIADB).on(c);
+    }
+
+    /** The reserve mode's reservation of {@code row} on {@code s} until it settles. */
+    static SqlReserve.Found reserve(JdbcSession s, NewRow row, Instant now, boolean asynchronousCommit)
+            throws SQLException {
+        Map<String, Object> values = Records.rowValues(row, now);
+        return JdbcSession.join(SqlReserve.reserve(s.dialect(), row.key(), row.ownerToken(), now,
+                (name, mapping) -> s.reserve(name, values, mapping, asynchronousCommit)));
     }
 }

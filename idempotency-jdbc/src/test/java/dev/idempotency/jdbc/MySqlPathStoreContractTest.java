@@ -1,9 +1,6 @@
 package dev.idempotency.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.jdbc.internal.MySqlStatements;
-import dev.idempotency.sql.SqlCatalog;
-import dev.idempotency.sql.SqlDialect;
 import org.jooq.SQLDialect;
 
 /**
@@ -14,9 +11,7 @@ import org.jooq.SQLDialect;
 class MySqlPathStoreContractTest extends AbstractJdbcStoreContractTest {
 
     static JdbcStore readBackStore(HikariDataSource pool) {
-        return JdbcStore.builder(pool).dialect(SQLDialect.MARIADB)
-                .statements(table -> new MySqlStatements(SqlCatalog.of(SqlDialect.MARIADB, table), false))
-                .build();
+        return JdbcStore.builder(pool).dialect(SQLDialect.MARIADB).readBack().build();
     }
 
     @Override

@@ -14,10 +14,9 @@ import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.internal.Dialects;
-import dev.idempotency.jdbc.internal.Statements;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Records;
+import dev.idempotency.sql.SqlReserve;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -130,23 +129,24 @@ class PostgresAsynchronousReservationCommitTest {
 
     @Test
     void theReservationStatementTurnsSynchronousCommitOffForItsTransactionWhenItWrites() throws SQLException {
-        Statements sql = Dialects.statements(SQLDialect.POSTGRES, JdbcStore.DEFAULT_TABLE);
         try (Connection c = single.getConnection()) {
+            JdbcSession sql = AbstractAtomicModeTest.session(c, SQLDialect.POSTGRES);
             c.setAutoCommit(false);
             try {
                 Instant now = Instant.now();
                 NewRow row = new NewRow(newKey(), FP, Records.IN_FLIGHT, "token-1", now.plus(LEASE), null,
                         now.plus(TTL), now);
-                assertThat(sql.reserve(c, row, now, false)).isInstanceOf(Statements.Attempt.Won.class);
+                assertThat(AbstractAtomicModeTest.reserve(sql, row, now, false).won()).isTrue();
                 assertThat(AbstractAtomicModeTest.query(c, "SHOW synchronous_commit")).isEqualTo("on");
                 c.rollback();
 
-                assertThat(sql.reserve(c, row, now, true)).isInstanceOf(Statements.Attempt.Won.class);
+                assertThat(AbstractAtomicModeTest.reserve(sql, row, now, true).won()).isTrue();
                 assertThat(AbstractAtomicModeTest.query(c, "SHOW synchronous_commit")).as("won: writes").isEqualTo("off");
                 c.commit();
 
-                assertThat(sql.reserve(c, row, now, true)).as("held by the row just committed")
-                        .isInstanceOf(Statements.Attempt.Lost.class);
+                SqlReserve.Found held = AbstractAtomicModeTest.reserve(sql, row, now, true);
+                assertThat(held.won()).as("held by the row just committed").isFalse();
+                assertThat(held.record()).as("the live record in the way").isNotNull();
                 assertThat(AbstractAtomicModeTest.query(c, "SHOW synchronous_commit")).as("lost: writes nothing")
                         .isEqualTo("on");
                 c.rollback();

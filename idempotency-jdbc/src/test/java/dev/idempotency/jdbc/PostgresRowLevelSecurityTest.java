@@ -9,7 +9,6 @@ import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.internal.Statements;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;

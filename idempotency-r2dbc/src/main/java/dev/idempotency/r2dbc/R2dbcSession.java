@@ -58,6 +58,15 @@ record R2dbcSession(R2dbcStore store, Database db, Connection connection, Atomic
         return inTurn(() -> Database.drain(connection, sql));
     }
 
+    /** PostgreSQL: {@code BEGIN} and the set-up in one message; MariaDB: READ COMMITTED for the next transaction, then its start. */
+    @Override
+    public CompletionStage<Void> begin(String setUp) {
+        if (db instanceof Database.Postgres) {
+            return execute("BEGIN ISOLATION LEVEL READ COMMITTED" + (setUp == null ? "" : "; " + setUp));
+        }
+        return execute(db.catalog.sql("readCommittedNext")).thenCompose(v -> execute("START TRANSACTION"));
+    }
+
     @Override
     public CompletionStage<Void> close() {
         return inTurn(() -> Mono.from(connection.close()).onErrorResume(failure -> Mono.empty()));

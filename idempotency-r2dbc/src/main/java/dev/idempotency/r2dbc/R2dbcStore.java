@@ -177,7 +177,7 @@ public final class R2dbcStore implements AsyncStore {
         Instant at = Records.micros(now);
         Map<String, Object> row = Records.rowValues(new NewRow(key, fingerprint, Records.IN_FLIGHT,
                 ownerToken, Records.micros(now.plus(lease)), null, Records.micros(now.plus(ttl)), at), at);
-        return stage(Mono.fromCompletionStage(SqlReserve.reserve(this, db.catalog.dialect(), key, ownerToken, row, at,
+        return stage(Mono.fromCompletionStage(SqlReserve.reserve(this, db.catalog.dialect(), key, ownerToken, at,
                 (name, mapping) -> connected(c -> db.around(c, execute(c, db.statement(name), key, row)
                         .concatMap(result -> result.map((r, m) -> mapping.apply(Rows.columns(r, db))))
                         .collectList())).toFuture())));

@@ -31,10 +31,10 @@ import java.util.function.UnaryOperator;
  *       with row-level security), the reservation (which, when it wins, takes the shared advisory
  *       locks of {@link InFlightLocks}) and the session's limits given back. The holder: one read
  *       of {@code pg_locks}.</li>
- *   <li>MariaDB/MySQL: the session's {@code innodb_lock_wait_timeout} saved and set to {@code wait}
- *       (whole seconds), READ COMMITTED, the upsert (won when the row holds this attempt's owner
- *       token), the lock wait given back once won. The holder: a dirty read of the row, used only
- *       for its fingerprint (an uncommitted completion is never replayed).</li>
+ *   <li>MariaDB/MySQL, H2: the session's lock wait saved and set to {@code wait}
+ *       ({@link SqlCatalog#lockWait}), READ COMMITTED, the upsert (won when the row holds this
+ *       attempt's owner token), the lock wait given back once won. The holder: a dirty read of the
+ *       row, used only for its fingerprint (an uncommitted completion is never replayed).</li>
  * </ul>
  * A deadlock or serialization failure (40P01, 40001) is rolled back and started over by the engine.
  *
@@ -58,12 +58,6 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
         SqlReservation won(SqlSession session, RecordKey key, String ownerToken, UnaryOperator<Throwable> failures);
     }
 
-    public AtomicSql {
-        if (sql.dialect() == SqlDialect.H2) {
-            throw new IllegalArgumentException("No asynchronous atomic mode on H2");
-        }
-    }
-
     private boolean postgres() {
         return sql.dialect() == SqlDialect.POSTGRES;
     }
@@ -76,11 +70,6 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
 
         String lockTimeout() {
             return Math.max(NO_WAIT_MILLIS, left().toMillis()) + "ms";
-        }
-
-        /** MariaDB's lock wait: whole seconds, rounded up (0: no wait). */
-        long seconds() {
-            return (Math.max(0, Math.min(Integer.MAX_VALUE, left().toMillis())) + 999) / 1000;
         }
     }
 
@@ -98,6 +87,12 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
         Map<String, Object> row = Records.rowValues(NewRow.inFlight(key, fingerprint, ownerToken, at, lease, ttl), at);
         if (postgres()) {
             row.putAll(new InFlightLocks(sql.table().label()).values(key, fingerprint));
+            // A handler that hangs must not hold the row lock and the connection forever.
+            row.put("idle_timeout", Math.max(1, lease.toMillis()) + "ms");
+            if (tenantSetting != null) {
+                row.put("tenant_setting", tenantSetting);
+                row.put("tenant", key.tenant());
+            }
         }
         Request r = new Request(key, fingerprint, ownerToken, at, lease, wait, System.nanoTime() + wait.toNanos(), row);
         return connections.open().thenCompose(s -> settle(reserved(s, r),
@@ -119,55 +114,35 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
         }
     }
 
-    /**
-     * Opens the transaction. PostgreSQL's statements are all sent at once, with the reservation
-     * after them (the session runs them in order; the Vert.x client pipelines them: one round trip).
-     */
+    /** Opens the transaction: PostgreSQL bounds its statements; MariaDB/MySQL/H2 bound the lock wait first. */
     private CompletionStage<Void> begin(SqlSession s, Request r) {
         if (!postgres()) {
-            return s.execute(sql.lockWait(r.seconds(), true))
-                    .thenCompose(v -> s.execute(sql.sql("readCommittedNext")))
-                    .thenCompose(v -> s.execute("START TRANSACTION"));
+            return s.execute(sql.lockWait(r.left(), true)).thenCompose(v -> s.begin(null));
         }
-        String begin = "BEGIN ISOLATION LEVEL READ COMMITTED";
-        Map<String, Object> settings = new HashMap<>();
-        settings.put("lock_timeout", r.lockTimeout());
-        // A handler that hangs must not hold the row lock and the connection forever.
-        settings.put("idle_timeout", Math.max(1, r.lease().toMillis()) + "ms");
-        if (tenantSetting != null) {
-            settings.put("tenant_setting", tenantSetting);
-            settings.put("tenant", r.key().tenant());
-        }
-        CompletionStage<Void> opened = s.execute(statementTimeoutMillis == 0 ? begin
-                : begin + "; " + sql.localStatementTimeout(statementTimeoutMillis, true));
-        return then(opened, s.query(tenantSetting == null ? "atomicSettings" : "atomicSettingsWithTenant",
-                settings, row -> null));
+        return s.begin(statementTimeoutMillis == 0 ? null : sql.localStatementTimeout(statementTimeoutMillis, true));
     }
 
     /** One reservation statement in the transaction: {@code null} when won, the live record in the way when lost. */
     private CompletionStage<IdempotencyRecord> reserve(SqlSession s, Request r, int attempt) {
-        CompletionStage<Void> setUp;
-        if (attempt == 1) {
-            setUp = begin(s, r);
-        } else if (postgres()) {
-            // The restore after the first attempt gave the session's limits back: bound this one again.
-            setUp = then(statementTimeoutMillis == 0 ? done()
-                    : s.execute(sql.localStatementTimeout(statementTimeoutMillis, false)),
-                    s.query("atomicLockTimeout", Map.of("lock_timeout", r.lockTimeout()), row -> null));
-        } else {
-            setUp = s.execute(sql.lockWait(r.seconds(), false));
-        }
+        CompletionStage<Void> setUp = attempt == 1 ? begin(s, r)
+                : postgres() ? (statementTimeoutMillis == 0 ? done()
+                        // The restore after the first attempt gave the session's limits back: bound this one again.
+                        : s.execute(sql.localStatementTimeout(statementTimeoutMillis, false)))
+                : s.execute(sql.lockWait(r.left(), false));
         Function<SqlSession.Row, SqlReserve.Found> mapping =
                 row -> SqlReserve.found(sql.dialect(), r.key(), r.ownerToken(), row);
         CompletionStage<List<SqlReserve.Found>> reserved;
         if (postgres()) {
-            CompletionStage<List<SqlReserve.Found>> rows =
-                    s.query(attempt == 1 ? "atomicReserveFresh" : "atomicReserve", r.row(), mapping);
-            String restore = statementTimeoutMillis == 0 ? "restoreLockTimeout" : "restoreLockAndStatementTimeout";
-            CompletionStage<Void> restored = s.execute(sql.sql(restore));
-            reserved = setUp.thenCompose(v -> rows).thenCompose(list -> restored.thenApply(v -> list));
+            // The lock wait, the reservation and the session's limits given back, sent together.
+            Map<String, Object> values = new HashMap<>(r.row());
+            values.put("lock_timeout", r.lockTimeout());
+            List<String> names = List.of(attempt > 1 ? "atomicLockTimeout"
+                            : tenantSetting == null ? "atomicSettings" : "atomicSettingsWithTenant",
+                    attempt == 1 ? "atomicReserveFresh" : "atomicReserve",
+                    statementTimeoutMillis == 0 ? "restoreLockTimeout" : "restoreLockAndStatementTimeout");
+            reserved = setUp.thenCompose(v -> s.queryTogether(names, 1, values, mapping));
         } else {
-            reserved = setUp.thenCompose(v -> s.query("upsert", r.row(), mapping));
+            reserved = setUp.thenCompose(v -> s.upsert(r.row(), mapping));
         }
         return reserved.thenCompose(rows -> {
             SqlReserve.Found found = rows.isEmpty() ? null : rows.get(0);
@@ -186,7 +161,7 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
     private CompletionStage<AtomicAttempt<AsyncReservation>> failed(SqlSession s, Request r, Throwable failure) {
         SqlConnections.SqlError error = connections.error(failure);
         if (error != null && SqlErrors.isLockTimeout(error.sqlState(), error.code())) {
-            return settle(s.execute("ROLLBACK").thenCompose(v -> holder(s, r)), CompletableFuture::completedFuture,
+            return settle(s.rollback().thenCompose(v -> holder(s, r)), CompletableFuture::completedFuture,
                     unknown -> {
                         log.log(Level.WARNING, "Could not tell which request body holds key_preview={0}; answering"
                                 + " in flight: {1}", r.key().keyPreview(), unknown.toString());
@@ -212,25 +187,19 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
         Map<String, Object> values = Records.keyValues(r.key());
         values.put("now", r.now());
         return s.execute(sql.sql("restoreLockWait"))
-                .thenCompose(v -> s.execute(sql.sql("readUncommittedNext")))
-                .thenCompose(v -> s.query("find", values, row -> Records.read(r.key(), row)))
+                .thenCompose(v -> s.readUncommitted(() -> s.query("find", values, row -> Records.read(r.key(), row))))
                 .thenApply(rows -> Records.holderOf(rows.stream().findFirst(), r.fingerprint(), r.now()));
     }
 
     /** ROLLBACK (whatever it says), the session's settings given back, the connection closed. */
     private CompletionStage<Void> end(SqlSession s) {
-        return quietly(s.execute("ROLLBACK"))
+        return quietly(s.rollback())
                 .thenCompose(v -> postgres() ? done() : quietly(s.execute(sql.sql("restoreLockWait"))))
                 .thenCompose(v -> s.close());
     }
 
     static CompletionStage<Void> quietly(CompletionStage<Void> stage) {
         return stage.exceptionally(failure -> null);
-    }
-
-    /** {@code first}, then {@code second}'s outcome; both already sent. */
-    private static CompletionStage<Void> then(CompletionStage<Void> first, CompletionStage<?> second) {
-        return first.thenCompose(v -> second).thenApply(v -> null);
     }
 
     static CompletionStage<Void> done() {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -20,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code columnsRowProbe}; PostgreSQL {@code reserveFresh}, {@code reserve} (and the variants
  * {@link #sql} names), {@code insertCompleted}, the atomic transaction's settings, {@code inFlightProbe},
  * {@code tableExists}, {@code tableState}, {@code ddlLock}; MariaDB/MySQL {@code upsert}, the purge
- * and DDL locks, the isolation and lock-wait statements; H2 {@code merge}. Values: the column
+ * and DDL locks, the isolation and lock-wait statements; H2 {@code upsert} (a {@code MERGE}), its lock-wait statements. Values: the column
  * names, {@code now}, {@code limit}, {@code table_label} ({@link TableName#label()}) and those
  * named in each statement.
  */
@@ -85,9 +86,8 @@ public final class SqlCatalog {
      * they write the row, their transaction commits without waiting for the WAL flush),
      * {@code atomicReserveFresh} and {@code atomicReserve} (when they win, they take the
      * {@link InFlightLocks}); {@code atomicSettingsWithTenant} (the tenant for row-level security
-     * too); and for a client that sends several statements as one message, {@code atomicBegin},
-     * {@code atomicBeginWithTenant} (the atomic transaction's first attempt), {@code atomicAgain}
-     * (a later one), {@code completeAndCommit} and {@code releaseAndCommit}.
+     * too); for a client that sends several statements as one message, {@code completeAndCommit},
+     * {@code releaseAndCommit} and any names joined by {@code ;} (their statements in that order).
      *
      * @throws IllegalArgumentException when the dialect has no such statement
      */
@@ -101,15 +101,6 @@ public final class SqlCatalog {
             case "atomicSettings" -> text(name).replace("{tenant}", "");
             case "atomicSettingsWithTenant" ->
                     text("atomicSettings").replace("{tenant}", ", set_config(:tenant_setting, :tenant, true)");
-            // The first attempt opens the READ COMMITTED transaction, keeps the session's lock wait,
-            // bounds the wait for an uncommitted duplicate and the idle time, reserves, and gives
-            // the handler its usual lock wait back.
-            case "atomicBegin", "atomicBeginWithTenant" -> String.join(";\n",
-                    "SET TRANSACTION ISOLATION LEVEL READ COMMITTED",
-                    sql(name.equals("atomicBegin") ? "atomicSettings" : "atomicSettingsWithTenant"),
-                    sql("atomicReserveFresh"), text("restoreLockTimeout"));
-            case "atomicAgain" -> String.join(";\n", text("atomicLockTimeout"), sql("atomicReserve"),
-                    text("restoreLockTimeout"));
             // The COMMIT must not run when the UPDATE found no row: the UPDATE is wrapped in a query
             // that fails then (the cast of a non-constant text that is no integer); the server stops
             // at the first error and skips the COMMIT, leaving the transaction for the caller to roll back.
@@ -117,7 +108,8 @@ public final class SqlCatalog {
                     + "SELECT CASE WHEN count(*) = 1 THEN 1 ELSE CAST('" + SqlErrors.RESERVATION_GONE
                     + " ' || count(*) AS integer) END AS completed FROM completed;\nCOMMIT";
             case "releaseAndCommit" -> text("release") + ";\nCOMMIT";
-            default -> text(name);
+            default -> name.indexOf(';') < 0 ? text(name)
+                    : String.join(";\n", java.util.Arrays.stream(name.split(";")).map(this::sql).toList());
         };
     }
 
@@ -168,9 +160,19 @@ public final class SqlCatalog {
                 millis % 1000, sql);
     }
 
-    /** MariaDB/MySQL: the session's {@code innodb_lock_wait_timeout} set to {@code seconds}, saved first with {@code save}. */
-    public String lockWait(long seconds, boolean save) {
-        return text(save ? "saveAndSetLockWait" : "setLockWait").replace("{seconds}", Long.toString(seconds));
+    /**
+     * MariaDB, MySQL, H2: the session's lock wait set to {@code wait}, the session's own saved first
+     * with {@code save} (for {@code restoreLockWait}). MariaDB and MySQL count whole seconds, rounded
+     * up (MySQL's least is 1); H2 milliseconds.
+     */
+    public String lockWait(Duration wait, boolean save) {
+        long millis = Math.max(0, Math.min(Integer.MAX_VALUE, wait.toMillis()));
+        long value = switch (dialect) {
+            case H2 -> millis;
+            case MYSQL -> Math.max(1, (millis + 999) / 1000);
+            default -> (millis + 999) / 1000;
+        };
+        return text(save ? "saveAndSetLockWait" : "setLockWait").replace("{wait}", Long.toString(value));
     }
 
     private static long positive(long millis) {

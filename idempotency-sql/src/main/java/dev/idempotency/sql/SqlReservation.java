@@ -2,6 +2,7 @@ package dev.idempotency.sql;
 
 import dev.idempotency.core.store.AbstractAsyncReservation;
 import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.core.store.Reservation;
 import dev.idempotency.core.store.StoredResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,6 +30,8 @@ import java.util.function.UnaryOperator;
  */
 public class SqlReservation extends AbstractAsyncReservation {
 
+    private static final System.Logger log = System.getLogger(SqlReservation.class.getName());
+
     private final SqlSession session;
     private final UnaryOperator<Throwable> failures;
 
@@ -40,19 +43,25 @@ public class SqlReservation extends AbstractAsyncReservation {
 
     @Override
     protected final CompletionStage<Boolean> doComplete(StoredResponse response) {
-        return finish(s -> s.update("complete", Records.completeValues(key(), ownerToken(), response))
-                .thenCompose(n -> s.execute(n == 1 ? "COMMIT" : "ROLLBACK").thenApply(v -> n == 1)));
+        return finish(s -> s.updateAndEnd("complete", Records.completeValues(key(), ownerToken(), response), true)
+                .thenApply(n -> {
+                    if (n != 1) {
+                        log.log(System.Logger.Level.WARNING, "The atomic reservation row of key_preview={0} was gone"
+                                + " at completion; rolled back the request''s writes", key().keyPreview());
+                    }
+                    return n == 1;
+                }));
     }
 
     @Override
     protected final CompletionStage<Boolean> doRelease() {
-        return finish(s -> s.update("release", Records.ownerValues(key(), ownerToken()))
-                .thenCompose(n -> s.execute("COMMIT").thenApply(v -> n == 1)));
+        return finish(s -> s.updateAndEnd("release", Records.ownerValues(key(), ownerToken()), false)
+                .thenApply(n -> n == 1));
     }
 
     @Override
     protected final CompletionStage<Void> doAbort() {
-        return finish(s -> s.execute("ROLLBACK"));
+        return finish(SqlSession::rollback);
     }
 
     @Override
@@ -69,6 +78,63 @@ public class SqlReservation extends AbstractAsyncReservation {
         return session.unwrap(type);
     }
 
+    /**
+     * This reservation as a blocking one, for a session whose stages are complete when returned
+     * (JDBC's): each call gives the stage's value, or throws its failure.
+     */
+    public Reservation blocking() {
+        SqlReservation async = this;
+        return new Reservation() {
+            @Override
+            public RecordKey key() {
+                return async.key();
+            }
+
+            @Override
+            public String ownerToken() {
+                return async.ownerToken();
+            }
+
+            @Override
+            public boolean complete(StoredResponse response) {
+                return value(async.complete(response));
+            }
+
+            @Override
+            public boolean release() {
+                return value(async.release());
+            }
+
+            @Override
+            public void abort() {
+                value(async.abort());
+            }
+
+            @Override
+            public boolean renew(Instant now, Duration lease) {
+                return value(async.renew(now, lease));
+            }
+
+            @Override
+            public <T> Optional<T> unwrap(Class<T> type) {
+                return async.unwrap(type);
+            }
+        };
+    }
+
+    /** The value of a complete stage; its failure, unwrapped, thrown. */
+    static <T> T value(CompletionStage<T> stage) {
+        try {
+            return stage.toCompletableFuture().join();
+        } catch (java.util.concurrent.CompletionException e) {
+            Throwable cause = AtomicSql.unwrap(e);
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw e;
+        }
+    }
+
     /** Runs the finish (the base class lets it run once); on failure rolls back what is left; always closes. */
     private <T> CompletionStage<T> finish(Function<SqlSession, CompletionStage<T>> work) {
         CompletionStage<T> done;
@@ -79,7 +145,7 @@ public class SqlReservation extends AbstractAsyncReservation {
         }
         return AtomicSql.settle(done,
                 value -> session.close().thenApply(v -> value),
-                failure -> AtomicSql.quietly(session.execute("ROLLBACK")).thenCompose(v -> session.close())
+                failure -> AtomicSql.quietly(session.rollback()).thenCompose(v -> session.close())
                         .thenCompose(v -> CompletableFuture.<T>failedFuture(failures.apply(failure))));
     }
 }

@@ -7,16 +7,15 @@ import dev.idempotency.core.store.RecordKey;
 import java.lang.System.Logger.Level;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
- * The reserve mode's reservation, written once for the asynchronous SQL stores: the dialect's
- * reservation statement (PostgreSQL: the fresh-key statement, then the take-over; MariaDB/MySQL:
- * the upsert) until one settles — its own row (won) or a live record in the way (lost) — at most
+ * The reserve mode's reservation, written once for the SQL stores: the dialect's reservation
+ * statement (PostgreSQL: the fresh-key statement, then the take-over; MariaDB, MySQL, H2: the
+ * upsert, {@link SqlSession#upsert}) until one settles — its own row (won) or a live record in the way (lost) — at most
  * {@link AtomicSql#MAX_ATTEMPTS} more times.
  */
 public final class SqlReserve {
@@ -43,26 +42,33 @@ public final class SqlReserve {
     }
 
     /**
-     * @param run runs a reservation statement, by name, with {@code row}, the store's way (its
+     * The reservation's outcome: {@code won}, or the live record in the way.
+     *
+     * @param run runs a reservation statement, by name ({@link #statement}), the store's way (its
      *            bounds, its tenant), mapping each row while it is readable
      */
-    public static CompletionStage<AsyncReserveResult> reserve(AsyncStore store, SqlDialect dialect, RecordKey key,
-                                                              String token, Map<String, Object> row, Instant now,
-                                                              BiFunction<String, Function<SqlSession.Row, Found>,
-                                                                      CompletionStage<List<Found>>> run) {
-        return reserve(store, dialect, key, token, now, run, 0);
+    public static CompletionStage<Found> reserve(SqlDialect dialect, RecordKey key, String token, Instant now,
+                                                 BiFunction<String, Function<SqlSession.Row, Found>,
+                                                         CompletionStage<List<Found>>> run) {
+        return reserve(dialect, key, token, now, run, 0);
     }
 
-    private static CompletionStage<AsyncReserveResult> reserve(
-            AsyncStore store, SqlDialect dialect, RecordKey key, String token, Instant now,
+    /** {@link #reserve} for an {@link AsyncStore}, its result built by core. */
+    public static CompletionStage<AsyncReserveResult> reserve(AsyncStore store, SqlDialect dialect, RecordKey key,
+                                                              String token, Instant now,
+                                                              BiFunction<String, Function<SqlSession.Row, Found>,
+                                                                      CompletionStage<List<Found>>> run) {
+        return reserve(dialect, key, token, now, run, 0).thenApply(found -> found.won()
+                ? AsyncReserveResult.acquired(store, key, token) : new AsyncReserveResult.Existing(found.record()));
+    }
+
+    private static CompletionStage<Found> reserve(
+            SqlDialect dialect, RecordKey key, String token, Instant now,
             BiFunction<String, Function<SqlSession.Row, Found>, CompletionStage<List<Found>>> run, int attempt) {
         return run.apply(statement(dialect, attempt), r -> found(dialect, key, token, r)).thenCompose(rows -> {
             Found found = rows.isEmpty() ? null : rows.get(0);
-            if (found != null && found.won()) {
-                return CompletableFuture.completedFuture(AsyncReserveResult.acquired(store, key, token));
-            }
-            if (found != null && Records.isLive(found.record(), now)) {
-                return CompletableFuture.completedFuture(new AsyncReserveResult.Existing(found.record()));
+            if (found != null && (found.won() || Records.isLive(found.record(), now))) {
+                return CompletableFuture.completedFuture(found);
             }
             if (attempt >= AtomicSql.MAX_ATTEMPTS) {
                 return CompletableFuture.failedFuture(new IllegalStateException("Could not settle the reservation of"
@@ -73,7 +79,7 @@ public final class SqlReserve {
                 log.log(Level.DEBUG, "Reservation of key_preview={0} raced a concurrent change; asking again"
                         + " (attempt {1})", key.keyPreview(), attempt);
             }
-            return reserve(store, dialect, key, token, now, run, attempt + 1);
+            return reserve(dialect, key, token, now, run, attempt + 1);
         });
     }
 }

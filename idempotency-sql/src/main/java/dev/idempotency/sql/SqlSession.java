@@ -21,8 +21,63 @@ public interface SqlSession {
     /** How many rows statement {@code name} changed. */
     CompletionStage<Long> update(String name, Map<String, ?> values);
 
-    /** Statements without parameters, as text ({@code BEGIN}, {@code COMMIT}, a session setting). */
+    /** Statements without parameters, as text (a session setting). */
     CompletionStage<Void> execute(String sql);
+
+    /**
+     * Opens a READ COMMITTED transaction whose first statements are {@code setUp} (statements
+     * without parameters, or {@code null}); the statements after it run in it until
+     * {@link #commit} or {@link #rollback}.
+     */
+    CompletionStage<Void> begin(String setUp);
+
+    default CompletionStage<Void> commit() {
+        return execute("COMMIT");
+    }
+
+    default CompletionStage<Void> rollback() {
+        return execute("ROLLBACK");
+    }
+
+    /**
+     * Statements {@code names}, each with the {@code values} it names, sent together (one message
+     * where the driver can); the rows of the one at {@code rowsAt}. By default each is sent in turn.
+     */
+    default <T> CompletionStage<List<T>> queryTogether(List<String> names, int rowsAt, Map<String, ?> values,
+                                                       Function<Row, T> mapping) {
+        List<CompletionStage<List<T>>> sent = new java.util.ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            sent.add(query(names.get(i), values, i == rowsAt ? mapping : row -> null));
+        }
+        // In order, so that the first failure is the one reported (the later ones only follow from it).
+        CompletionStage<?> all = sent.get(0);
+        for (CompletionStage<List<T>> next : sent.subList(1, sent.size())) {
+            all = all.thenCompose(v -> next);
+        }
+        return all.thenCompose(v -> sent.get(rowsAt));
+    }
+
+    /**
+     * Statement {@code name}, then COMMIT — or, with {@code onlyOne}, ROLLBACK unless it changed
+     * exactly one row; how many rows it changed. By default two statements.
+     */
+    default CompletionStage<Long> updateAndEnd(String name, Map<String, ?> values, boolean onlyOne) {
+        return update(name, values).thenCompose(n -> (onlyOne && n != 1 ? rollback() : commit()).thenApply(v -> n));
+    }
+
+    /**
+     * The key's row as the {@code upsert} statement leaves it (MariaDB: its {@code RETURNING});
+     * a driver whose dialect cannot return it writes, then reads the row back ({@code readBack}),
+     * and answers no row when the write lost a race for a new key.
+     */
+    default <T> CompletionStage<List<T>> upsert(Map<String, ?> values, Function<Row, T> mapping) {
+        return query("upsert", values, mapping);
+    }
+
+    /** {@code read} at READ UNCOMMITTED: by default set for the next transaction only (MariaDB/MySQL). */
+    default <T> CompletionStage<T> readUncommitted(java.util.function.Supplier<CompletionStage<T>> read) {
+        return execute("SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED").thenCompose(v -> read.get());
+    }
 
     /** Gives the connection back to the pool; never fails. */
     CompletionStage<Void> close();

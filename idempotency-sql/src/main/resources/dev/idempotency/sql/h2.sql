@@ -134,7 +134,7 @@ from (
   left outer join {table}
     on false;
 
--- name: merge
+-- name: upsert
 merge into {table}
 using (
   select
@@ -219,3 +219,13 @@ values (
   "source"."expires_at",
   "source"."created_at"
 );
+
+-- name: saveAndSetLockWait
+SET @idempotency_lock_timeout = LOCK_TIMEOUT();
+SET LOCK_TIMEOUT {wait};
+
+-- name: setLockWait
+SET LOCK_TIMEOUT {wait};
+
+-- name: restoreLockWait
+SET LOCK_TIMEOUT @idempotency_lock_timeout;

@@ -225,10 +225,10 @@ returning
 -- The purge lock: a named lock of the session, named after the session's database and the table
 -- (hashed: MySQL allows 64 characters), taken without waiting.
 -- name: takePurgeLock
-SELECT GET_LOCK(CONCAT('idempotency-purge:', SHA1(CONCAT(IFNULL(DATABASE(), ''), '.', :table_label))), 0);
+SELECT GET_LOCK(CONCAT('idempotency-purge:', SHA1(CONCAT(IFNULL(DATABASE(), ''), '.', :table_label))), 0) AS locked;
 
 -- name: releasePurgeLock
-SELECT RELEASE_LOCK(CONCAT('idempotency-purge:', SHA1(CONCAT(IFNULL(DATABASE(), ''), '.', :table_label))));
+SELECT RELEASE_LOCK(CONCAT('idempotency-purge:', SHA1(CONCAT(IFNULL(DATABASE(), ''), '.', :table_label)))) AS locked;
 
 -- name: ddlLock
 SELECT GET_LOCK('dev.idempotency.ddl', 60);
@@ -243,10 +243,10 @@ SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
 SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;
 
 -- name: saveAndSetLockWait
-SET @idempotency_lock_wait_timeout = @@session.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = {seconds};
+SET @idempotency_lock_wait_timeout = @@session.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = {wait};
 
 -- name: setLockWait
-SET SESSION innodb_lock_wait_timeout = {seconds};
+SET SESSION innodb_lock_wait_timeout = {wait};
 
 -- name: restoreLockWait
 SET SESSION innodb_lock_wait_timeout = @idempotency_lock_wait_timeout;

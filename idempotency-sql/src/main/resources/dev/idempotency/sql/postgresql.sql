@@ -456,6 +456,9 @@ union all (
   )
 );
 
+-- name: readCommitted
+SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
 -- name: atomicSettings
 SELECT set_config('idempotency.session_lock_timeout', current_setting('lock_timeout'), true), set_config('lock_timeout', :lock_timeout, true), set_config('idle_in_transaction_session_timeout', :idle_timeout, true){tenant};
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class SqlCatalogTest {
@@ -21,7 +22,7 @@ class SqlCatalogTest {
         }
         assertThat(SqlCatalog.of(SqlDialect.MARIADB, "t").sql("upsert")).contains("on duplicate key update", "returning");
         assertThat(SqlCatalog.of(SqlDialect.MYSQL, "t").sql("upsert")).contains("as excluded").doesNotContain("returning");
-        assertThat(SqlCatalog.of(SqlDialect.H2, "t").sql("merge")).contains("merge into", "when matched and");
+        assertThat(SqlCatalog.of(SqlDialect.H2, "t").sql("upsert")).contains("merge into", "when matched and");
     }
 
     @Test
@@ -51,9 +52,15 @@ class SqlCatalogTest {
         assertThat(pg.localStatementTimeout(1500, true)).startsWith("SELECT set_config('idempotency.session_statement_timeout'");
         assertThatThrownBy(() -> pg.localStatementTimeout(0, false)).isInstanceOf(IllegalArgumentException.class);
         assertThat(SqlCatalog.maxStatementTime("select 1", 1500)).isEqualTo("SET STATEMENT max_statement_time=1.500 FOR select 1");
-        assertThat(SqlCatalog.of(SqlDialect.MARIADB, "t").lockWait(3, true))
+        assertThat(SqlCatalog.of(SqlDialect.MARIADB, "t").lockWait(Duration.ofMillis(2001), true))
                 .isEqualTo("SET @idempotency_lock_wait_timeout = @@session.innodb_lock_wait_timeout,"
                         + " SESSION innodb_lock_wait_timeout = 3");
+        assertThat(SqlCatalog.of(SqlDialect.MARIADB, "t").lockWait(Duration.ZERO, false))
+                .isEqualTo("SET SESSION innodb_lock_wait_timeout = 0");
+        assertThat(SqlCatalog.of(SqlDialect.MYSQL, "t").lockWait(Duration.ZERO, false))
+                .as("MySQL's least lock wait is a second").isEqualTo("SET SESSION innodb_lock_wait_timeout = 1");
+        assertThat(SqlCatalog.of(SqlDialect.H2, "t").lockWait(Duration.ofMillis(1500), false))
+                .isEqualTo("SET LOCK_TIMEOUT 1500");
     }
 
     @Test

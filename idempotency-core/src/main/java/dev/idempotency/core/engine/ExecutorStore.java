@@ -83,7 +83,8 @@ public final class ExecutorStore implements AsyncStore {
     @Override
     public Optional<Atomic> atomic() {
         return store.atomic().map(atomic -> (key, fingerprint, ownerToken, now, lease, ttl, wait) -> call(
-                () -> adapt(atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait))));
+                () -> atomic.attempt(key, fingerprint, ownerToken, now, lease, ttl, wait)
+                        .<AsyncReservation>map(OnExecutor::new)));
     }
 
     @Override
@@ -107,19 +108,6 @@ public final class ExecutorStore implements AsyncStore {
             blocking.run();
             return null;
         });
-    }
-
-    private AtomicAttempt<AsyncReservation> adapt(AtomicAttempt<Reservation> attempt) {
-        if (attempt instanceof AtomicAttempt.Won<Reservation> won) {
-            return new AtomicAttempt.Won<>(new OnExecutor(won.reservation()));
-        }
-        if (attempt instanceof AtomicAttempt.Lost<Reservation> lost) {
-            return new AtomicAttempt.Lost<>(lost.record());
-        }
-        if (attempt instanceof AtomicAttempt.TimedOut<Reservation> timedOut) {
-            return new AtomicAttempt.TimedOut<>(timedOut.holder(), timedOut.lockTimeout());
-        }
-        return new AtomicAttempt.RolledBack<>();
     }
 
     private AsyncReserveResult adapt(ReserveResult result) {

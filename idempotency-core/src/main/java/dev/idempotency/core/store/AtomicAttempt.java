@@ -15,6 +15,18 @@ public sealed interface AtomicAttempt<R> {
      */
     String ANOTHER_BODY = "(another request body, not yet committed)";
 
+    /** This outcome, a won reservation converted by {@code won} (a face of another kind). */
+    default <S> AtomicAttempt<S> map(java.util.function.Function<? super R, ? extends S> won) {
+        if (this instanceof Won<R> w) {
+            return new Won<>(won.apply(w.reservation()));
+        }
+        if (this instanceof Lost<R> lost) {
+            return new Lost<>(lost.record());
+        }
+        return this instanceof TimedOut<R> timedOut ? new TimedOut<>(timedOut.holder(), timedOut.lockTimeout())
+                : new RolledBack<>();
+    }
+
     /** The caller won: the reservation owns the open transaction. */
     record Won<R>(R reservation) implements AtomicAttempt<R> {
     }

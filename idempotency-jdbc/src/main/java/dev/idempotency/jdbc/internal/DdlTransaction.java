@@ -22,9 +22,9 @@ public final class DdlTransaction {
 
     /**
      * Runs the planned statements on one connection, in one transaction (as far as the database
-     * keeps DDL in one); after {@code lock} ({@link Statements#ddlLock}) first when there is one,
+     * keeps DDL in one); after {@code lock} ((the DDL lock)) first when there is one,
      * so instances starting together do not race, and the plan sees what the one before did;
-     * {@code unlock} ({@link Statements#ddlUnlock}), when there is one, runs last.
+     * {@code unlock} ((its release)), when there is one, runs last.
      */
     public static void run(Connection connection, String lock, String unlock, Plan plan) throws SQLException {
         boolean autoCommit = connection.getAutoCommit();

@@ -10,14 +10,9 @@ import org.jooq.SQLDialect;
 import org.jooq.tools.jdbc.JDBCUtils;
 
 /**
- * Which database class speaks which jOOQ dialect: the one place that maps a {@link SQLDialect} to
- * a database and its catalog ({@link SqlDialect}). Everything a database does its own way lives in its class — {@link PostgresStatements},
- * {@link MySqlStatements} (MariaDB and MySQL), {@link H2Statements}: its statements, the set-up of
- * the atomic mode's transaction ({@link Statements#atomicSession}), what it can do besides
- * ({@link Statements#supportsRowLevelSecurity}, {@link Statements#supportsAsynchronousReservationCommit})
- * and the extras of its DDL ({@link Statements#tableScripts}, {@link Statements#ddlLock}) — and in
- * idempotency-sql's catalog and DDL folder. Adding a database means its class, its statements and
- * DDL there, and its lines here.
+ * Which jOOQ {@link SQLDialect} is which database of idempotency-sql's catalog ({@link SqlDialect}),
+ * and the detection of a {@link DataSource}'s. Adding a database means its catalog and DDL there,
+ * and its lines here.
  * <p>Internal, not API: may change without notice.
  */
 public final class Dialects {
@@ -27,23 +22,6 @@ public final class Dialects {
 
     public static boolean isSupported(SQLDialect dialect) {
         return sqlDialectOrNull(dialect) != null;
-    }
-
-    /** The database class for {@code dialect}, its statements on {@code tableName}. */
-    public static Statements statements(SQLDialect dialect, String tableName) {
-        SqlCatalog catalog = SqlCatalog.of(sqlDialect(dialect), tableName);
-        switch (dialect.family()) {
-            case POSTGRES:
-                return new PostgresStatements(catalog);
-            case MARIADB:
-                return new MySqlStatements(catalog, true);
-            case MYSQL:
-                return new MySqlStatements(catalog, false);
-            case H2:
-                return new H2Statements(catalog);
-            default:
-                throw unsupported(dialect);
-        }
     }
 
     /** The catalog's name for {@code dialect}. */

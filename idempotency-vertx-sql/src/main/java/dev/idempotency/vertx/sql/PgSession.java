@@ -48,6 +48,12 @@ record PgSession(SqlConnection connection, SqlCatalog sql) implements SqlSession
         return connection.query(text).execute().<Void>mapEmpty().toCompletionStage();
     }
 
+    /** {@code BEGIN} and the set-up in one message. */
+    @Override
+    public CompletionStage<Void> begin(String setUp) {
+        return execute("BEGIN ISOLATION LEVEL READ COMMITTED" + (setUp == null ? "" : "; " + setUp));
+    }
+
     @Override
     public CompletionStage<Void> close() {
         return connection.close().otherwiseEmpty().toCompletionStage();

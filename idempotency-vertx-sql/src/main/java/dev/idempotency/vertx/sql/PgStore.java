@@ -209,7 +209,7 @@ public final class PgStore implements AsyncStore {
         Objects.requireNonNull(token, "ownerToken");
         Instant at = Records.micros(now);
         Map<String, Object> row = Records.rowValues(NewRow.inFlight(key, fingerprint, token, now, lease, ttl), at);
-        return stage(Future.fromCompletionStage(SqlReserve.reserve(this, SqlDialect.POSTGRES, key, token, row, at,
+        return stage(Future.fromCompletionStage(SqlReserve.reserve(this, SqlDialect.POSTGRES, key, token, at,
                 (name, mapping) -> run(key.tenant(), c -> query(c, sql.numberedCasts(name), row))
                         .map(rows -> Rows.map(rows, mapping)).toCompletionStage())));
     }

@@ -1,8 +1,9 @@
-package dev.idempotency.jdbc.internal;
+package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.sql.InFlightLocks;
+import dev.idempotency.sql.SqlCatalog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,7 +24,7 @@ class SqlCatalogTest {
     }
 
     private static String sql(SqlSteps.Step step, int index) {
-        return step.statements().get(index).namedSql;
+        return step.statements().get(index);
     }
 
     @Test
@@ -32,7 +33,7 @@ class SqlCatalogTest {
         steps.forEach(step -> assertThat(step.statements()).as(step.name()).hasSize(1));
         assertThat(sql(steps.get(0), 0)).contains("with", "insert into", "on conflict", "do nothing", "returning",
                 "union all").doesNotContain("do update", "for update");
-        assertThat(((PostgresStatements) SqlSamples.statements(SQLDialect.POSTGRES)).reserve.namedSql)
+        assertThat(SqlSamples.statements(SQLDialect.POSTGRES).sql("reserve"))
                 .as("the take-over, only after the fresh-key statement found a row that is not live")
                 .contains("with", "insert into", "where not exists", "on conflict", "do update", "returning", "union all");
         assertThat(sql(steps.get(2), 0)).contains("update", "\"owner_token\" = :owner_token",
@@ -78,15 +79,14 @@ class SqlCatalogTest {
             for (SqlSteps.Step step : steps(dialect)) {
                 out.append("### ").append(step.name()).append(" — ").append(step.statements().size())
                         .append(step.statements().size() == 1 ? " statement" : " statements").append("\n\n```sql\n");
-                for (SqlStatement statement : step.statements()) {
-                    out.append(statement.namedSql).append(";\n");
+                for (String statement : step.statements()) {
+                    out.append(statement).append(";\n");
                 }
                 out.append("```\n\n");
             }
-            Statements sql = SqlSamples.statements(dialect);
+            SqlCatalog sql = SqlSamples.statements(dialect);
             if (dialect == SQLDialect.POSTGRES) {
-                PostgresStatements postgres = (PostgresStatements) sql;
-                String reserve = postgres.atomicReserve.namedSql;
+                String reserve = sql.sql("atomicReserve");
                 out.append("### atomic mode: reserve — 1 statement\n\n")
                         .append("The take-over reservation above; when it wins it also takes three shared transaction-scoped advisory ")
                         .append("locks (classids ").append(InFlightLocks.KEY_HIGH_CLASS).append(" and ")
@@ -94,7 +94,7 @@ class SqlCatalogTest {
                         .append(InFlightLocks.BODY_CLASS).append(": 32 bits of the key with its body), which ")
                         .append("tell a duplicate that gave up waiting whether the same body is in flight.\n\n```sql\n")
                         .append(reserve).append(";\n```\n\n");
-                String fresh = postgres.atomicReserveFresh.namedSql;
+                String fresh = sql.sql("atomicReserveFresh");
                 out.append("### atomic mode: fresh-key reserve — 1 statement\n\n")
                         .append("The fresh-key reservation above with the same three locks when it wins: a transaction's ")
                         .append("first attempt. A row in the way that is no longer live, or that the statement's snapshot ")
@@ -103,8 +103,10 @@ class SqlCatalogTest {
                 out.append("### atomic mode: set-up, reserve and restored lock wait — one round trip each\n\n")
                         .append("The first attempt, the same with the tenant for row-level security, and a later attempt in ")
                         .append("the same transaction; pgJDBC sends each string as one message.\n\n```sql\n");
-                for (SqlStatement statement : SqlSteps.atomicStatements(postgres)) {
-                    out.append(statement.namedSql.replace(reserve, "<the atomic reserve statement above>")
+                for (String statement : List.of("readCommitted;atomicSettings;atomicReserveFresh;restoreLockTimeout",
+                        "readCommitted;atomicSettingsWithTenant;atomicReserveFresh;restoreLockTimeout",
+                        "atomicLockTimeout;atomicReserve;restoreLockTimeout")) {
+                    out.append(sql.sql(statement).replace(reserve, "<the atomic reserve statement above>")
                                     .replace(fresh, "<the atomic fresh-key reserve statement above>"))
                             .append(";\n\n");
                 }
@@ -114,18 +116,18 @@ class SqlCatalogTest {
                         .append("finds no row: the transaction is then rolled back and nothing is stored) and the ")
                         .append("releasing DELETE, each with its COMMIT; pgJDBC sends each string as one message.")
                         .append("\n\n```sql\n");
-                for (SqlStatement statement : SqlSteps.atomicFinishStatements(postgres)) {
-                    out.append(statement.namedSql).append(";\n\n");
+                for (String statement : List.of("completeAndCommit", "releaseAndCommit")) {
+                    out.append(sql.sql(statement)).append(";\n\n");
                 }
                 out.append("```\n\n");
                 out.append("### atomic mode: a duplicate whose lock wait ran out — 1 statement\n\n")
                         .append("After its rollback: which body holds the key, from one snapshot of the lock table.\n\n")
-                        .append("```sql\n").append(postgres.inFlightProbe.namedSql).append(";\n```\n\n");
+                        .append("```sql\n").append(sql.sql("inFlightProbe")).append(";\n```\n\n");
                 out.append("### reserve with `asynchronousReservationCommit(true)` (reserve mode) — 1 statement, 2 for a take-over\n\n")
                         .append("The two reservation statements above, each with one more column: when it writes the row it ")
                         .append("turns `synchronous_commit` off for its own transaction.\n\n```sql\n")
-                        .append(postgres.reserveFreshAsynchronousCommit.namedSql).append(";\n\n")
-                        .append(postgres.reserveAsynchronousCommit.namedSql).append(";\n```\n\n");
+                        .append(sql.sql("reserveFreshAsynchronousCommit")).append(";\n\n")
+                        .append(sql.sql("reserveAsynchronousCommit")).append(";\n```\n\n");
             } else {
                 out.append("### atomic mode: a duplicate whose lock wait ran out — ")
                         .append(dialect == SQLDialect.H2 ? "1 statement" : "2 statements").append("\n\n")
@@ -135,7 +137,7 @@ class SqlCatalogTest {
                                 : " The level applies to the next transaction only: this read.")
                         .append("\n\n```sql\n")
                         .append(dialect == SQLDialect.H2 ? "" : "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;\n")
-                        .append(sql.readBack.namedSql).append(";\n```\n\n");
+                        .append(sql.sql("readBack")).append(";\n```\n\n");
             }
         }
         Path generated = Path.of("target", "sql-catalog.md");

@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc.internal;
+package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,8 +7,8 @@ import dev.idempotency.core.store.IdempotencyRecord;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.ReserveResult;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.JdbcStore;
-import dev.idempotency.jdbc.TestDatabase;
+import dev.idempotency.jdbc.internal.Dialects;
+import dev.idempotency.sql.Placeholders;
 import dev.idempotency.sql.Ddl;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Records;
@@ -17,6 +17,7 @@ import dev.idempotency.sql.TableName;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -167,16 +168,16 @@ class CallerUpgradeTest {
     /** V1 as shipped, and the completed row the store wrote before the caller: every V1 column. */
     private static void createV1TableWithACompletedRecord(DataSource pool, SQLDialect dialect) throws SQLException {
         runScript(pool, dialect, Ddl.tableScript(Dialects.sqlDialect(dialect)));
-        Statements sql = Dialects.statements(dialect, JdbcStore.DEFAULT_TABLE);
         List<String> v1Columns = Records.COLUMNS.stream().filter(c -> !c.equals("caller")).toList();
         SqlDialect sqlDialect = Dialects.sqlDialect(dialect);
-        SqlStatement insert = new SqlStatement("insert into " + sqlDialect.quote(JdbcStore.DEFAULT_TABLE) + " ("
+        Placeholders.Sql insert = Placeholders.questionMarks("insert into " + sqlDialect.quote(JdbcStore.DEFAULT_TABLE) + " ("
                 + String.join(", ", v1Columns.stream().map(sqlDialect::quote).toList()) + ") values ("
-                + String.join(", ", v1Columns.stream().map(c -> ":" + c).toList()) + ")", sqlDialect.localTime());
+                + String.join(", ", v1Columns.stream().map(c -> ":" + c).toList()) + ")");
         NewRow row = new NewRow(OLD, "a".repeat(64), Records.COMPLETED, "old-token", null,
                 response("old order"), NOW.plus(TTL), NOW);
-        try (Connection c = pool.getConnection()) {
-            assertThat(sql.update(c, insert, Records.rowValues(row, NOW))).isEqualTo(1);
+        try (Connection c = pool.getConnection();
+             PreparedStatement ps = JdbcSession.prepare(c, insert, sqlDialect.localTime(), Records.rowValues(row, NOW))) {
+            assertThat(ps.executeUpdate()).isEqualTo(1);
         }
     }
 

@@ -1,9 +1,9 @@
-package dev.idempotency.jdbc.internal;
+package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.jdbc.JdbcStore;
-import dev.idempotency.jdbc.TestDatabase;
+import dev.idempotency.sql.Placeholders;
+import dev.idempotency.sql.SqlCatalog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -67,7 +67,7 @@ class QueryPlanTest {
                     + ") * interval '1 second', timestamptz '2029-12-01 00:00:00+00' FROM generate_series(1, " + ROWS + ") i");
             db.execute("ANALYZE idempotency_keys");
 
-            String plan = explain(db, "EXPLAIN ", SqlSamples.statements(SQLDialect.POSTGRES).purgeStatement());
+            String plan = explain(db, "EXPLAIN ", SqlSamples.statements(SQLDialect.POSTGRES).sql("purge"), false);
 
             assertThat(plan).contains("idempotency_keys_expires_at_idx").doesNotContain("Seq Scan");
         }
@@ -84,10 +84,10 @@ class QueryPlanTest {
                     + "TIMESTAMP '2030-01-01 00:00:00' FROM seq_1_to_" + ROWS);
             db.execute("ANALYZE TABLE idempotency_keys");
 
-            Statements sql = SqlSamples.statements(SQLDialect.MARIADB);
-            String find = explain(db, "EXPLAIN FORMAT=JSON ", sql.find);
-            String complete = explain(db, "EXPLAIN FORMAT=JSON ", sql.complete);
-            String purge = explain(db, "EXPLAIN FORMAT=JSON ", sql.purgeStatement());
+            SqlCatalog sql = SqlSamples.statements(SQLDialect.MARIADB);
+            String find = explain(db, "EXPLAIN FORMAT=JSON ", sql.sql("find"), true);
+            String complete = explain(db, "EXPLAIN FORMAT=JSON ", sql.sql("complete"), true);
+            String purge = explain(db, "EXPLAIN FORMAT=JSON ", sql.sql("purge"), true);
             assertThat(find).contains("\"key\": \"PRIMARY\"").doesNotContain("\"access_type\": \"ALL\"")
                     .contains("\"used_key_parts\": [\"key\", \"tenant_id\", \"caller\", \"method\", \"path\"]");
             assertThat(complete).contains("\"key\": \"PRIMARY\"").doesNotContain("\"access_type\": \"ALL\"");
@@ -98,10 +98,11 @@ class QueryPlanTest {
 
     private static List<String> explainAll(TestDatabase db, SQLDialect dialect, String prefix) {
         List<String> plans = new ArrayList<>();
-        for (SqlSteps.Step step : SqlSteps.of(SqlSamples.statements(dialect))) {
+        SqlCatalog sql = SqlSamples.statements(dialect);
+        for (SqlSteps.Step step : SqlSteps.of(sql)) {
             StringBuilder plan = new StringBuilder("-- " + step.name() + "\n");
-            for (SqlStatement statement : step.statements()) {
-                plan.append(explain(db, prefix, statement));
+            for (String statement : step.statements()) {
+                plan.append(explain(db, prefix, statement, sql.dialect().localTime()));
             }
             plans.add(plan.toString());
         }
@@ -109,17 +110,18 @@ class QueryPlanTest {
     }
 
     /** EXPLAIN of the statement as the store sends it, with the sample values bound. */
-    private static String explain(TestDatabase db, String prefix, SqlStatement statement) {
-        SqlStatement explained = new SqlStatement(prefix + statement.namedSql, statement.localTime);
+    private static String explain(TestDatabase db, String prefix, String statement, boolean localTime) {
+        Placeholders.Sql explained = Placeholders.questionMarks(prefix + statement);
         try (Connection c = DriverManager.getConnection(db.url(), db.server.user(), db.server.password());
-             PreparedStatement ps = explained.prepare(c, SqlSamples.values()); ResultSet rs = ps.executeQuery()) {
+             PreparedStatement ps = JdbcSession.prepare(c, explained, localTime, SqlSamples.values());
+             ResultSet rs = ps.executeQuery()) {
             StringBuilder out = new StringBuilder();
             while (rs.next()) {
                 out.append(rs.getString(1)).append('\n');
             }
             return out.toString();
         } catch (SQLException e) {
-            throw new IllegalStateException(explained.sql, e);
+            throw new IllegalStateException(explained.text(), e);
         }
     }
 

@@ -1,8 +1,9 @@
-package dev.idempotency.jdbc.internal;
+package dev.idempotency.jdbc;
 
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.StoredResponse;
-import dev.idempotency.jdbc.JdbcStore;
+import dev.idempotency.jdbc.internal.Dialects;
+import dev.idempotency.sql.SqlCatalog;
 import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Records;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +32,7 @@ final class SqlSamples {
         return values;
     }
 
-    static Statements statements(SQLDialect dialect) {
-        return Dialects.statements(dialect, JdbcStore.DEFAULT_TABLE);
+    static SqlCatalog statements(SQLDialect dialect) {
+        return SqlCatalog.of(Dialects.sqlDialect(dialect), JdbcStore.DEFAULT_TABLE);
     }
 }
