@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -209,14 +208,7 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
     /** {@code stage} continued by {@code success} or {@code failure} (its cause, unwrapped). */
     static <T, R> CompletionStage<R> settle(CompletionStage<T> stage, Function<T, CompletionStage<R>> success,
                                             Function<Throwable, CompletionStage<R>> failure) {
-        return stage.handle((value, e) -> e == null ? success.apply(value) : failure.apply(unwrap(e)))
+        return stage.handle((value, e) -> e == null ? success.apply(value) : failure.apply(SqlOutages.unwrap(e)))
                 .thenCompose(Function.identity());
-    }
-
-    static Throwable unwrap(Throwable e) {
-        while (e instanceof CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 }

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
 import java.net.ConnectException;
+import java.sql.BatchUpdateException;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import org.jooq.exception.DataAccessException;
 import org.junit.jupiter.api.Test;
@@ -62,6 +64,24 @@ class SqlFailuresTest {
         assertThat(reason(new SQLException("terminating connection due to administrator command", "57P01"))).isEqualTo(Reason.UNREACHABLE);
         assertThat(reason(new SQLException("Socket fail to connect", "08000", -1, new ConnectException("refused")))).isEqualTo(Reason.UNREACHABLE);
         assertThat(reason(new RuntimeException(new ConnectException("Connection refused")))).isEqualTo(Reason.UNREACHABLE);
+    }
+
+    @Test
+    void aPoolTimeoutOverARefusedConnectionIsUnreachableAndSaysWhatWasRefused() {
+        RuntimeException translated = SqlFailures.translate(new SQLTransientConnectionException(
+                "pool - Connection is not available", new ConnectException("Connection refused")), "idempotency_keys");
+        assertThat(translated).isInstanceOf(StorageUnavailableException.class)
+                .hasMessage("Idempotency database unreachable: Connection refused");
+        assertThat(reason(new SQLTimeoutException("query timed out"))).isEqualTo(Reason.BUSY);
+    }
+
+    @Test
+    void theNextExceptionsOfABatchCount() {
+        BatchUpdateException batch = new BatchUpdateException("Batch entry 0 was aborted", "23505", new int[0]);
+        batch.setNextException(new SQLException("duplicate key", "23505"));
+        batch.setNextException(new SQLException("Table 'test.idempotency_keys' doesn't exist", "42S02", 1146));
+        assertThat(reason(batch)).isEqualTo(Reason.NOT_PROVISIONED);
+        assertThat(SqlFailures.reasonOf(batch, "idempotency_keys")).isEqualTo(Reason.NOT_PROVISIONED);
     }
 
     @Test

@@ -2,22 +2,20 @@ package dev.idempotency.vertx.sql;
 
 import dev.idempotency.core.store.StorageUnavailableException.Reason;
 import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.sql.SqlConnections.SqlError;
 import dev.idempotency.sql.SqlErrors;
+import dev.idempotency.sql.SqlOutages;
 import io.vertx.core.VertxException;
 import io.vertx.core.http.ConnectionPoolTooBusyException;
 import io.vertx.sqlclient.ClosedConnectionException;
 import io.vertx.sqlclient.DatabaseException;
 import java.io.IOException;
 import java.net.UnknownHostException;
-import java.util.IdentityHashMap;
-import java.util.Map;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Predicate;
 
 /**
- * Which failures of the Vert.x SQL Client the engine answers 503 for: the same classification as
- * idempotency-jdbc's {@code SqlFailures} for PostgreSQL, on Vert.x's exceptions.
+ * Which failures of the Vert.x SQL Client the engine answers 503 for: {@link SqlOutages} on Vert.x's
+ * exceptions.
  *
  * <table>
  *   <caption>What counts as which</caption>
@@ -50,67 +48,27 @@ final class PgFailures {
      */
     static final String ACQUIRE_TIMEOUT = "Timeout";
 
+    private static final SqlOutages OUTAGES = new SqlOutages(
+            t -> t instanceof DatabaseException db ? new SqlError(db.getSqlState(), 0, db.getMessage()) : null,
+            PgFailures::other);
+
     private PgFailures() {
     }
 
     /** The {@link StorageUnavailableException} {@code failure} amounts to, or {@code failure} itself. */
     static Throwable translate(Throwable failure, String tableName) {
-        Throwable cause = unwrap(failure);
-        if (cause instanceof StorageUnavailableException) {
-            return cause;
-        }
-        Reason reason = reasonOf(cause, tableName.substring(tableName.lastIndexOf('.') + 1));
-        if (reason == null) {
-            return cause;
-        }
-        String message = SqlErrors.outageMessage(reason, tableName,
-                reason == Reason.NOT_PROVISIONED && inChain(cause, PgFailures::lacksCaller),
-                reason == Reason.UNREACHABLE ? String.valueOf(cause) : cause.getMessage());
-        return new StorageUnavailableException(reason, message, cause);
+        return OUTAGES.translate(failure, tableName);
     }
 
     /** The SQLSTATE of {@code failure}, or {@code null}. */
     static String sqlState(Throwable failure) {
-        return unwrap(failure) instanceof DatabaseException db ? db.getSqlState() : null;
+        return SqlOutages.unwrap(failure) instanceof DatabaseException db ? db.getSqlState() : null;
     }
 
-    static Throwable unwrap(Throwable failure) {
-        Throwable t = failure;
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
-    private static boolean inChain(Throwable failure, Predicate<Throwable> test) {
-        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
-        for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
-            if (test.test(t)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    static Reason reasonOf(Throwable failure, String tableName) {
-        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
-        for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
-            Reason reason = classify(t, tableName);
-            if (reason != null) {
-                return reason;
-            }
-        }
-        return null;
-    }
-
-    /** Whether {@code t} is the failure of a statement on a table that predates the caller column. */
-    private static boolean lacksCaller(Throwable t) {
-        return t instanceof DatabaseException db && SqlErrors.lacksCaller(db.getSqlState(), db.getMessage());
-    }
-
-    private static Reason classify(Throwable t, String tableName) {
-        if (t instanceof DatabaseException db) {
-            return SqlErrors.outageOf(db.getSqlState(), 0, db.getMessage(), tableName);
+    /** What the client's own failures mean; a database error (a {@link VertxException} too) only its SQLSTATE. */
+    private static Reason other(Throwable t) {
+        if (t instanceof DatabaseException) {
+            return null;
         }
         if (t instanceof ClosedConnectionException || t instanceof IOException || t instanceof UnknownHostException) {
             return Reason.UNREACHABLE;
