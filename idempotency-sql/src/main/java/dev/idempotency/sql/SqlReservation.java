@@ -127,7 +127,7 @@ public class SqlReservation extends AbstractAsyncReservation {
         try {
             return stage.toCompletableFuture().join();
         } catch (java.util.concurrent.CompletionException e) {
-            Throwable cause = AtomicSql.unwrap(e);
+            Throwable cause = SqlOutages.unwrap(e);
             if (cause instanceof RuntimeException runtime) {
                 throw runtime;
             }
