@@ -1,6 +1,5 @@
 package dev.idempotency.jdbc;
 
-import dev.idempotency.sql.Placeholders;
 import dev.idempotency.sql.SqlCatalog;
 import dev.idempotency.sql.SqlConnections;
 import dev.idempotency.sql.SqlDialect;
@@ -12,12 +11,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Types;
-import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -96,7 +89,7 @@ final class JdbcSession implements SqlSession {
                 for (int seen = 0; ; rows = ps.getMoreResults()) {
                     if (rows && seen++ == rowsAt) {
                         try (ResultSet rs = ps.getResultSet()) {
-                            return read(rs, mapping);
+                            return Rows.read(rs, catalog.dialect(), mapping);
                         }
                     }
                     if (!rows && ps.getUpdateCount() == -1) {
@@ -290,14 +283,13 @@ final class JdbcSession implements SqlSession {
         return catalog.dialect();
     }
 
-    /** The table, as configured. */
-    String tableLabel() {
-        return catalog.table().label();
-    }
-
     /** Ends the connection at once: the pool discards it. */
-    void abort() throws SQLException {
-        connection.abort(Runnable::run);
+    @Override
+    public CompletionStage<Void> abort() {
+        return call(() -> {
+            connection.abort(Runnable::run);
+            return null;
+        });
     }
 
     private Void ended() throws SQLException {
@@ -324,122 +316,18 @@ final class JdbcSession implements SqlSession {
 
     /** Statement {@code name} prepared with its values bound by name, under the query timeout. */
     private PreparedStatement prepare(String name, Map<String, ?> values) throws SQLException {
-        PreparedStatement ps = prepare(connection, catalog.questionMarks(name), catalog.dialect().localTime(), values);
-        try {
-            if (sessions.timeoutSeconds() > 0) {
-                ps.setQueryTimeout(sessions.timeoutSeconds());
-            }
-            return ps;
-        } catch (SQLException | RuntimeException e) {
-            ps.close();
-            throw e;
-        }
+        return Rows.prepare(connection, catalog.questionMarks(name), catalog.dialect(), values, sessions.timeoutSeconds());
     }
 
-    /**
-     * {@code sql} prepared on {@code c} with {@code values} bound by parameter name; instants as UTC
-     * {@link LocalDateTime} with {@code localTime} (MariaDB/MySQL {@code DATETIME}), else {@link OffsetDateTime}.
-     */
-    static PreparedStatement prepare(Connection c, Placeholders.Sql sql, boolean localTime, Map<String, ?> values)
-            throws SQLException {
-        PreparedStatement ps = c.prepareStatement(sql.text());
-        try {
-            for (int i = 0; i < sql.parameters().size(); i++) {
-                String parameter = sql.parameters().get(i);
-                if (!values.containsKey(parameter)) {
-                    throw new IllegalArgumentException("No value for :" + parameter);
-                }
-                bind(ps, i + 1, sql.types().get(i), values.get(parameter), localTime);
-            }
-            return ps;
-        } catch (SQLException | RuntimeException e) {
-            ps.close();
-            throw e;
-        }
-    }
-
-    private static void bind(PreparedStatement ps, int index, Class<?> type, Object value, boolean local)
-            throws SQLException {
-        if (value == null) {
-            ps.setNull(index, type == Instant.class ? (local ? Types.TIMESTAMP : Types.TIMESTAMP_WITH_TIMEZONE)
-                    : type == Short.class ? Types.SMALLINT : type == byte[].class ? Types.VARBINARY : Types.VARCHAR);
-        } else if (type == Instant.class) {
-            Instant instant = (Instant) value;
-            ps.setObject(index, local ? LocalDateTime.ofInstant(instant, ZoneOffset.UTC)
-                    : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
-        } else if (type == Short.class) {
-            ps.setShort(index, ((Number) value).shortValue());
-        } else if (type == Integer.class) {
-            ps.setInt(index, ((Number) value).intValue());
-        } else if (type == byte[].class) {
-            ps.setBytes(index, (byte[]) value);
-        } else {
-            ps.setString(index, (String) value);
-        }
-    }
-
-    private <T> List<T> read(ResultSet rs, Function<Row, T> mapping) throws SQLException {
-        boolean local = catalog.dialect().localTime();
-        Row row = new Row() {
-            @Override
-            public Boolean bool(String column) {
-                return get(() -> rs.getBoolean(column));
-            }
-
-            @Override
-            public String text(String column) {
-                return get(() -> rs.getString(column));
-            }
-
-            @Override
-            public Short int2(String column) {
-                return get(() -> rs.getShort(column));
-            }
-
-            @Override
-            public byte[] bytes(String column) {
-                return get(() -> rs.getBytes(column));
-            }
-
-            @Override
-            public Instant instant(String column) {
-                return get(() -> local ? Optional.ofNullable(rs.getObject(column, LocalDateTime.class))
-                        .map(t -> t.toInstant(ZoneOffset.UTC)).orElse(null)
-                        : Optional.ofNullable(rs.getObject(column, OffsetDateTime.class))
-                        .map(OffsetDateTime::toInstant).orElse(null));
-            }
-        };
-        List<T> rows = new ArrayList<>();
-        while (rs.next()) {
-            rows.add(mapping.apply(row));
-        }
-        return rows;
-    }
-
-    private interface Work<T> {
+    interface Work<T> {
         T run() throws SQLException;
-    }
-
-    /** A column read's failure, through {@link Row}, which {@link #call} unwraps. */
-    private static final class ColumnFailure extends RuntimeException {
-        ColumnFailure(SQLException cause) {
-            super(cause);
-        }
-    }
-
-    private static <T> T get(Work<T> read) {
-        try {
-            return read.run();
-        } catch (SQLException e) {
-            throw new ColumnFailure(e);
-        }
     }
 
     /** {@code work}, run now, as a complete stage: its value, or its {@link SQLException}. */
     static <T> CompletionStage<T> call(Work<T> work) {
         try {
             return CompletableFuture.completedFuture(work.run());
-        } catch (ColumnFailure e) {
+        } catch (Rows.ColumnFailure e) {
             return CompletableFuture.failedFuture(e.getCause());
         } catch (CompletionException e) {
             return CompletableFuture.failedFuture(e.getCause() != null ? e.getCause() : e);

@@ -176,7 +176,7 @@ class CallerUpgradeTest {
         NewRow row = new NewRow(OLD, "a".repeat(64), Records.COMPLETED, "old-token", null,
                 response("old order"), NOW.plus(TTL), NOW);
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = JdbcSession.prepare(c, insert, sqlDialect.localTime(), Records.rowValues(row, NOW))) {
+             PreparedStatement ps = Rows.prepare(c, insert, sqlDialect, Records.rowValues(row, NOW), 0)) {
             assertThat(ps.executeUpdate()).isEqualTo(1);
         }
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.sql.Placeholders;
 import dev.idempotency.sql.SqlCatalog;
+import dev.idempotency.sql.SqlDialect;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -67,7 +68,7 @@ class QueryPlanTest {
                     + ") * interval '1 second', timestamptz '2029-12-01 00:00:00+00' FROM generate_series(1, " + ROWS + ") i");
             db.execute("ANALYZE idempotency_keys");
 
-            String plan = explain(db, "EXPLAIN ", SqlSamples.statements(SQLDialect.POSTGRES).sql("purge"), false);
+            String plan = explain(db, "EXPLAIN ", SqlSamples.statements(SQLDialect.POSTGRES).sql("purge"), SqlDialect.POSTGRES);
 
             assertThat(plan).contains("idempotency_keys_expires_at_idx").doesNotContain("Seq Scan");
         }
@@ -85,9 +86,9 @@ class QueryPlanTest {
             db.execute("ANALYZE TABLE idempotency_keys");
 
             SqlCatalog sql = SqlSamples.statements(SQLDialect.MARIADB);
-            String find = explain(db, "EXPLAIN FORMAT=JSON ", sql.sql("find"), true);
-            String complete = explain(db, "EXPLAIN FORMAT=JSON ", sql.sql("complete"), true);
-            String purge = explain(db, "EXPLAIN FORMAT=JSON ", sql.sql("purge"), true);
+            String find = explain(db, "EXPLAIN FORMAT=JSON ", sql.sql("find"), SqlDialect.MARIADB);
+            String complete = explain(db, "EXPLAIN FORMAT=JSON ", sql.sql("complete"), SqlDialect.MARIADB);
+            String purge = explain(db, "EXPLAIN FORMAT=JSON ", sql.sql("purge"), SqlDialect.MARIADB);
             assertThat(find).contains("\"key\": \"PRIMARY\"").doesNotContain("\"access_type\": \"ALL\"")
                     .contains("\"used_key_parts\": [\"key\", \"tenant_id\", \"caller\", \"method\", \"path\"]");
             assertThat(complete).contains("\"key\": \"PRIMARY\"").doesNotContain("\"access_type\": \"ALL\"");
@@ -102,7 +103,7 @@ class QueryPlanTest {
         for (SqlSteps.Step step : SqlSteps.of(sql)) {
             StringBuilder plan = new StringBuilder("-- " + step.name() + "\n");
             for (String statement : step.statements()) {
-                plan.append(explain(db, prefix, statement, sql.dialect().localTime()));
+                plan.append(explain(db, prefix, statement, sql.dialect()));
             }
             plans.add(plan.toString());
         }
@@ -110,10 +111,10 @@ class QueryPlanTest {
     }
 
     /** EXPLAIN of the statement as the store sends it, with the sample values bound. */
-    private static String explain(TestDatabase db, String prefix, String statement, boolean localTime) {
+    private static String explain(TestDatabase db, String prefix, String statement, SqlDialect dialect) {
         Placeholders.Sql explained = Placeholders.questionMarks(prefix + statement);
         try (Connection c = DriverManager.getConnection(db.url(), db.server.user(), db.server.password());
-             PreparedStatement ps = JdbcSession.prepare(c, explained, localTime, SqlSamples.values());
+             PreparedStatement ps = Rows.prepare(c, explained, dialect, SqlSamples.values(), 0);
              ResultSet rs = ps.executeQuery()) {
             StringBuilder out = new StringBuilder();
             while (rs.next()) {

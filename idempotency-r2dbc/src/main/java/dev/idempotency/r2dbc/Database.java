@@ -4,19 +4,11 @@ import dev.idempotency.sql.Ddl;
 import dev.idempotency.sql.Placeholders.Sql;
 import dev.idempotency.sql.SqlCatalog;
 import dev.idempotency.sql.SqlDialect;
-import dev.idempotency.sql.SqlErrors;
 import io.r2dbc.spi.Connection;
-import io.r2dbc.spi.R2dbcException;
 import io.r2dbc.spi.Result;
 import io.r2dbc.spi.Row;
-import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -81,22 +73,8 @@ abstract sealed class Database {
     /** {@code statement} on {@code c}, inside whatever the statement timeout needs around it. */
     abstract <T> Mono<T> around(Connection c, Mono<T> statement);
 
-    /** {@code batch}, a purge batch on {@code c}, under whatever keeps instances' batches apart; its count. */
-    Mono<Long> purging(Connection c, Mono<Long> batch) {
-        return batch;
-    }
-
     /** Puts a connection whose call was cancelled back in order before it goes back to the pool. */
     abstract Mono<Void> afterCancel(Connection c);
-
-    /** {@code instant} as the driver binds the table's time columns. */
-    abstract Object time(Instant instant);
-
-    /** The class a {@code null} time is bound as. */
-    abstract Class<?> timeType();
-
-    /** A time column of {@code row}, or {@code null}. */
-    abstract Instant instant(Row row, String column);
 
     /**
      * Runs {@code sql}, statements without parameters, and drains their results; fails with an
@@ -194,22 +172,6 @@ abstract sealed class Database {
         Mono<Void> afterCancel(Connection c) {
             return timeoutMillis == 0 ? Mono.empty() : drain(c, "ROLLBACK").onErrorResume(failure -> Mono.empty());
         }
-
-        @Override
-        Object time(Instant instant) {
-            return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
-        }
-
-        @Override
-        Class<?> timeType() {
-            return OffsetDateTime.class;
-        }
-
-        @Override
-        Instant instant(Row row, String column) {
-            OffsetDateTime value = row.get(column, OffsetDateTime.class);
-            return value == null ? null : value.toInstant();
-        }
     }
 
     /**
@@ -218,12 +180,9 @@ abstract sealed class Database {
      * {@code max_statement_time}, set for the one statement ({@code SET STATEMENT … FOR}).
      */
     static final class MariaDb extends Database {
-        private static final Logger log = LoggerFactory.getLogger(R2dbcStore.class);
 
         /** The DDL, read from its resources here: not on the connection's event loop. */
         private final List<String> ddl;
-        /** Whether the server has named locks; without them (Galera), batches run without the purge lock. */
-        private volatile boolean namedLocks = true;
 
         /** V1 and V4; both may run again, and V4 rebuilds nothing on a table that has the caller already. */
         MariaDb(SqlCatalog catalog, long timeoutMillis) {
@@ -270,54 +229,6 @@ abstract sealed class Database {
         @Override
         Mono<Void> afterCancel(Connection c) {
             return Mono.empty();
-        }
-
-        /**
-         * Under {@code JdbcStore}'s purge lock, taken without waiting and released after the batch:
-         * while another instance purges the table, this one deletes nothing and answers 0.
-         */
-        @Override
-        Mono<Long> purging(Connection c, Mono<Long> batch) {
-            if (!namedLocks) {
-                return batch;
-            }
-            Mono<Boolean> release = namedLock(c, "releasePurgeLock");
-            return namedLock(c, "takePurgeLock")
-                    .onErrorResume(failure -> failure instanceof R2dbcException e && SqlErrors.lacksNamedLocks(e.getErrorCode()),
-                            failure -> {
-                                namedLocks = false;
-                                log.info("The database has no named locks (a Galera cluster): purges of several instances"
-                                        + " may wait for each other's rows, one bounded batch at a time");
-                                return Mono.empty();
-                            })
-                    .flatMap(taken -> taken ? batch.flatMap(count -> release.thenReturn(count))
-                            .onErrorResume(failure -> release.onErrorResume(e -> Mono.empty()).then(Mono.error(failure)))
-                            : Mono.just(0L))
-                    .switchIfEmpty(Mono.defer(() -> namedLocks ? Mono.just(0L) : batch));
-        }
-
-        /** {@code SELECT GET_LOCK(…)} or {@code RELEASE_LOCK(…)} for this table: whether it answered 1. */
-        private Mono<Boolean> namedLock(Connection c, String name) {
-            return Flux.from(c.createStatement(statement(name).text()).bind(0, catalog.table().label()).execute())
-                    .concatMap(result -> result.map((row, metadata) -> Long.valueOf(1).equals(row.get(0, Long.class))))
-                    .next()
-                    .defaultIfEmpty(false);
-        }
-
-        @Override
-        Object time(Instant instant) {
-            return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
-        }
-
-        @Override
-        Class<?> timeType() {
-            return LocalDateTime.class;
-        }
-
-        @Override
-        Instant instant(Row row, String column) {
-            LocalDateTime value = row.get(column, LocalDateTime.class);
-            return value == null ? null : value.toInstant(ZoneOffset.UTC);
         }
     }
 }

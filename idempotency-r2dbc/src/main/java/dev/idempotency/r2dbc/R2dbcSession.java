@@ -28,8 +28,7 @@ record R2dbcSession(R2dbcStore store, Database db, Connection connection, Atomic
         return new SqlConnections() {
             @Override
             public CompletionStage<SqlSession> open() {
-                return Mono.from(store.factory().create()).<SqlSession>map(c -> new R2dbcSession(store, db, c,
-                        new AtomicReference<>(CompletableFuture.completedFuture(null)))).toFuture();
+                return Mono.from(store.factory().create()).<SqlSession>map(c -> on(store, db, c)).toFuture();
             }
 
             @Override
@@ -38,6 +37,11 @@ record R2dbcSession(R2dbcStore store, Database db, Connection connection, Atomic
                         : null;
             }
         };
+    }
+
+    /** A session on {@code connection}, which the caller closes. */
+    static R2dbcSession on(R2dbcStore store, Database db, Connection connection) {
+        return new R2dbcSession(store, db, connection, new AtomicReference<>(CompletableFuture.completedFuture(null)));
     }
 
     @Override

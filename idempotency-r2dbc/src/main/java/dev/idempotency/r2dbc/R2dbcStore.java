@@ -14,6 +14,8 @@ import dev.idempotency.sql.NewRow;
 import dev.idempotency.sql.Placeholders;
 import dev.idempotency.sql.Records;
 import dev.idempotency.sql.SchemaCheck;
+import dev.idempotency.sql.SqlConnections;
+import dev.idempotency.sql.SqlPurge;
 import dev.idempotency.sql.SqlReservation;
 import dev.idempotency.sql.SqlReserve;
 import dev.idempotency.sql.StatementTimeouts;
@@ -47,20 +49,11 @@ import reactor.core.publisher.Mono;
  * {@code JdbcStore} — idempotency-sql's catalog, rendered with the driver's placeholders — so the
  * stores can share a table.
  *
- * <ul>
- *   <li>Each primitive is one statement on a connection of the factory; times are the engine's
- *       ({@code now}), never the database's.</li>
- *   <li>Each statement may run at most the {@linkplain Builder#statementTimeout statement
- *       timeout} (default 5 seconds), lock waits included; when it runs out the call completes
- *       with {@link StorageUnavailableException} {@code BUSY}.</li>
- *   <li>A missing table ({@code NOT_PROVISIONED}), a refused, reset or closed connection
- *       ({@code UNREACHABLE}) and a pool that found no connection within its
- *       {@code maxAcquireTime} ({@code BUSY}) complete with {@link StorageUnavailableException}
- *       ({@link R2dbcFailures}).</li>
- *   <li>The reserve, optimistic and atomic modes
- *       ({@link #attemptInTransaction}): the reservation in a transaction of its own connection,
- *       which the handler's writes and the stored response share.</li>
- * </ul>
+ * Each primitive is one statement on a connection of the factory, bounded by the
+ * {@linkplain Builder#statementTimeout statement timeout}; times are the engine's. Outages (a
+ * missing table, a lost connection, a pool that found no connection in time, a timeout) complete
+ * with {@link StorageUnavailableException} ({@link R2dbcFailures}). The atomic mode holds the
+ * reservation in a transaction of its own connection, which the handler's writes share.
  */
 public final class R2dbcStore implements AsyncStore {
 
@@ -97,6 +90,7 @@ public final class R2dbcStore implements AsyncStore {
 
     private final ConnectionFactory factory;
     private final Database db;
+    private final SqlPurge purge;
     private final String tableLabel;
     private final Dialect dialect;
     /** The atomic mode's attempts. */
@@ -107,7 +101,9 @@ public final class R2dbcStore implements AsyncStore {
         this.dialect = b.dialect != null ? b.dialect : Dialect.ofDriverName(b.factory.getMetadata().getName());
         this.tableLabel = b.tableName;
         this.db = Database.of(dialect, b.tableName, StatementTimeouts.millisRoundedUp(b.statementTimeout));
-        this.atomic = new AtomicSql(db.catalog, R2dbcSession.connections(this, db), null, db.timeoutMillis,
+        SqlConnections connections = R2dbcSession.connections(this, db);
+        this.purge = new SqlPurge(db.catalog, connections);
+        this.atomic = new AtomicSql(db.catalog, connections, null, db.timeoutMillis,
                 failure -> R2dbcFailures.translate(failure, tableLabel), SqlReservation::new);
     }
 
@@ -131,9 +127,8 @@ public final class R2dbcStore implements AsyncStore {
 
     /**
      * Creates the table and its index if missing and adds the caller to a table from before it
-     * ({@code V4}): idempotency-jdbc's DDL, serialized between instances. For development and
-     * tests: production schemas belong in migrations. The DDL was read when the store was built,
-     * so a call on an event loop blocks nothing.
+     * (V4), serialized between instances; for development and tests (production schemas belong in
+     * migrations). Reads no resource on the event loop.
      */
     public CompletionStage<Void> createTableIfMissing() {
         return stage(connected(db::createTable)
@@ -141,13 +136,11 @@ public final class R2dbcStore implements AsyncStore {
     }
 
     /**
-     * Checks that the table exists and has every column the store reads and writes, with
-     * idempotency-jdbc's probe and messages ({@code JdbcStore.verifySchema()}); compose the
-     * application's start after it. Touches a connection; the builder does not.
+     * Checks that the table exists and has every column the store uses ({@code JdbcStore.verifySchema()}'s
+     * probe and messages): compose the application's start after it.
      *
      * @return a stage that fails with {@link IllegalStateException} naming the missing table or
-     *         columns (and the migration to apply), or with {@link StorageUnavailableException}
-     *         when the database cannot be reached
+     *         columns, or with {@link StorageUnavailableException} when the database cannot be reached
      */
     public CompletionStage<Void> verifySchema() {
         Mono<Void> checked = connected(c -> Flux.from(c.createStatement(db.columnsProbe).execute())
@@ -242,7 +235,8 @@ public final class R2dbcStore implements AsyncStore {
             throw new IllegalArgumentException("limit must be positive, was " + limit);
         }
         Map<String, Object> values = Map.of("now", Records.micros(now), "limit", limit);
-        return stage(connected(c -> db.purging(c, db.around(c, rowsUpdated(c, db.purge, null, values))))
+        return stage(connected(c -> db instanceof Database.Postgres ? db.around(c, rowsUpdated(c, db.purge, null, values))
+                : Mono.fromCompletionStage(() -> purge.batch(R2dbcSession.on(this, db, c), now, limit)))
                 .map(Long::intValue));
     }
 
@@ -333,13 +327,11 @@ public final class R2dbcStore implements AsyncStore {
         }
 
         /**
-         * How long each of this store's statements may run, waits for locks included, before the
-         * database cancels it and the request is answered {@code 503} "Idempotency storage is
-         * busy" with {@code Retry-After}. Counted in milliseconds (a fraction is rounded up).
-         * PostgreSQL: {@code statement_timeout}, set transaction-local around the statement;
-         * MariaDB: {@code SET STATEMENT max_statement_time=… FOR} the statement. Neither touches
-         * the session. {@link Duration#ZERO} sets no bound (the session's own applies). Default
-         * 5 seconds ({@link #DEFAULT_STATEMENT_TIMEOUT}).
+         * How long each of the store's statements may run, lock waits included, before the database
+         * cancels it and the request is answered 503 busy; in milliseconds (rounded up). PostgreSQL:
+         * a transaction-local {@code statement_timeout}; MariaDB: {@code SET STATEMENT
+         * max_statement_time=… FOR} the statement; neither touches the session. {@link Duration#ZERO}:
+         * the session's own. Default {@link #DEFAULT_STATEMENT_TIMEOUT}.
          *
          * @throws IllegalArgumentException when negative
          */

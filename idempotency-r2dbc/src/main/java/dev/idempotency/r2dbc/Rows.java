@@ -30,9 +30,9 @@ final class Rows {
             Object value = values.get(name);
             Class<?> type = sql.types().get(i);
             if (value == null) {
-                statement.bindNull(i, type == Instant.class ? db.timeType() : type);
+                statement.bindNull(i, type == Instant.class ? db.catalog.dialect().timeType() : type);
             } else {
-                statement.bind(i, value instanceof Instant instant ? db.time(instant) : value);
+                statement.bind(i, value instanceof Instant instant ? db.catalog.dialect().time(instant) : value);
             }
         }
         return statement;
@@ -47,28 +47,13 @@ final class Rows {
     static SqlSession.Row columns(Row row, Database db) {
         return new SqlSession.Row() {
             @Override
-            public String text(String column) {
-                return row.get(column, String.class);
+            public <T> T get(String column, Class<T> type) {
+                return row.get(column, type);
             }
 
             @Override
-            public Short int2(String column) {
-                return row.get(column, Short.class);
-            }
-
-            @Override
-            public byte[] bytes(String column) {
-                return row.get(column, byte[].class);
-            }
-
-            @Override
-            public Instant instant(String column) {
-                return db.instant(row, column);
-            }
-
-            @Override
-            public Boolean bool(String column) {
-                return row.get(column, Boolean.class);
+            public boolean localTime() {
+                return db.catalog.dialect().localTime();
             }
         };
     }

@@ -1,5 +1,10 @@
 package dev.idempotency.sql;
 
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+
 /**
  * The databases the SQL stores speak, each with its statements ({@code dev/idempotency/sql/<folder>.sql})
  * and its DDL folder under {@code db/idempotency/}. Named as jOOQ names their dialects, which the
@@ -34,6 +39,16 @@ public enum SqlDialect {
      */
     public boolean localTime() {
         return localTime;
+    }
+
+    /** {@code instant} as the table's time columns take it ({@link #localTime}). */
+    public Object time(Instant instant) {
+        return localTime ? LocalDateTime.ofInstant(instant, ZoneOffset.UTC) : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+    }
+
+    /** The class of {@link #time}'s values, for a {@code null}. */
+    public Class<?> timeType() {
+        return localTime ? LocalDateTime.class : OffsetDateTime.class;
     }
 
     /** {@code name} quoted as an identifier. */

@@ -1,5 +1,9 @@
 package dev.idempotency.sql;
 
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -82,11 +86,50 @@ public interface SqlSession {
     /** Gives the connection back to the pool; never fails. */
     CompletionStage<Void> close();
 
+    /** Ends the connection so that the pool discards it (a session lock that could not be released); by default {@link #close}. */
+    default CompletionStage<Void> abort() {
+        return close();
+    }
+
     /** What a handler in the atomic mode may reach: the connection, its pool. */
     <T> Optional<T> unwrap(Class<T> type);
 
     /** A row as the statements read it: the record's columns and the reservation's {@code won}. */
     interface Row extends Records.Columns {
-        Boolean bool(String column);
+
+        /** Column {@code column} converted by the driver to {@code type}, or {@code null}. */
+        <T> T get(String column, Class<T> type);
+
+        /** Whether times are read as UTC {@link LocalDateTime} (MariaDB/MySQL {@code DATETIME}). */
+        boolean localTime();
+
+        default Boolean bool(String column) {
+            return get(column, Boolean.class);
+        }
+
+        @Override
+        default String text(String column) {
+            return get(column, String.class);
+        }
+
+        @Override
+        default Short int2(String column) {
+            return get(column, Short.class);
+        }
+
+        @Override
+        default byte[] bytes(String column) {
+            return get(column, byte[].class);
+        }
+
+        @Override
+        default Instant instant(String column) {
+            if (localTime()) {
+                LocalDateTime value = get(column, LocalDateTime.class);
+                return value == null ? null : value.toInstant(ZoneOffset.UTC);
+            }
+            OffsetDateTime value = get(column, OffsetDateTime.class);
+            return value == null ? null : value.toInstant();
+        }
     }
 }

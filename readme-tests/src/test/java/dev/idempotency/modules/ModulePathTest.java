@@ -87,7 +87,7 @@ class ModulePathTest {
 
                         import dev.idempotency.core.canonical.JsonCanonicalizer;
                         import dev.idempotency.core.internal.WithheldMessage;
-                        import dev.idempotency.jdbc.internal.Statements;
+                        import dev.idempotency.jdbc.internal.Schema;
                         import dev.idempotency.testkit.internal.TcpProxy;
 
                         public class Reaches {

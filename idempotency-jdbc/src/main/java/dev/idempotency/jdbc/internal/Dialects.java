@@ -1,6 +1,5 @@
 package dev.idempotency.jdbc.internal;
 
-import dev.idempotency.sql.SqlCatalog;
 import dev.idempotency.sql.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -53,28 +53,14 @@ import org.slf4j.LoggerFactory;
  * IdempotencyEngine engine = new IdempotencyEngine(store, IdempotencyConfig.defaults());
  * }</pre>
  *
- * <ul>
- *   <li>Each primitive is one statement on a pooled connection, one round trip; stages complete
- *       on the connection's event loop.</li>
- *   <li>Each statement of the store may run at most the {@linkplain Builder#statementTimeout
- *       statement timeout}, default 5 seconds ({@link #DEFAULT_STATEMENT_TIMEOUT}), lock waits
- *       included: PostgreSQL's {@code statement_timeout}, set transaction-local in the same
- *       pipelined write (see the option for how and why). A statement it cancels (57014) completes
- *       with {@link StorageUnavailableException} {@code BUSY}: the engine answers 503
- *       "Idempotency storage is busy" with {@code Retry-After}.</li>
- *   <li>A missing table, a refused, reset or closed connection, and a pool that found no free
- *       connection within its {@code connectionTimeout} (or a full wait queue) complete with
- *       {@link StorageUnavailableException} ({@link PgFailures}); so do a lock timeout (55P03,
- *       {@code BUSY}) and an atomic reservation that twice waited for a lock other than its key's
- *       row — a table lock of a migration, {@code LOCK TABLE} or {@code VACUUM FULL} ({@code BUSY},
- *       never 409, as idempotency-jdbc's {@code JdbcStore}).</li>
- *   <li>With {@linkplain Builder#rowLevelSecurity row-level security} each call runs in a
- *       transaction that first sets the tenant with {@code set_config(setting, tenant, true)}.</li>
- *   <li>The atomic mode: {@link #attemptInTransaction} holds the reservation in a READ COMMITTED
- *       transaction on one {@link io.vertx.sqlclient.SqlConnection}, which the handler reaches as
- *       {@link PgAtomicReservation#connection()} (through the engine's
- *       {@code Execution.unwrap(SqlConnection.class)}).</li>
- * </ul>
+ * Each primitive is one statement on a pooled connection, one round trip, bounded by the
+ * {@linkplain Builder#statementTimeout statement timeout}; stages complete on the connection's
+ * event loop. Outages (a missing table, a lost connection, a pool that found no connection in
+ * time, a statement or lock timeout) complete with {@link StorageUnavailableException}
+ * ({@link PgFailures}). With {@linkplain Builder#rowLevelSecurity row-level security} each call
+ * first sets its tenant in its transaction. The atomic mode holds the reservation in a READ
+ * COMMITTED transaction on one {@link io.vertx.sqlclient.SqlConnection}, which the handler reaches
+ * as {@link PgAtomicReservation#connection()}.
  */
 public final class PgStore implements AsyncStore {
 
@@ -82,17 +68,10 @@ public final class PgStore implements AsyncStore {
 
     public static final String DEFAULT_TABLE = "idempotency_keys";
     public static final String DEFAULT_TENANT_SETTING = Ddl.DEFAULT_TENANT_SETTING;
-    /**
-     * The default {@linkplain Builder#statementTimeout(Duration) statement timeout}: 5 seconds, as
-     * idempotency-jdbc's {@code JdbcStore.DEFAULT_STATEMENT_TIMEOUT}.
-     */
+    /** The default {@linkplain Builder#statementTimeout(Duration) statement timeout}: 5 seconds. */
     public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
-    /**
-     * The longest SQL text, in characters, the Vert.x client must cache for this store's statements
-     * to stay prepared ({@link #cachingStatements}): the reservation is about 3,400 characters, over
-     * the client's default limit of 2,048; {@code PgStatementCacheTest} checks every statement fits.
-     */
+    /** The longest SQL text the client must cache for this store's statements to stay prepared ({@link #cachingStatements}). */
     public static final int STATEMENT_CACHE_SQL_LIMIT = 8192;
 
     final Pool pool;
@@ -119,12 +98,9 @@ public final class PgStore implements AsyncStore {
     }
 
     /**
-     * {@code options} with the Vert.x client's prepared-statement cache on and an SQL limit this
-     * store's statements fit in (what the options cached before, and every statement shorter than
-     * {@value #STATEMENT_CACHE_SQL_LIMIT} characters); give the pool these options. Without the cache the client parses and plans every
-     * statement again on each call — a {@code Parse}/{@code Describe} round trip before each
-     * {@code Bind}/{@code Execute}, the reservation's whole text each time. The cache is per
-     * connection and belongs to the pool: the store cannot turn it on itself.
+     * {@code options} with the client's prepared-statement cache on and an SQL limit this store's
+     * statements fit in; give the pool these options. Without it the client parses and plans every
+     * statement again on each call. The cache belongs to the pool: the store cannot turn it on.
      */
     public static PgConnectOptions cachingStatements(PgConnectOptions options) {
         options.setCachePreparedStatements(true);
@@ -148,10 +124,9 @@ public final class PgStore implements AsyncStore {
     }
 
     /**
-     * Creates the table and its index if missing (idempotency-jdbc's DDL; with row-level security
-     * also the policy), and adds the caller to a table from before it (V4), in one transaction,
-     * serialized between instances. For development and tests: production schemas belong in
-     * migrations.
+     * Creates the table and its index if missing, with the policy under row-level security, and
+     * adds the caller to a table from before it (V4), in one transaction serialized between
+     * instances. For development and tests: production schemas belong in migrations.
      */
     public CompletionStage<Void> createTableIfMissing() {
         Future<Void> done = pool.withTransaction(c -> c.query(sql.sql("ddlLock")).execute()
@@ -172,15 +147,9 @@ public final class PgStore implements AsyncStore {
     }
 
     /**
-     * Checks that this store's table exists and has every column the store reads and writes, so
-     * that a missing migration fails the application's start rather than answering 503 to every
-     * request: idempotency-jdbc's {@code JdbcStore.verifySchema()}, the same probe
-     * (the catalog's {@code columnsProbe}) and the same messages, as a stage. Compose the server's
-     * start after it. The table resolves as in the store's statements ({@code search_path},
-     * a schema-qualified name); column types, constraints and the index are not checked. A table
-     * without the column {@code caller} misses {@code V4__idempotency_keys_caller.sql}, which the
-     * message names. {@link #create} and {@link Builder#build()} do not run it: they touch no
-     * connection.
+     * Checks that the table exists and has every column the store uses ({@code JdbcStore.verifySchema()}'s
+     * probe and messages), so that a missing migration fails the start: compose the server's start
+     * after it.
      *
      * @return a stage that fails with {@link IllegalStateException} naming the missing table or
      *         columns, or with {@link StorageUnavailableException} when the database cannot be reached
@@ -286,11 +255,9 @@ public final class PgStore implements AsyncStore {
     }
 
     /**
-     * Runs {@code work}, one statement, on a pooled connection in a transaction that first bounds
-     * it ({@code statement_timeout}, transaction-local: {@link SqlCatalog#localStatementTimeout}) and, with row-level security and a tenant, sets the
-     * tenant; all of it pipelined ({@code BEGIN} and the bound in one message, the tenant, the
-     * statement, {@code COMMIT}): one round trip. With neither a bound nor a tenant, on the pool
-     * as it is (autocommit).
+     * Runs {@code work}, one statement, in a transaction that first bounds it (transaction-local
+     * {@code statement_timeout}) and sets the tenant, all pipelined: one round trip. With neither,
+     * on the pool as it is.
      */
     private <T> Future<T> run(String tenant, Function<SqlClient, Future<T>> work) {
         boolean withTenant = tenantSetting != null && tenant != null;
@@ -355,19 +322,11 @@ public final class PgStore implements AsyncStore {
         }
 
         /**
-         * How long each of this store's statements on its table may run, waits for locks included
-         * — a migration's or {@code VACUUM FULL}'s table lock, {@code LOCK TABLE}, a long
-         * transaction holding the row — before PostgreSQL cancels it (SQLSTATE 57014) and the
-         * request is answered {@code 503} "Idempotency storage is busy" with {@code Retry-After}.
-         * Counted in milliseconds (a fraction is rounded up). {@link Duration#ZERO} sets no bound:
-         * the session's own {@code statement_timeout} then applies, e.g. one the pool sets with
-         * {@code PgConnectOptions.addProperty("statement_timeout", "5000")}, and each statement
-         * runs as it is, in autocommit. Default 5 seconds ({@link #DEFAULT_STATEMENT_TIMEOUT}).
-         *
-         * <p>Applied as PostgreSQL's own {@code statement_timeout}, transaction-local and
-         * pipelined in front of the store's statements (no extra round trip; the shorter of it and
-         * the session's applies). The handler's statements in the atomic mode run under the
-         * session's limits; the atomic completion, release and rollback are not bounded.
+         * How long each of the store's statements may run, lock waits included, before PostgreSQL
+         * cancels it (57014) and the request is answered 503 busy: its own {@code statement_timeout},
+         * transaction-local and pipelined before the statement, so the application's statements keep
+         * their limits. In milliseconds (rounded up); {@link Duration#ZERO}: the session's own limit.
+         * Default {@link #DEFAULT_STATEMENT_TIMEOUT}.
          *
          * @throws IllegalArgumentException when negative
          */

@@ -60,30 +60,19 @@ final class Rows {
     static SqlSession.Row columns(Row row) {
         return new SqlSession.Row() {
             @Override
-            public String text(String column) {
-                return row.getString(column);
+            public <T> T get(String column, Class<T> type) {
+                return row.get(type, column);
             }
 
             @Override
-            public Short int2(String column) {
-                return row.getShort(column);
+            public boolean localTime() {
+                return false;
             }
 
             @Override
             public byte[] bytes(String column) {
                 Buffer body = row.getBuffer(column);
                 return body == null ? null : body.getBytes();
-            }
-
-            @Override
-            public Instant instant(String column) {
-                OffsetDateTime value = row.getOffsetDateTime(column);
-                return value == null ? null : value.toInstant();
-            }
-
-            @Override
-            public Boolean bool(String column) {
-                return row.getBoolean(column);
             }
         };
     }
