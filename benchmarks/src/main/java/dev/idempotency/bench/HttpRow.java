@@ -26,7 +26,7 @@ import java.util.Map;
  * @param group             the group of services it was measured in ({@link HttpCase#group()}), empty for the main one
  */
 record HttpRow(String framework, HttpConfig config, LoadResult capacity, List<Double> roundThroughputs,
-               LoadResult latency, Counters.Snapshot jdbc, HttpSuite.Cpu cpu, String unavailable, BenchStore store,
+               LoadResult latency, Counters.Snapshot jdbc, TurnMeter.Cpu cpu, String unavailable, BenchStore store,
                boolean jdbcCounted, Map<String, Long> redisCalls, long pgSegments, long redisSegments,
                String group) {
 

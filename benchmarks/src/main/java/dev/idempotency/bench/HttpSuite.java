@@ -1,24 +1,18 @@
 package dev.idempotency.bench;
 
-import dev.idempotency.bench.http.ExampleServer;
 import dev.idempotency.bench.http.HttpLoad;
 import dev.idempotency.bench.http.LoadResult;
-import dev.idempotency.bench.jdbc.Counters;
-import dev.idempotency.bench.jdbc.CountingDriver;
 import dev.idempotency.bench.redis.RedisProbe;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.IntFunction;
 
 /**
@@ -35,6 +29,7 @@ import java.util.function.IntFunction;
  * {@code PgStore} (Vert.x) and {@code RedisStore}, each in a service of its own
  * ({@code IDEMPOTENCY_STORE}, {@code REDIS_URL}, a {@code REDIS_KEY_PREFIX} of the run's own), in
  * the same turns as the JDBC store's: store rows of one framework are measured side by side.
+ * {@link HttpServices} starts the services, {@link TurnMeter} reads what each closed-loop turn used.
  */
 final class HttpSuite {
 
@@ -43,18 +38,15 @@ final class HttpSuite {
 
     private final Options options;
     private final BenchDatabase database;
-    private final Path workDir;
+    private final HttpServices httpServices;
     private final String runId = Long.toString(System.currentTimeMillis(), 36);
     /** Every Redis key the services write starts with this; removed after each framework. */
     private final String redisPrefix = "bench:" + runId + ":";
-    /** The runner's connection to Redis, when a {@code redis} row runs. */
-    private RedisProbe redis;
-    private long redisPid;
 
     HttpSuite(Options options, BenchDatabase database, Path workDir) {
         this.options = options;
         this.database = database;
-        this.workDir = workDir;
+        this.httpServices = new HttpServices(options, database, workDir, runId, redisPrefix);
     }
 
     /**
@@ -64,64 +56,24 @@ final class HttpSuite {
     record Result(List<HttpRow> rows, Map<String, Double> openLoopRates, String redis) {
     }
 
-    /** A running service, its JDBC counters and the name its database connections carry. */
-    private record Service(ExampleServer server, Counters counters, String applicationName, BenchStore store) {
-    }
-
-    /**
-     * CPU time spent during a phase, in nanoseconds; {@code serviceJit} is the part of
-     * {@code service} that the service's JIT compiler threads spent.
-     */
-    record Cpu(long service, long database, long loadGenerator, long serviceJit, long redis) {
-        static final Cpu ZERO = new Cpu(0, 0, 0, 0, 0);
-
-        Cpu plus(Cpu o) {
-            return new Cpu(service + o.service, database + o.database, loadGenerator + o.loadGenerator,
-                    serviceJit + o.serviceJit, redis + o.redis);
-        }
-
-        Cpu minus(Cpu o) {
-            return new Cpu(service - o.service, database - o.database, loadGenerator - o.loadGenerator,
-                    serviceJit - o.serviceJit, redis - o.redis);
-        }
-    }
-
     Result run() throws SQLException, IOException {
         List<HttpRow> rows = new ArrayList<>();
         Map<String, Double> rates = new LinkedHashMap<>();
-        String redisDescription = null;
-        if (options.stores().contains(BenchStore.REDIS)) {
-            redis = RedisProbe.connect(options.redisUrl());
-            redisPid = redis.processId();
-            if (CpuMeter.cpuNanos(redisPid) == 0) {
-                Progress.say("redis-server (pid %d as it reports it) is not visible in /proc: its CPU is not counted",
-                        redisPid);
-                redisPid = -1;
+        try (TurnMeter meter = TurnMeter.open(options, database)) {
+            String redisDescription = meter.redisDescription(options);
+            if (redisDescription != null) {
+                Progress.say("%s; the services' keys under %s*, removed after each framework", redisDescription, redisPrefix);
             }
-            redisDescription = "Redis " + redis.version() + " at " + options.redisUrl().replaceFirst("://[^@/]*@", "://");
-            Progress.say("%s; the services' keys under %s*, removed after each framework", redisDescription, redisPrefix);
-        }
-        try {
             for (String framework : options.frameworks()) {
                 try {
-                    rows.addAll(runFramework(framework, rates));
+                    rows.addAll(runFramework(framework, rates, meter));
                 } finally {
                     database.dropSchemas();
                     removeRedisKeys();
                 }
             }
-        } finally {
-            if (redis != null) {
-                redis.close();
-            }
+            return new Result(rows, rates, redisDescription);
         }
-        return new Result(rows, rates, redisDescription);
-    }
-
-    /** The Redis server's port, from {@code --redis-url}. */
-    private int redisPort() {
-        int port = java.net.URI.create(options.redisUrl()).getPort();
-        return port < 0 ? 6379 : port;
     }
 
     /**
@@ -181,23 +133,24 @@ final class HttpSuite {
         return groups;
     }
 
-    private List<HttpRow> runFramework(String framework, Map<String, Double> rates) throws SQLException, IOException {
+    private List<HttpRow> runFramework(String framework, Map<String, Double> rates, TurnMeter meter)
+            throws SQLException, IOException {
         List<HttpRow> rows = new ArrayList<>();
         for (List<HttpCase> group : groups(framework)) {
             if (!group.isEmpty()) {
-                rows.addAll(runGroup(framework, group, rates));
+                rows.addAll(runGroup(framework, group, rates, meter));
             }
         }
         return rows;
     }
 
-    private List<HttpRow> runGroup(String framework, List<HttpCase> cases, Map<String, Double> rates)
+    private List<HttpRow> runGroup(String framework, List<HttpCase> cases, Map<String, Double> rates, TurnMeter meter)
             throws SQLException, IOException {
         String group = cases.get(0).group();
         Progress.say("HTTP %s%s: starting the services (%s)", framework, group.isEmpty() ? "" : ", " + group + " pair",
                 cases.stream().map(HttpCase::service).distinct().map(HttpCase::label).toList());
         Map<HttpCase, String> unavailable = new LinkedHashMap<>();
-        Map<HttpCase, Service> services = startServices(framework, cases, unavailable);
+        Map<HttpCase, HttpServices.Service> services = httpServices.start(framework, cases, unavailable);
         try {
             List<HttpCase> active = new ArrayList<>();
             for (HttpCase c : cases) {
@@ -210,48 +163,20 @@ final class HttpSuite {
             warmUp(framework, services, active);
 
             Map<HttpCase, List<LoadResult>> capacity = new LinkedHashMap<>();
-            Map<HttpCase, Counters.Snapshot> jdbc = new LinkedHashMap<>();
-            Map<HttpCase, Cpu> cpu = new LinkedHashMap<>();
-            Map<HttpCase, Map<String, Long>> redisCalls = new LinkedHashMap<>();
-            Map<HttpCase, Long> pgSegments = new LinkedHashMap<>();
-            Map<HttpCase, Long> redisSegments = new LinkedHashMap<>();
-            boolean segments = !options.stores().equals(List.of(BenchStore.JDBC));
-            int redisPort = redisPort();
+            Map<HttpCase, TurnMeter.Usage> used = new LinkedHashMap<>();
             int perRound = Math.max(1, options.requests() / options.rounds());
             for (int round = 0; round < options.rounds(); round++) {
                 for (HttpCase c : rotated(active, round)) {
-                    Service service = services.get(c.service());
-                    List<Long> backends = database.backendPids(service.applicationName());
-                    long pid = service.server().pid();
-                    Map<String, Long> pgSocketsBefore = segments ? SocketMeter.segmentsTo(pid, database.port()) : null;
-                    Map<String, Long> redisSocketsBefore = segments && service.store() == BenchStore.REDIS
-                            ? SocketMeter.segmentsTo(pid, redisPort) : null;
-                    Counters.Snapshot before = service.counters().snapshot();
-                    Map<String, Long> redisBefore = service.store() == BenchStore.REDIS ? redis.commandCalls() : null;
-                    Cpu cpuBefore = cpu(service, backends);
+                    HttpServices.Service service = services.get(c.service());
+                    TurnMeter.Reading before = meter.start(service);
                     LoadResult result = load(service).closedLoop(perRound,
                             keys(framework, c, "c" + round), options.phaseTimeLimit());
-                    Cpu cpuAfter = cpu(service, backends);
-                    if (pgSocketsBefore != null) {
-                        pgSegments.merge(c, SocketMeter.delta(SocketMeter.segmentsTo(pid, database.port()), pgSocketsBefore),
-                                Long::sum);
-                    }
-                    if (redisSocketsBefore != null) {
-                        redisSegments.merge(c, SocketMeter.delta(SocketMeter.segmentsTo(pid, redisPort), redisSocketsBefore),
-                                Long::sum);
-                    }
-                    if (redisBefore != null) {
-                        Map<String, Long> delta = redisCallsMinus(redis.commandCalls(), redisBefore);
-                        delta.forEach((command, calls) -> redisCalls.computeIfAbsent(c, k -> new LinkedHashMap<>())
-                                .merge(command, calls, Long::sum));
-                    }
-                    jdbc.merge(c, service.counters().snapshot().minus(before), Counters.Snapshot::plus);
-                    cpu.merge(c, cpuAfter.minus(cpuBefore), Cpu::plus);
+                    used.merge(c, before.stop(), TurnMeter.Usage::plus);
                     capacity.computeIfAbsent(c, k -> new ArrayList<>()).add(result);
                 }
                 Progress.say("  capacity round %d/%d: %s", round + 1, options.rounds(), summary(capacity, round));
             }
-            Progress.say("  service CPU per request, of which the JIT compiler's threads: %s", jitSummary(capacity, cpu));
+            Progress.say("  service CPU per request, of which the JIT compiler's threads: %s", jitSummary(capacity, used));
             Map<HttpCase, List<LoadResult>> latency = new LinkedHashMap<>();
             if (!active.isEmpty()) {
                 // a rate every configuration sustains, so latency shows service time rather than an overload
@@ -276,10 +201,11 @@ final class HttpSuite {
                     continue;
                 }
                 List<Double> rounds = capacity.get(c).stream().map(LoadResult::throughput).toList();
+                TurnMeter.Usage u = used.get(c);
                 rows.add(new HttpRow(framework, c.config(), LoadResult.merge(capacity.get(c)), rounds,
-                        LoadResult.merge(latency.get(c)), jdbc.get(c), cpu.get(c), null, c.store(),
-                        jdbcCounted(framework, c.store()), redisCalls.getOrDefault(c, Map.of()), pgSegments.getOrDefault(c, -1L),
-                        redisSegments.getOrDefault(c, -1L), c.group()));
+                        LoadResult.merge(latency.get(c)), u.jdbc(), u.cpu(), null, c.store(),
+                        HttpServices.jdbcCounted(framework, c.store()), u.redisCalls(), u.pgSegments(),
+                        u.redisSegments(), c.group()));
             }
             return rows;
         } finally {
@@ -287,144 +213,10 @@ final class HttpSuite {
         }
     }
 
-    /**
-     * Starts one service per mode and store, side by side; one that does not start is recorded in
-     * {@code unavailable}, as is one whose start-up line names another store than asked for (an
-     * example without store selection ignores {@code IDEMPOTENCY_STORE} and {@code REDIS_URL}).
-     */
-    private Map<HttpCase, Service> startServices(String framework, List<HttpCase> cases, Map<HttpCase, String> unavailable)
-            throws SQLException, IOException {
-        Map<HttpCase, java.util.function.Supplier<Service>> starters = new LinkedHashMap<>();
-        for (HttpCase mode : cases.stream().map(HttpCase::service).distinct().toList()) {
-            String name = framework + "-" + mode.name();
-            String schema = database.createSchema(("bench_" + runId + "_" + name).replace('-', '_'));
-            Path countersFile = workDir.resolve(name + ".counters");
-            Files.deleteIfExists(countersFile);
-            Counters counters = Counters.mapped(countersFile);
-            String applicationName = "bench-" + runId + "-" + name;
-            Map<String, String> env = new HashMap<>(mode.config().env());
-            env.put("PORT", "0");
-            env.put("IDEMPOTENCY_STORE", mode.store().label());
-            switch (mode.store()) {
-                // WebFlux puts its orders on R2DBC only for a PostgreSQL URL: plain for every store
-                case JDBC -> env.put("DATABASE_URL", jdbcCounted(framework, mode.store())
-                        ? database.serviceUrl(schema, applicationName) : database.plainServiceUrl(schema, applicationName));
-                // the examples take PgStore and R2dbcStore only for a PostgreSQL URL, so not through the counting driver
-                case PG, R2DBC -> env.put("DATABASE_URL", database.plainServiceUrl(schema, applicationName));
-                case REDIS -> {
-                    env.put("DATABASE_URL", database.serviceUrl(schema, applicationName));
-                    env.put("REDIS_URL", options.redisUrl());
-                    env.put("REDIS_KEY_PREFIX", redisPrefix + name + ":");
-                }
-            }
-            List<String> jvm = new ArrayList<>(options.serverJvmArgs());
-            if (jdbcCounted(framework, mode.store())) {
-                // not otherwise: Quarkus refuses to start on a property under its mapped idempotency.*
-                jvm.add("-D" + CountingDriver.COUNTERS_PROPERTY + "=" + countersFile);
-            }
-            if (options.jfr()) {
-                jvm.add("-XX:StartFlightRecording=settings=profile," + System.getenv().getOrDefault("BENCH_JFR_EVENTS", "")
-                        + "filename=" + workDir.resolve(name + ".jfr"));
-            }
-            Path log = workDir.resolve(name + ".log");
-            starters.put(mode, () -> new Service(
-                    ExampleServer.start(options.root(), framework, env, jvm, log, Duration.ofSeconds(90)), counters,
-                    applicationName, mode.store()));
-        }
-        Map<HttpCase, CompletableFuture<Service>> starting = new LinkedHashMap<>();
-        starters.forEach((mode, starter) -> starting.put(mode, CompletableFuture.supplyAsync(starter)));
-        Map<HttpCase, Service> services = new LinkedHashMap<>();
-        starting.forEach((mode, future) -> {
-            Path log = workDir.resolve(framework + "-" + mode.name() + ".log");
-            try {
-                Service service;
-                try {
-                    service = future.join();
-                } catch (RuntimeException e) {
-                    Throwable cause = e.getCause() != null ? e.getCause() : e;
-                    String output = cause instanceof ExampleServer.StartFailure f ? f.output() : "";
-                    if (output.toLowerCase(Locale.ROOT).contains("idempotency_mode")) {
-                        throw e;
-                    }
-                    // e.g. PgStore's pool gives up connecting after 2 s while every service of the
-                    // framework starts at once on a busy machine: once more, alone
-                    Progress.say("  %s: %s; starting it again, alone", mode.label(), firstLine(cause.getMessage(), output));
-                    service = starters.get(mode).get();
-                }
-                String wrongStore = wrongStore(mode, service);
-                if (wrongStore != null) {
-                    Progress.say("  %s: %s; see %s", mode.label(), wrongStore, log);
-                    service.server().close();
-                    unavailable.put(mode, "the service did not select " + mode.store().storeClass());
-                    return;
-                }
-                services.put(mode, service);
-            } catch (RuntimeException e) {
-                Throwable cause = e.getCause() != null ? e.getCause() : e;
-                String output = cause instanceof ExampleServer.StartFailure f ? f.output().toLowerCase(Locale.ROOT) : "";
-                boolean refused = output.contains("idempotency_mode") && output.contains(mode.config().label());
-                String why = refused ? "not available" : "did not start";
-                Progress.say("  %s: %s%s", mode.label(), refused
-                        ? "not available (the service refuses IDEMPOTENCY_MODE=" + mode.config().label() + ")"
-                        : cause.getMessage(), refused ? "" : "; see " + log);
-                unavailable.put(mode, why);
-            }
-        });
-        return services;
-    }
-
-    /**
-     * Whether the service's JDBC statements go through the counting driver: not for the reactive
-     * stores (a plain PostgreSQL URL), nor for WebFlux (its orders go through R2DBC), nor for
-     * Quarkus (its class loader keeps the driver from the counting one, see {@link ExampleServer}).
-     */
-    private static boolean jdbcCounted(String framework, BenchStore store) {
-        return store != BenchStore.PG && store != BenchStore.R2DBC && !framework.equals("webflux")
-                && !framework.equals("quarkus");
-    }
-
-    /** The message, and the first line of the service's output that tells why, e.g. its exception. */
-    private static String firstLine(String message, String output) {
-        for (String line : output.split("\n")) {
-            if (line.contains("Exception") || line.contains("Cannot start")) {
-                return message + " (" + line.trim() + ")";
-            }
-        }
-        return message;
-    }
-
-    /**
-     * Why the service's start-up line ({@code ... | idempotency store: PgStore (...) ...}) does not
-     * match the case's store, or {@code null} when it does (or names none: {@code off}).
-     */
-    private static String wrongStore(HttpCase mode, Service service) {
-        if (mode.config() == HttpConfig.OFF) {
-            return null;
-        }
-        String log;
-        try {
-            log = Files.readString(service.server().log());
-        } catch (IOException e) {
-            return null;
-        }
-        int at = log.indexOf("idempotency store: ");
-        if (at < 0) {
-            return null;
-        }
-        String line = log.substring(at, Math.max(at, log.indexOf('\n', at) < 0 ? log.length() : log.indexOf('\n', at)));
-        String expected = mode.store().storeClass();
-        boolean other = java.util.Arrays.stream(BenchStore.values()).filter(s -> s != mode.store())
-                .anyMatch(s -> line.contains(s.storeClass()));
-        if (line.contains(expected) && !other || mode.store() == BenchStore.JDBC && !other) {
-            return null;
-        }
-        return "started on another store than " + expected + " (" + line.replaceFirst(", mode:.*", "") + ")";
-    }
-
     /** Each service runs a warm-up of its own; the reserve service then completes the replay key and replays it. */
-    private void warmUp(String framework, Map<HttpCase, Service> services, List<HttpCase> active) {
+    private void warmUp(String framework, Map<HttpCase, HttpServices.Service> services, List<HttpCase> active) {
         for (HttpCase c : active) {
-            Service service = services.get(c.service());
+            HttpServices.Service service = services.get(c.service());
             if (c.config() == HttpConfig.REPLAY) {
                 LoadResult first = new HttpLoad(service.server().address(), "/orders", BODY, 1, 201)
                         .closedLoop(1, i -> replayKey(framework, c), Duration.ofSeconds(10));
@@ -439,33 +231,15 @@ final class HttpSuite {
         }
     }
 
-    private Cpu cpu(Service service, List<Long> backends) {
-        long pid = service.server().pid();
-        long redisCpu = service.store() == BenchStore.REDIS && redisPid > 0 ? CpuMeter.cpuNanos(redisPid) : 0;
-        return new Cpu(CpuMeter.cpuNanos(pid), CpuMeter.cpuNanos(backends), CpuMeter.selfNanos(),
-                CpuMeter.jitCompilerNanos(pid), redisCpu);
-    }
-
-    /** What the server executed in between, per command; the runner's own {@code INFO} calls left out. */
-    private static Map<String, Long> redisCallsMinus(Map<String, Long> after, Map<String, Long> before) {
-        Map<String, Long> delta = new java.util.TreeMap<>();
-        after.forEach((command, calls) -> {
-            long d = calls - before.getOrDefault(command, 0L);
-            if (d > 0 && !command.equals("info")) {
-                delta.put(command, d);
-            }
-        });
-        return delta;
-    }
-
     /**
      * E.g. {@code off 600 µs (JIT 300)}: a service still compiling its hot paths spends much of
      * a phase's CPU in the compiler's threads — more for a configuration that runs more code — and
      * that work is gone once it is warm.
      */
-    private static String jitSummary(Map<HttpCase, List<LoadResult>> capacity, Map<HttpCase, Cpu> cpu) {
+    private static String jitSummary(Map<HttpCase, List<LoadResult>> capacity, Map<HttpCase, TurnMeter.Usage> usage) {
         List<String> parts = new ArrayList<>();
-        cpu.forEach((c, used) -> {
+        usage.forEach((c, u) -> {
+            TurnMeter.Cpu used = u.cpu();
             LoadResult merged = LoadResult.merge(capacity.get(c));
             double requests = Math.max(1, merged.succeeded() + merged.errors());
             parts.add(String.format(Locale.ROOT, "%s %.0f µs (JIT %.0f)", c.label(), used.service() / requests / 1e3,
@@ -474,7 +248,7 @@ final class HttpSuite {
         return String.join(", ", parts);
     }
 
-    private HttpLoad load(Service service) {
+    private HttpLoad load(HttpServices.Service service) {
         return new HttpLoad(service.server().address(), "/orders", BODY, options.connections(), 201);
     }
 

@@ -26,7 +26,7 @@ class ReportStoresTest {
         LoadResult latency = new LoadResult(100, 100, 0, config == HttpConfig.REPLAY ? 100 : 0, 1_000_000_000L,
                 new long[] {2_000_000}, 100, null, false);
         return new HttpRow(framework, config, capacity, List.of(reqPerSecond, reqPerSecond), latency,
-                Counters.Snapshot.zero(), new HttpSuite.Cpu(1000L * 500_000, 1000L * 200_000, 1000L * 100_000, 0,
+                Counters.Snapshot.zero(), new TurnMeter.Cpu(1000L * 500_000, 1000L * 200_000, 1000L * 100_000, 0,
                 store == BenchStore.REDIS ? 1000L * 50_000 : 0), null, store, store != BenchStore.PG, redisCalls, 3000,
                 store == BenchStore.REDIS ? 1900 : -1, group);
     }
