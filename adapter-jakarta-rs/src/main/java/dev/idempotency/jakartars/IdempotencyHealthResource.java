@@ -11,12 +11,12 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 /**
- * {@code GET /health}: whether the engine's store answers, as JSON in the shape of Spring Boot's and
- * Micronaut's health endpoints, so one probe reads them all.
+ * {@code GET /health}: whether the engine's store answers, as JSON in the shape of Spring Boot's
+ * health endpoint.
  *
  * <pre>{@code
  * 200 {"status":"UP","components":{"idempotency":{"status":"UP"}}}
- * 503 {"status":"DOWN","components":{"idempotency":{"status":"DOWN","reason":"NOT_PROVISIONED"}}}
+ * 503 {"status":"DOWN","components":{"idempotency":{"status":"DOWN","details":{"reason":"NOT_PROVISIONED"}}}}
  * }</pre>
  *
  * <p>The reason is {@code NOT_PROVISIONED} (no table), {@code UNREACHABLE}, {@code BUSY} or
@@ -49,7 +49,8 @@ public class IdempotencyHealthResource {
     public Response health() {
         return StorageHealth.downReason(engine)
                 .map(reason -> Response.status(Response.Status.SERVICE_UNAVAILABLE)
-                        .entity(body("DOWN", ",\"" + StorageHealth.REASON + "\":\"" + reason + "\"")).build())
+                        .entity(body("DOWN", ",\"details\":{\"" + StorageHealth.REASON + "\":\"" + reason + "\"}"))
+                        .build())
                 .orElseGet(() -> Response.ok(body("UP", "")).build());
     }
 

@@ -115,7 +115,7 @@ class HealthAndPurgeTest {
 
             assertThat(health.statusCode()).isEqualTo(503);
             assertThat(health.body()).isEqualTo("{\"status\":\"DOWN\",\"components\":{\"idempotency\":"
-                    + "{\"status\":\"DOWN\",\"reason\":\"NOT_PROVISIONED\"}}}");
+                    + "{\"status\":\"DOWN\",\"details\":{\"reason\":\"NOT_PROVISIONED\"}}}}");
         }
     }
 
