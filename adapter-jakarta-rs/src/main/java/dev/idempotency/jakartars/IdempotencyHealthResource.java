@@ -23,7 +23,7 @@ import jakarta.ws.rs.core.Response;
  * {@code UNEXPECTED}, never an exception's text. The check runs the store's call on the request's
  * thread. Register the class beside the feature, whose engine it checks:
  * {@code resourceConfig.register(idempotency).register(IdempotencyHealthResource.class)}; for another
- * path, subclass it with a {@code @Path} of your own.
+ * path, a subclass with a {@code @Path} of its own and the same constructor.
  */
 @Path("health")
 public class IdempotencyHealthResource {

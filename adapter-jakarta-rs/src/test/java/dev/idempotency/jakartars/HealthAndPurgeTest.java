@@ -120,6 +120,13 @@ class HealthAndPurgeTest {
     }
 
     @Test
+    void withoutTheFeatureTheHealthResourceAnswers500() throws Exception {
+        try (JerseyServer alone = JerseyServer.start(new ResourceConfig(IdempotencyHealthResource.class))) {
+            assertThat(get(alone, "/health").statusCode()).isEqualTo(500);
+        }
+    }
+
+    @Test
     void theFeaturePurgesExpiredRecordsByItselfAndKeepsLiveOnes() throws Exception {
         store.reserve(key("expired"), "f".repeat(64), Instant.now().minus(Duration.ofHours(2)), Duration.ofSeconds(30),
                 Duration.ofHours(1));
