@@ -6,7 +6,7 @@ module dev.idempotency.jakartars {
     requires transitive dev.idempotency.core;
     requires transitive jakarta.ws.rs;
     requires static org.glassfish.jersey.core.server;
-    requires dev.idempotency.framework;
+    requires transitive dev.idempotency.framework;   // PurgeSettings, in the builder's API
     requires org.slf4j;
 
     exports dev.idempotency.jakartars;

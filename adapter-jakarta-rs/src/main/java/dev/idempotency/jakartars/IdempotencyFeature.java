@@ -3,7 +3,9 @@ package dev.idempotency.jakartars;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.Store;
+import dev.idempotency.framework.PurgeSettings;
 import dev.idempotency.framework.internal.Exchange;
+import dev.idempotency.framework.internal.ScheduledPurge;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -55,12 +57,18 @@ import java.util.function.Predicate;
  * of exceptions and of a request's end from Jersey's request events; another runtime reports them
  * through {@link #exceptionRaised} and {@link #requestEnded}.
  *
- * <p>{@link #close()} closes the engines it made (not the one it was given).
+ * <p>{@link Builder#purge} schedules the deletion of the store's expired records, from {@code build()}
+ * until {@code close()}. A health route is {@link IdempotencyHealthResource}.
+ *
+ * <p>{@link #close()} stops the purge and closes the engines it made (not the one it was given).
  */
 public final class IdempotencyFeature implements Feature, AutoCloseable {
 
     /** Inside the entity coders ({@link Priorities#ENTITY_CODER}), before the application's interceptors. */
     private static final int WRITER_PRIORITY = Priorities.ENTITY_CODER + 500;
+
+    /** The configuration property under which the feature leaves its engine, for {@link IdempotencyHealthResource}. */
+    static final String ENGINE = "dev.idempotency.jakartars.engine";
 
     private static final String JERSEY_EVENTS = "org.glassfish.jersey.server.monitoring.ApplicationEventListener";
 
@@ -68,6 +76,7 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
     private final Store store;
     private final PathPatterns paths;
     private final boolean annotatedOnly;
+    private final ScheduledPurge purge;
     private final Map<Settings, IdempotencyEngine> engines = new ConcurrentHashMap<>();
     /** Whether a response's status line went out; where the runtime does not say, once bytes passed on. */
     private volatile Predicate<ContainerResponseContext> statusSent = response -> true;
@@ -77,6 +86,8 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
         this.store = builder.store;
         this.annotatedOnly = builder.annotatedOnly;
         this.paths = builder.paths.isEmpty() ? null : new PathPatterns(builder.paths);
+        this.purge = builder.purge == null ? null
+                : ScheduledPurge.start(builder.purge, builder.store, engine.config().clock());
     }
 
     /** A feature over {@code engine}, covering every resource until {@link Builder} says otherwise. */
@@ -92,6 +103,7 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
     @Override
     public boolean configure(FeatureContext context) {
         context.register(new Binding());
+        context.property(ENGINE, engine);
         if (jersey(context)) {
             context.register(new JerseyEvents());
             statusSent = JerseyEvents::committed;
@@ -114,6 +126,9 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
 
     @Override
     public void close() {
+        if (purge != null) {
+            purge.close();
+        }
         engines.values().forEach(IdempotencyEngine::close);
         engines.clear();
     }
@@ -293,6 +308,7 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
         private final List<String> paths = new ArrayList<>();
         private Store store;
         private boolean annotatedOnly;
+        private PurgeSettings purge;
 
         private Builder(IdempotencyEngine engine) {
             this.engine = Objects.requireNonNull(engine, "engine");
@@ -325,7 +341,31 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
             return this;
         }
 
+        /**
+         * Purge the {@link #store}'s expired records on a schedule, as {@code settings} say (defaults:
+         * every 5 min, first 1 min after {@code build()}, batches of 1000), on the engine's clock; none
+         * over a store that expires records itself (Redis). An interval that is not positive, a
+         * negative initial delay or a batch size below one fails {@code build()}.
+         */
+        public Builder purge(PurgeSettings settings) {
+            this.purge = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /** {@link #purge(PurgeSettings)} with the default settings. */
+        public Builder purge() {
+            return purge(new PurgeSettings());
+        }
+
+        /**
+         * The feature; a purge, when asked for, starts here.
+         *
+         * @throws IllegalStateException when a purge is asked for without the {@link #store}
+         */
         public IdempotencyFeature build() {
+            if (purge != null && store == null) {
+                throw new IllegalStateException("IdempotencyFeature's purge needs the engine's store: builder.store(store)");
+            }
             return new IdempotencyFeature(this);
         }
     }

@@ -193,6 +193,31 @@ class ReadmeQuickStartTest {
     }
 
     /**
+     * The Jakarta REST quick start on an empty PostgreSQL schema, as its README says
+     * ({@code JDBC_DATABASE_URL}): it makes its table, a retry replays, the record is in the
+     * database, and {@code IdempotencyHealthResource} reports {@code idempotency} UP.
+     */
+    @Test
+    void theJakartaRsQuickStartRunsOnPostgresWithHealth() throws Exception {
+        Build build = build("jakarta-rs");
+        try (QuickStartDatabase database = QuickStartDatabase.create();
+                QuickStartProcess running = build.start(onPostgres("jakarta-rs", database), List.of(),
+                        "app-postgres.log")) {
+            HttpResponse<String> first = running.postOrder("postgres-1");
+            HttpResponse<String> retry = running.postOrder("postgres-1");
+            HttpResponse<String> health = running.get("/health");
+
+            assertThat(first.statusCode()).as("the first answer; " + running.tail()).isEqualTo(201);
+            assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("the retry is a replay").hasValue("true");
+            assertThat(retry.body()).isEqualTo(first.body());
+            assertThat(database.count("SELECT count(*) FROM idempotency_keys WHERE state = 'COMPLETED'"))
+                    .as("the record, in PostgreSQL").isEqualTo(1);
+            assertThat(health.statusCode()).as("health " + health.body()).isEqualTo(200);
+            assertThat(health.body()).containsPattern("\"idempotency\":\\{[^{}]*\"status\":\"UP\"");
+        }
+    }
+
+    /**
      * The same start with a short ttl and purge schedule: a keyed record exists, then the
      * application's own purge deletes it once it has expired, with nothing else asked of it.
      */

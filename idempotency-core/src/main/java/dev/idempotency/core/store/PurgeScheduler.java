@@ -168,16 +168,19 @@ public final class PurgeScheduler implements AutoCloseable {
             this.batch = batch;
         }
 
+        /** The clock whose instant decides what has expired; give the engine's. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
+        /** The pause between the end of one run and the start of the next; positive. */
         public Builder interval(Duration interval) {
             this.interval = positive(interval, "interval");
             return this;
         }
 
+        /** The pause between {@link #start()} and the first run; zero or more. */
         public Builder initialDelay(Duration initialDelay) {
             Objects.requireNonNull(initialDelay, "initialDelay");
             if (initialDelay.isNegative()) {
@@ -187,11 +190,13 @@ public final class PurgeScheduler implements AutoCloseable {
             return this;
         }
 
+        /** At most how many records one statement deletes; positive. */
         public Builder batchSize(int batchSize) {
             this.batchSize = positive(batchSize, "batchSize");
             return this;
         }
 
+        /** At most how many batches one run deletes; the rest waits for the next run; positive. */
         public Builder maxBatchesPerRun(int maxBatchesPerRun) {
             this.maxBatchesPerRun = positive(maxBatchesPerRun, "maxBatchesPerRun");
             return this;
