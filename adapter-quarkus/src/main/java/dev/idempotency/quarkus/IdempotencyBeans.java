@@ -46,14 +46,16 @@ class IdempotencyBeans {
     @Produces
     @Dependent
     IdempotencySettings idempotencySettings() {
-        SettingsBinding.refuseUnknownKeys(Set.of(METRICS + "enabled", METRICS + "path-tag"));
-        return SettingsBinding.bind(new IdempotencySettings(0) { }, IdempotencySettings.PREFIX);
+        return StartFailure.shown(() -> {
+            SettingsBinding.refuseUnknownKeys(Set.of(METRICS + "enabled", METRICS + "path-tag"));
+            return SettingsBinding.bind(new IdempotencySettings(0) { }, IdempotencySettings.PREFIX);
+        });
     }
 
     @Produces
     @Dependent
     PurgeSettings idempotencyPurgeSettings() {
-        return SettingsBinding.bind(new PurgeSettings(), PurgeSettings.PREFIX);
+        return StartFailure.shown(() -> SettingsBinding.bind(new PurgeSettings(), PurgeSettings.PREFIX));
     }
 
     @Produces
@@ -77,19 +79,21 @@ class IdempotencyBeans {
     @Singleton
     @DefaultBean
     IdempotencyEngine idempotencyEngine(IdempotencySettings settings, @Any Instance<Object> beans) {
-        EngineAssembly engine = EngineAssembly.of(settings);
-        var config = ConfigProvider.getConfig();
-        if (config.getOptionalValue(METRICS + "enabled", Boolean.class).orElse(true)
-                && Classes.present("io.micrometer.core.instrument.MeterRegistry")
-                && Classes.present("dev.idempotency.micrometer.IdempotencyMetrics")) {
-            Meters.listener(config.getOptionalValue(METRICS + "path-tag", Boolean.class).orElse(false))
-                    .ifPresent(listener -> engine.customizer(builder -> builder.addListener(listener)));
-        }
-        if (Classes.present("dev.idempotency.jdbc.JdbcStore")) {
-            JdbcStores.schemaCheck().ifPresent(engine::check);
-        }
-        return engine.build(type -> one(beans.select(type, Default.Literal.INSTANCE)),
-                type -> beans.select(type).stream());
+        return StartFailure.shown(() -> {
+            EngineAssembly engine = EngineAssembly.of(settings);
+            var config = ConfigProvider.getConfig();
+            if (config.getOptionalValue(METRICS + "enabled", Boolean.class).orElse(true)
+                    && Classes.present("io.micrometer.core.instrument.MeterRegistry")
+                    && Classes.present("dev.idempotency.micrometer.IdempotencyMetrics")) {
+                Meters.listener(config.getOptionalValue(METRICS + "path-tag", Boolean.class).orElse(false))
+                        .ifPresent(listener -> engine.customizer(builder -> builder.addListener(listener)));
+            }
+            if (Classes.present("dev.idempotency.jdbc.JdbcStore")) {
+                JdbcStores.schemaCheck().ifPresent(engine::check);
+            }
+            return engine.build(type -> one(beans.select(type, Default.Literal.INSTANCE)),
+                    type -> beans.select(type).stream());
+        });
     }
 
     void closeEngine(@Disposes IdempotencyEngine engine) {

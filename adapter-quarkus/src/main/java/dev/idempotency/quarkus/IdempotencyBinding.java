@@ -2,6 +2,8 @@ package dev.idempotency.quarkus;
 
 import dev.idempotency.framework.IdempotencySettings;
 import dev.idempotency.jakartars.IdempotencyFeature;
+import io.quarkus.runtime.configuration.ConfigurationException;
+import jakarta.enterprise.inject.Instance;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
@@ -21,16 +23,25 @@ public class IdempotencyBinding implements DynamicFeature {
     /** Inside the entity coders, as {@code IdempotencyFeature} registers its writer. */
     private static final int WRITER_PRIORITY = Priorities.ENTITY_CODER + 500;
 
+    /** Null when the settings cannot be read: then nothing is bound, and the start fails on them. */
     private final IdempotencySettings settings;
 
-    IdempotencyBinding(IdempotencySettings settings) {
-        this.settings = settings;
+    IdempotencyBinding(Instance<IdempotencySettings> settings) {
+        IdempotencySettings read;
+        try {
+            read = settings.get();
+        } catch (ConfigurationException invalid) {
+            // Read again as the application starts (IdempotencyBeans.start), where Quarkus shows the
+            // failure as one line; a failure here, in the static initialisation, gets a stack trace.
+            read = null;
+        }
+        this.settings = read;
     }
 
     @Override
     public void configure(ResourceInfo resource, FeatureContext context) {
         Method method = resource.getResourceMethod();
-        if (!settings.isEnabled() || method == null) {
+        if (settings == null || !settings.isEnabled() || method == null) {
             return;
         }
         BoundFilters filters = new BoundFilters(resource);

@@ -7,6 +7,7 @@ import dev.idempotency.jdbc.JdbcStore;
 import io.quarkus.agroal.runtime.AgroalDataSourceUtil;
 import io.quarkus.datasource.common.runtime.DataSourceUtil;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.jooq.SQLDialect;
 
@@ -15,7 +16,8 @@ import org.jooq.SQLDialect;
  * says; loaded only with idempotency-jdbc (and, to create the store, quarkus-agroal) on the class
  * path. The table is created when {@code idempotency.jdbc.initialize-schema} says so (after the
  * application's Flyway or Liquibase, which migrate at start before beans are used); the schema
- * check runs with the engine's other store checks.
+ * check runs with the engine's other store checks, and a missing table or column fails the start
+ * with one line naming it and the fix ({@link StartFailure}).
  */
 final class JdbcStores {
 
@@ -32,8 +34,9 @@ final class JdbcStores {
         DataSource dataSource = AgroalDataSourceUtil.dataSourceIfActive(name).orElse(null);
         if (dataSource == null) {
             if (settings.getDatasource() != null) {
-                throw new IllegalStateException(JdbcSettings.PREFIX + ".datasource names '" + name
-                        + "', which is not an active data source");
+                throw StartFailure.of(JdbcSettings.PREFIX + ".datasource names '" + name
+                        + "', which is not an active data source: configure quarkus.datasource.\"" + name
+                        + "\".* or name another one", Set.of(JdbcSettings.PREFIX + ".datasource"));
             }
             return null;
         }
@@ -46,10 +49,21 @@ final class JdbcStores {
 
     /** The schema check, unless {@code idempotency.jdbc.verify-schema} is false. */
     static Optional<StoreCheck> schemaCheck() {
-        return settings().isVerifySchema() ? Optional.of(new JdbcSchemaCheck()) : Optional.empty();
+        if (!settings().isVerifySchema()) {
+            return Optional.empty();
+        }
+        StoreCheck check = new JdbcSchemaCheck();
+        return Optional.of(store -> {
+            try {
+                check.check(store);
+            } catch (IllegalStateException missing) { // the table or columns; its message names them and the fix
+                throw StartFailure.of(missing.getMessage(), Set.of(JdbcSettings.PREFIX + ".table-name",
+                        JdbcSettings.PREFIX + ".initialize-schema"));
+            }
+        });
     }
 
     private static JdbcSettings settings() {
-        return SettingsBinding.bind(new JdbcSettings(), JdbcSettings.PREFIX);
+        return StartFailure.shown(() -> SettingsBinding.bind(new JdbcSettings(), JdbcSettings.PREFIX));
     }
 }
