@@ -17,10 +17,10 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * {@link ExampleBeans} makes the application's {@code IdempotencyEngine} and {@code Store} beans.
  * The routes ({@link ShopResource}) are plain resource methods, run on worker threads.
  *
- * <p>Two settings are refused at start (one line on standard error, exit status 2): the atomic
- * mode, as idempotency-quarkus gives a resource no handle on the reservation's transaction, so the
- * order could not commit with the stored response; and {@code REDIS_URL}, as the Redis store's
- * client needs a newer Netty than Quarkus runs on.
+ * <p>The atomic mode is refused at start (one line on standard error, exit status 2), as
+ * idempotency-quarkus gives a resource no handle on the reservation's transaction, so the order
+ * could not commit with the stored response. {@code REDIS_URL} puts the records in Redis on
+ * Lettuce 6.8 (this module's pom pins it: Lettuce 7 needs Netty 4.2, Quarkus runs 4.1).
  */
 @QuarkusMain
 public class QuarkusExample implements QuarkusApplication {
@@ -29,10 +29,6 @@ public class QuarkusExample implements QuarkusApplication {
             + "mode commits the order with the stored response in the reservation's transaction, and idempotency-quarkus "
             + "gives a resource no handle on that transaction, so the order would commit on its own. Use "
             + "IDEMPOTENCY_MODE=reserve or optimistic (or the atomic mode in the Javalin, Micronaut, Vert.x or Spring example).";
-
-    static final String REDIS_REFUSED = "REDIS_URL is not available in the Quarkus example: the Redis store's client "
-            + "(Lettuce 7) needs Netty 4.2, and Quarkus 3.33 runs on Netty 4.1. Unset REDIS_URL (the records then stay "
-            + "in the DATABASE_URL database, JdbcStore), or use Redis in the Javalin, Micronaut, Vert.x or Spring example.";
 
     @Inject
     ExampleApp app;
@@ -53,15 +49,12 @@ public class QuarkusExample implements QuarkusApplication {
     }
 
     /**
-     * What this example cannot run, with idempotency on: the atomic mode, and the records in Redis
-     * (also {@code IDEMPOTENCY_STORE=pg} or {@code r2dbc}, which {@link ExampleSettings#store} refuses).
+     * What this example cannot run, with idempotency on: the atomic mode (also
+     * {@code IDEMPOTENCY_STORE=pg} or {@code r2dbc}, which {@link ExampleSettings#store} refuses).
      */
     static void refuseUnsupported(ExampleSettings settings) {
         if (!settings.idempotencyEnabled()) {
             return;
-        }
-        if (settings.store(false) == ExampleSettings.StoreKind.REDIS) {
-            throw new IllegalArgumentException(REDIS_REFUSED);
         }
         if (settings.mode() == Mode.ATOMIC) {
             throw new IllegalArgumentException(ATOMIC_REFUSED);

@@ -1,9 +1,7 @@
 package dev.idempotency.examples.quarkus;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idempotency.examples.ExampleContractTest;
 import dev.idempotency.examples.ExampleSettings;
 import dev.idempotency.examples.PostgresTestSchema;
 import java.net.URI;
@@ -11,44 +9,14 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * The examples' HTTP contract against the Quarkus service (embedded H2, JdbcStore), each service
- * the built application in a child process ({@link QuarkusProcess}); the atomic mode and Redis are
- * refused. One more start runs it on PostgreSQL.
+ * The examples' HTTP contract against the Quarkus service on embedded H2 (JdbcStore); one more start
+ * runs it on PostgreSQL. On Redis: {@link QuarkusExampleOnRedisTest}.
  */
-class QuarkusExampleTest extends ExampleContractTest {
-
-    @Override
-    protected Optional<String> atomicModeRefusal() {
-        return Optional.of("IDEMPOTENCY_MODE=atomic is not available in the Quarkus example");
-    }
-
-    /**
-     * Quarkus REST matches {@code /orders#x} to no resource and answers 404 itself: the filters,
-     * bound to resource methods, never see it.
-     */
-    @Override
-    protected OptionalInt serverRefusesFragmentsWith() {
-        return OptionalInt.of(404);
-    }
-
-    @Override
-    protected RunningExample start(ExampleSettings settings) throws Exception {
-        return QuarkusProcess.start(settings);
-    }
-
-    @Test
-    void redisIsRefusedWithTheReason() {
-        assertThatThrownBy(() -> start(settings(Map.of("REDIS_URL", "redis://127.0.0.1:6379"))))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("REDIS_URL is not available in the Quarkus example")
-                .hasMessageContaining("Netty");
-    }
+class QuarkusExampleTest extends QuarkusExampleContract {
 
     /** A {@code postgresql://} URL: the orders and the records in a throwaway schema, through JdbcStore. */
     @Test
