@@ -2,6 +2,7 @@ package dev.idempotency.examples.quarkus;
 
 import dev.idempotency.examples.ExampleContractTest;
 import dev.idempotency.examples.ExampleSettings;
+import dev.idempotency.examples.ExampleStorage;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -10,6 +11,18 @@ import java.util.OptionalInt;
  * child process ({@link QuarkusProcess}); the atomic mode is refused. Subclassed per storage.
  */
 abstract class QuarkusExampleContract extends ExampleContractTest {
+
+    private final ExampleStorage storage;
+
+    /** @param storage where the service keeps its records (an extension the subclass registers) */
+    QuarkusExampleContract(ExampleStorage storage) {
+        this.storage = storage;
+    }
+
+    @Override
+    protected ExampleStorage storage() {
+        return storage;
+    }
 
     @Override
     protected Optional<String> atomicModeRefusal() {

@@ -12,8 +12,7 @@ class QuarkusExampleOnRedisTest extends QuarkusExampleContract {
     @RegisterExtension
     static final ExampleStorage STORAGE = ExampleStorage.redis();
 
-    @Override
-    protected ExampleStorage storage() {
-        return STORAGE;
+    QuarkusExampleOnRedisTest() {
+        super(STORAGE);
     }
 }

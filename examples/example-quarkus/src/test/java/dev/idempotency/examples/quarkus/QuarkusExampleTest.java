@@ -3,6 +3,7 @@ package dev.idempotency.examples.quarkus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.examples.ExampleSettings;
+import dev.idempotency.examples.ExampleStorage;
 import dev.idempotency.examples.PostgresTestSchema;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,6 +18,10 @@ import org.junit.jupiter.api.Test;
  * runs it on PostgreSQL. On Redis: {@link QuarkusExampleOnRedisTest}.
  */
 class QuarkusExampleTest extends QuarkusExampleContract {
+
+    QuarkusExampleTest() {
+        super(ExampleStorage.EMBEDDED_H2);
+    }
 
     /** A {@code postgresql://} URL: the orders and the records in a throwaway schema, through JdbcStore. */
     @Test
