@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.core.Mode;
 import dev.idempotency.framework.IdempotencySettings;
+import dev.idempotency.framework.InvalidSettingsException;
 import dev.idempotency.framework.JdbcSettings;
+import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import java.time.Duration;
@@ -22,7 +24,9 @@ class SettingsBindingTest {
 
     private void configure(Map<String, String> properties) {
         release();
+        // Quarkus's own duration converter (5s, 500ms, PT5S), as a Quarkus application has it
         ConfigProviderResolver.instance().registerConfig(new SmallRyeConfigBuilder()
+                .withConverter(Duration.class, 200, new DurationConverter())
                 .withSources(new PropertiesConfigSource(properties, "test", 500)).build(), loader);
     }
 
@@ -45,6 +49,19 @@ class SettingsBindingTest {
         JdbcSettings jdbc = SettingsBinding.bind(new JdbcSettings(), JdbcSettings.PREFIX);
         assertThat(jdbc.getInitializeSchema()).isEqualTo(JdbcSettings.InitializeSchema.ALWAYS);
         assertThat(jdbc.getTableName()).isEqualTo("idempotency_keys");
+    }
+
+    @Test
+    void aDurationNeedsAUnitExceptZero() {
+        configure(Map.of("idempotency.in-flight-wait", "0", "idempotency.lease", "45s", "idempotency.ttl", "1500ms"));
+        IdempotencySettings settings = SettingsBinding.bind(new IdempotencySettings(0) { }, IdempotencySettings.PREFIX);
+        assertThat(settings.getInFlightWait()).isZero();
+        assertThat(settings.getLease()).isEqualTo(Duration.ofSeconds(45));
+        assertThat(settings.getTtl()).isEqualTo(Duration.ofMillis(1500));
+        configure(Map.of("idempotency.retry-after", "2"));
+        assertThatThrownBy(() -> SettingsBinding.bind(new IdempotencySettings(0) { }, IdempotencySettings.PREFIX))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageStartingWith("idempotency.retry-after=2 has no unit: write it as 2s, 2ms");
     }
 
     @Test
