@@ -48,7 +48,7 @@ enum BenchStore {
      */
     boolean runs(String framework, HttpConfig config) {
         return configs.contains(config) && (this != PG || framework.equals("vertx"))
-                && (this != R2DBC || framework.equals("webflux")) && (this != REDIS || !framework.equals("quarkus"));
+                && (this != R2DBC || framework.equals("webflux"));
     }
 
     static BenchStore of(String label) {

@@ -58,7 +58,7 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
               --stores: where the idempotent configurations keep their records (default jdbc, and r2dbc with
                        webflux): jdbc = JdbcStore, pg = PgStore on the reactive Vert.x client (vertx only: reserve,
                        atomic, replay), r2dbc = R2dbcStore (webflux only: optimistic, reserve, atomic, replay),
-                       redis = RedisStore (optimistic, reserve, replay; not quarkus); off opens no store and is measured once
+                       redis = RedisStore (optimistic, reserve, replay); off opens no store and is measured once
               --jfr:   record each service with Java Flight Recorder (benchmarks/target/bench-run/*.jfr);
                        summarize a recording with dev.idempotency.bench.JfrTop
             """;
