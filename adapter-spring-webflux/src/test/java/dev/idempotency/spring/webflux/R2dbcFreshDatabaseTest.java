@@ -72,20 +72,25 @@ class R2dbcFreshDatabaseTest {
 
     /** The application on the schema, Flyway on, with {@code settings} after the defaults. */
     private void start(String... settings) {
-        URI server = URI.create(schema.url().substring("jdbc:".length()));
-        List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1",
-                "--spring.autoconfigure.exclude=" + SECURITY, "--idempotency.enabled=true",
-                "--idempotency.paths=/orders", "--management.endpoint.health.show-details=always",
-                "--spring.r2dbc.url=r2dbc:postgresql://" + server.getHost() + ":" + server.getPort()
-                        + server.getPath() + "?schema=" + schema.name,
-                "--spring.r2dbc.username=" + PostgresTestSchema.USER,
-                "--spring.r2dbc.password=" + PostgresTestSchema.PASSWORD,
-                "--spring.flyway.enabled=true", "--spring.flyway.url=" + schema.url(),
+        List<String> args = new ArrayList<>(arguments(schema));
+        args.addAll(List.of("--spring.flyway.enabled=true", "--spring.flyway.url=" + schema.url(),
                 "--spring.flyway.user=" + PostgresTestSchema.USER,
                 "--spring.flyway.password=" + PostgresTestSchema.PASSWORD,
                 "--spring.flyway.locations=classpath:db/r2dbc-migration"));
         args.addAll(List.of(settings));
         context = new SpringApplication(OrdersService.class).run(args.toArray(String[]::new));
+    }
+
+    /** A test application's arguments: on {@code schema} through Boot's R2DBC, Spring Security off, health shown. */
+    static List<String> arguments(PostgresTestSchema schema) {
+        URI server = URI.create(schema.url().substring("jdbc:".length()));
+        return List.of("--server.port=0", "--server.address=127.0.0.1",
+                "--spring.autoconfigure.exclude=" + SECURITY, "--idempotency.enabled=true",
+                "--idempotency.paths=/orders", "--management.endpoint.health.show-details=always",
+                "--spring.r2dbc.url=r2dbc:postgresql://" + server.getHost() + ":" + server.getPort()
+                        + server.getPath() + "?schema=" + schema.name,
+                "--spring.r2dbc.username=" + PostgresTestSchema.USER,
+                "--spring.r2dbc.password=" + PostgresTestSchema.PASSWORD);
     }
 
     @Test
@@ -175,6 +180,11 @@ class R2dbcFreshDatabaseTest {
     }
 
     private HttpResponse<String> post(String key, String item) throws Exception {
+        return post(context, key, item);
+    }
+
+    /** {@code POST /orders} with {@code key} and {@code item} as a text body. */
+    static HttpResponse<String> post(ConfigurableApplicationContext context, String key, String item) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(WebFluxConformanceTest.baseUri(context).resolve("/orders"))
                 .header("Idempotency-Key", key).header("Content-Type", "text/plain")
                 .POST(HttpRequest.BodyPublishers.ofString(item)).build(), HttpResponse.BodyHandlers.ofString());
@@ -186,6 +196,11 @@ class R2dbcFreshDatabaseTest {
     }
 
     private long count(String sql) throws Exception {
+        return count(schema, sql);
+    }
+
+    /** The number {@code sql} counts in {@code schema}. */
+    static long count(PostgresTestSchema schema, String sql) throws Exception {
         try (Connection c = DriverManager.getConnection(schema.url(), PostgresTestSchema.USER, PostgresTestSchema.PASSWORD);
              Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
