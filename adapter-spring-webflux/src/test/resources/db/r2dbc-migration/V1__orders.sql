@@ -1,1 +1,1 @@
-CREATE TABLE orders (id BIGSERIAL PRIMARY KEY, item TEXT NOT NULL);
+CREATE TABLE orders (idempotency_key TEXT NOT NULL);

@@ -28,10 +28,9 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
-import org.springframework.r2dbc.core.DatabaseClient;
-import org.springframework.transaction.annotation.Transactional;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
@@ -210,40 +209,26 @@ class R2dbcFreshDatabaseTest {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    @Import({Orders.class, OrdersController.class})
+    @Import({R2dbcOrderService.Orders.class, OrdersController.class})
     static class OrdersService {
     }
 
-    /** A {@code @Transactional} (REQUIRED) service: in the atomic mode it joins the request's transaction. */
-    static class Orders {
-        private final DatabaseClient db;
-
-        Orders(DatabaseClient db) {
-            this.db = db;
-        }
-
-        @Transactional
-        public Mono<Long> place(String item) {
-            Mono<Long> id = db.sql("INSERT INTO orders (item) VALUES (:item) RETURNING id").bind("item", item)
-                    .map(row -> row.get("id", Long.class)).one();
-            return "fail".equals(item) ? id.then(Mono.error(new IllegalStateException("declined"))) : id;
-        }
-    }
-
+    /** Places the order of the request's key in a {@code @Transactional} method, or fails after it for {@code fail}. */
     @RestController
     static class OrdersController {
         final AtomicInteger runs = new AtomicInteger();
-        private final Orders orders;
+        private final R2dbcOrderService.Orders orders;
 
-        OrdersController(Orders orders) {
+        OrdersController(R2dbcOrderService.Orders orders) {
             this.orders = orders;
         }
 
         @PostMapping("/orders")
         @ResponseStatus(HttpStatus.CREATED)
-        Mono<String> create(@RequestBody String item) {
-            return Mono.fromRunnable(runs::incrementAndGet).then(orders.place(item))
-                    .map(id -> "{\"order\":" + id + "}");
+        Mono<String> create(@RequestHeader("Idempotency-Key") String key, @RequestBody String item) {
+            int run = runs.incrementAndGet();
+            return ("fail".equals(item) ? orders.placeThenFail(key) : orders.place(key))
+                    .thenReturn("{\"order\":" + run + "}");
         }
     }
 }

@@ -59,7 +59,7 @@ class R2dbcOwnEngineTest {
     }
 
     private void start(Class<?> engine, String... settings) {
-        schema.execute("CREATE TABLE orders (id BIGSERIAL PRIMARY KEY, item TEXT NOT NULL)"); // no Flyway here
+        R2dbcOrderService.createTables(schema); // no Flyway here
         List<String> args = new ArrayList<>(R2dbcFreshDatabaseTest.arguments(schema));
         args.addAll(List.of(settings));
         // Boot would reset Logback, and with it the appender that hears the start
@@ -115,9 +115,7 @@ class R2dbcOwnEngineTest {
 
         @Bean
         R2dbcStore store(ConnectionFactory connectionFactory) {
-            R2dbcStore store = R2dbcStore.create(connectionFactory);
-            store.createTableIfMissing().toCompletableFuture().join();
-            return store;
+            return R2dbcOrderService.storeWithItsTable(connectionFactory);
         }
 
         @Bean(destroyMethod = "close")
@@ -131,9 +129,8 @@ class R2dbcOwnEngineTest {
 
         @Bean(destroyMethod = "close")
         IdempotencyEngine idempotencyEngine(ConnectionFactory connectionFactory) {
-            R2dbcStore store = R2dbcStore.create(connectionFactory);
-            store.createTableIfMissing().toCompletableFuture().join();
-            return new IdempotencyEngine(store, IdempotencyConfig.defaults());
+            return new IdempotencyEngine(R2dbcOrderService.storeWithItsTable(connectionFactory),
+                    IdempotencyConfig.defaults());
         }
     }
 }

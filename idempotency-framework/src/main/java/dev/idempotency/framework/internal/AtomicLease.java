@@ -22,7 +22,8 @@ public final class AtomicLease {
     /** The shortest lease the atomic mode takes on PostgreSQL through R2DBC. */
     public static final Duration MINIMUM = Duration.ofSeconds(5);
 
-    private static final boolean R2DBC_PRESENT = Classes.isPresent("dev.idempotency.r2dbc.R2dbcStore");
+    /** {@code R2dbcStore} is final: a store of this class name is one, and idempotency-r2dbc is there. */
+    private static final String R2DBC_STORE = "dev.idempotency.r2dbc.R2dbcStore";
 
     private AtomicLease() {
     }
@@ -34,7 +35,7 @@ public final class AtomicLease {
      * @throws InvalidSettingsException naming {@code idempotency.lease}
      */
     public static void check(IdempotencyConfig config, AsyncStore store) {
-        if (config.mode() == Mode.ATOMIC && R2DBC_PRESENT && Postgres.isPostgres(store)
+        if (config.mode() == Mode.ATOMIC && store.getClass().getName().equals(R2DBC_STORE) && Postgres.isPostgres(store)
                 && config.lease().compareTo(MINIMUM) < 0) {
             String key = IdempotencySettings.PREFIX + ".lease";
             throw new InvalidSettingsException(List.of(key), key + " (" + config.lease() + ") is shorter than "
@@ -46,7 +47,7 @@ public final class AtomicLease {
         }
     }
 
-    /** Loaded only with idempotency-r2dbc on the classpath. */
+    /** Loaded only for an {@code R2dbcStore}, so only with idempotency-r2dbc on the classpath. */
     private static final class Postgres {
         static boolean isPostgres(AsyncStore store) {
             return store instanceof R2dbcStore r2dbc && r2dbc.dialect() == R2dbcStore.Dialect.POSTGRESQL;

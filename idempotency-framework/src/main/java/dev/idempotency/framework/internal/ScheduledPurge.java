@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
 public final class ScheduledPurge implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ScheduledPurge.class);
-    private static final boolean JDBC_PRESENT = Classes.isPresent("dev.idempotency.jdbc.JdbcStore");
+    private static final boolean JDBC_PRESENT = isPresent("dev.idempotency.jdbc.JdbcStore");
 
     private final PurgeScheduler scheduler;
 
@@ -83,6 +83,15 @@ public final class ScheduledPurge implements AutoCloseable {
     public void close() {
         if (scheduler != null) {
             scheduler.close();
+        }
+    }
+
+    private static boolean isPresent(String className) {
+        try {
+            Class.forName(className, false, ScheduledPurge.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
         }
     }
 
