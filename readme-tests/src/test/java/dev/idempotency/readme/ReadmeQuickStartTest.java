@@ -148,7 +148,7 @@ class ReadmeQuickStartTest {
                             .containsPattern("\"idempotency\":\\{[^{}]*\"status\":\"UP\"");
                     try (QuickStartDatabase empty = QuickStartDatabase.create()) {
                         doesNotStartWithoutItsTable(build, onPostgres(app, empty),
-                                List.of("--idempotency.r2dbc.initialize-schema=never"), "Application run failed");
+                                List.of("--idempotency.r2dbc.initialize-schema=never"), "APPLICATION FAILED TO START");
                     }
                 } else {
                     doesNotStartWithoutItsTable(build, Map.of("DATABASE_URL", database.vertxUriOfAMissingSchema()),

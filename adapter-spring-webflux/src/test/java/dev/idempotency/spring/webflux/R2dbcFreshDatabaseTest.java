@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.r2dbc.R2dbcStore;
 import dev.idempotency.testkit.internal.PostgresTestSchema;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,7 +42,7 @@ import reactor.core.publisher.Mono;
  * Spring Boot's R2DBC (spring.r2dbc.url) and Flyway (spring.flyway.url, no {@code DataSource} bean)
  * on PostgreSQL, each test on an empty schema of its own, behind Reactor Netty and a real HTTP
  * client: it starts after its Flyway with the table created by
- * {@code idempotency.r2dbc.initialize-schema=always}, replays, reports {@code idempotency} UP,
+ * {@code idempotency.r2dbc.initialize-schema=always}, replays, counts its meters, reports {@code idempotency} UP,
  * purges an expired record by itself, joins the atomic mode's transaction with its
  * {@code @Transactional} writes, and refuses to start without its table or with a lease the atomic
  * mode cannot take.
@@ -113,6 +115,10 @@ class R2dbcFreshDatabaseTest {
         assertThat(context.getBean(OrdersController.class).runs.get()).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM orders")).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM idempotency_keys WHERE state = 'COMPLETED'")).isEqualTo(1);
+        MeterRegistry meters = context.getBean(MeterRegistry.class);
+        assertThat(meters.find("idempotency.requests").counters().stream().mapToDouble(Counter::count).sum())
+                .as("the engine's meters, one count a request").isEqualTo(2.0);
+        assertThat(meters.find("idempotency.store").timers()).isNotEmpty();
 
         HttpResponse<String> health = get("/actuator/health");
         assertThat(health.statusCode()).as(health.body()).isEqualTo(200);

@@ -1,6 +1,7 @@
 package dev.idempotency.framework.internal;
 
 import dev.idempotency.core.store.StorageUnavailableException;
+import dev.idempotency.framework.MissingTableException;
 
 /** The SQL stores' schema checks: a missing table's message also names the setting that creates it. */
 final class MissingTable {
@@ -9,14 +10,16 @@ final class MissingTable {
     }
 
     /**
-     * {@code failure} with {@code <prefix>.initialize-schema=always} added when it is the store's
-     * missing-table failure (its cause {@code NOT_PROVISIONED}); any other failure as it is.
+     * {@code failure} as a {@link MissingTableException} that adds {@code <prefix>.initialize-schema=always}
+     * when it is the store's missing-table failure (its cause {@code NOT_PROVISIONED}); any other
+     * failure as it is.
      */
     static RuntimeException withHint(RuntimeException failure, String prefix) {
         if (failure instanceof IllegalStateException && failure.getCause() instanceof StorageUnavailableException missing
                 && missing.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED) {
-            return new IllegalStateException(failure.getMessage() + ", or set " + prefix
-                    + ".initialize-schema=always to create it at start", failure);
+            String key = prefix + ".initialize-schema";
+            return new MissingTableException(failure.getMessage() + ", or set " + key + "=always to create it at start",
+                    key, failure);
         }
         return failure;
     }
