@@ -14,7 +14,7 @@ class MissingTableFailureAnalyzer extends AbstractFailureAnalyzer<MissingTableEx
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, MissingTableException cause) {
         return new FailureAnalysis(cause.getMessage(), "Add the table to your migrations (the files under "
-                + "db/idempotency/ in idempotency-sql), or set " + cause.initializeSchemaKey()
-                + "=always to have it created at start, after your Flyway or Liquibase.", cause);
+                + "db/idempotency/ in idempotency-sql), or have the store create it at start, after your Flyway or "
+                + "Liquibase, with the initialize-schema setting named above.", cause);
     }
 }

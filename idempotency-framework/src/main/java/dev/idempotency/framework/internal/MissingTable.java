@@ -17,9 +17,8 @@ final class MissingTable {
     static RuntimeException withHint(RuntimeException failure, String prefix) {
         if (failure instanceof IllegalStateException && failure.getCause() instanceof StorageUnavailableException missing
                 && missing.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED) {
-            String key = prefix + ".initialize-schema";
-            return new MissingTableException(failure.getMessage() + ", or set " + key + "=always to create it at start",
-                    key, failure);
+            return new MissingTableException(failure.getMessage() + ", or set " + prefix
+                    + ".initialize-schema=always to create it at start", failure);
         }
         return failure;
     }
