@@ -41,8 +41,8 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  * still checked, and those it sets named in a warning ({@link ApplicationEngine}). With
  * idempotency-jdbc on the classpath and a {@code DataSource} bean, the store is a {@code JdbcStore}
  * ({@link IdempotencyJdbcConfiguration}); else with idempotency-r2dbc and a {@code ConnectionFactory}
- * bean, an {@code R2dbcStore} ({@link IdempotencyR2dbcConfiguration}); with idempotency-micrometer and a {@code MeterRegistry} bean, the engine has meters
- * ({@link IdempotencyMetricsConfiguration}).
+ * bean, an {@code R2dbcStore} ({@link IdempotencyR2dbcConfiguration}); with idempotency-micrometer
+ * and a {@code MeterRegistry} bean, the engine has meters ({@link IdempotencyMetricsConfiguration}).
  *
  * <p>Each authenticated caller's records are its own ({@code getUserPrincipal()}, unless a
  * {@code CallerResolver} bean says otherwise); {@code idempotency.share-records-across-callers}
