@@ -3,6 +3,7 @@ package dev.idempotency.spring;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.Store;
+import dev.idempotency.framework.internal.AtomicLease;
 import dev.idempotency.framework.internal.EngineAssembly;
 import dev.idempotency.framework.PurgeSettings;
 import dev.idempotency.framework.internal.ScheduledPurge;
@@ -103,7 +104,8 @@ public class IdempotencyAutoConfiguration {
 
     /**
      * With an {@code IdempotencyEngine} bean of the application's own: its settings checked, the
-     * keys it ignores and a store nothing purges named at start ({@link ApplicationEngine}).
+     * keys it ignores and a store nothing purges named at start ({@link ApplicationEngine}), and
+     * its atomic lease over its {@code AsyncStore} bean checked ({@link AtomicLease}).
      */
     @Bean
     @Lazy(false)
@@ -116,6 +118,10 @@ public class IdempotencyAutoConfiguration {
                 boolean stored = beans.getBeanNamesForType(Store.class).length > 0
                         || beans.getBeanNamesForType(AsyncStore.class).length > 0;
                 ApplicationEngine.report(properties, environment, stored || !purge.isEnabled());
+                AsyncStore async = beans.getBeanProvider(AsyncStore.class).getIfUnique();
+                if (async != null) {
+                    AtomicLease.check(beans.getBean(IdempotencyEngine.class).config(), async);
+                }
             }
         };
     }

@@ -180,7 +180,8 @@ class R2dbcFreshDatabaseTest {
     void aLeaseTheAtomicModeCannotTakeOnPostgresFailsTheStartNamingIt() {
         assertThatThrownBy(() -> start("--idempotency.r2dbc.initialize-schema=always", "--idempotency.mode=atomic",
                 "--idempotency.lease=2s"))
-                .hasStackTraceContaining("idempotency.lease (PT2S) is shorter than PT5S")
+                .hasStackTraceContaining("The lease (idempotency.lease, or an engine's own IdempotencyConfig.lease) is PT2S, "
+                        + "shorter than PT5S")
                 .hasStackTraceContaining("idle_in_transaction_session_timeout");
     }
 

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.Mode;
 import dev.idempotency.r2dbc.R2dbcStore;
 import dev.idempotency.testkit.internal.PostgresTestSchema;
 import io.r2dbc.spi.ConnectionFactory;
@@ -28,7 +29,8 @@ import org.springframework.context.annotation.Configuration;
  * A WebFlux application on Boot's R2DBC with an {@code IdempotencyEngine} bean of its own (PostgreSQL,
  * a schema of its own per test): its {@code R2dbcStore} bean is purged on {@code idempotency.purge.*};
  * an invalid {@code idempotency.*} value still fails the start naming the key; the engine keys it
- * sets are named at start as not read; and with its store not a bean, the start says nothing purges it.
+ * sets are named at start as not read; an atomic lease PostgreSQL would cut short fails the start; and
+ * with its store not a bean, the start says nothing purges it.
  */
 class R2dbcOwnEngineTest {
 
@@ -100,6 +102,12 @@ class R2dbcOwnEngineTest {
     }
 
     @Test
+    void itsAtomicLeaseOverItsR2dbcStoreOnPostgresIsCheckedToo() {
+        assertThatThrownBy(() -> start(AtomicEngineWithAShortLease.class))
+                .hasStackTraceContaining("IdempotencyConfig.lease) is PT2S, shorter than PT5S");
+    }
+
+    @Test
     void anEngineWhoseStoreIsNoBeanIsNamedAsPurgedByNothing() {
         start(EngineOverItsOwnStore.class);
 
@@ -121,6 +129,21 @@ class R2dbcOwnEngineTest {
         @Bean(destroyMethod = "close")
         IdempotencyEngine idempotencyEngine(R2dbcStore store) {
             return new IdempotencyEngine(store, IdempotencyConfig.builder().ttl(TTL).lease(Duration.ofMillis(500)).build());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class AtomicEngineWithAShortLease {
+
+        @Bean
+        R2dbcStore store(ConnectionFactory connectionFactory) {
+            return R2dbcStore.create(connectionFactory);
+        }
+
+        @Bean(destroyMethod = "close")
+        IdempotencyEngine idempotencyEngine(R2dbcStore store) {
+            return new IdempotencyEngine(store, IdempotencyConfig.builder().mode(Mode.ATOMIC)
+                    .lease(Duration.ofSeconds(2)).build());
         }
     }
 

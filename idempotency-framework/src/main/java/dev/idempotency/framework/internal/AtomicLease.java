@@ -38,8 +38,8 @@ public final class AtomicLease {
         if (config.mode() == Mode.ATOMIC && store.getClass().getName().equals(R2DBC_STORE) && Postgres.isPostgres(store)
                 && config.lease().compareTo(MINIMUM) < 0) {
             String key = IdempotencySettings.PREFIX + ".lease";
-            throw new InvalidSettingsException(List.of(key), key + " (" + config.lease() + ") is shorter than "
-                    + MINIMUM + ", the least the atomic mode takes on PostgreSQL through R2DBC: there the lease is the "
+            throw new InvalidSettingsException(List.of(key), "The lease (" + key + ", or an engine's own "
+                    + "IdempotencyConfig.lease) is " + config.lease() + ", shorter than " + MINIMUM + ", the least the atomic mode takes on PostgreSQL through R2DBC: there the lease is the "
                     + "transaction's idle_in_transaction_session_timeout, and PostgreSQL ends the session of a handler "
                     + "idle in its transaction that long (before its first statement, between two, or before the "
                     + "response is stored), answering 500. Set " + key + " to at least " + MINIMUM
