@@ -13,6 +13,7 @@ module dev.idempotency.spring.webflux {
     requires static reactor.core;
     requires static r2dbc.spi;
     requires static spring.r2dbc;
+    requires static spring.boot.health;
     requires static spring.tx;
     requires spring.beans;
     requires spring.boot;

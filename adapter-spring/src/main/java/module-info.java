@@ -16,6 +16,8 @@ module dev.idempotency.spring {
     requires spring.web;
     requires static dev.idempotency.jdbc;
     requires static dev.idempotency.micrometer;
+    requires static dev.idempotency.r2dbc;
+    requires static r2dbc.spi;
     requires static micrometer.core;
     requires static org.jooq;
     requires static spring.boot.health;

@@ -6,6 +6,7 @@ module dev.idempotency.framework {
     requires transitive dev.idempotency.core;
     requires transitive java.sql;
     requires static dev.idempotency.jdbc;
+    requires static dev.idempotency.r2dbc;
     requires static jakarta.servlet;
     requires org.slf4j;
 

@@ -1,12 +1,16 @@
 package dev.idempotency.spring;
 
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.Store;
+import dev.idempotency.framework.internal.AtomicLease;
 import dev.idempotency.framework.internal.EngineAssembly;
 import dev.idempotency.framework.PurgeSettings;
 import dev.idempotency.framework.internal.ScheduledPurge;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -21,6 +25,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Lazy;
+import org.springframework.core.env.Environment;
 import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /**
@@ -32,11 +37,13 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  * idempotency-spring-webflux's auto-configuration adds its {@code WebFilter} over this engine).
  *
  * <p>An application that defines an {@link IdempotencyEngine} bean itself gets that one, and only
- * {@code enabled}, {@code paths}, {@code order} and {@code purge.*} are read (its {@code Store} bean
- * is purged unless {@code idempotency.purge.enabled=false}). With idempotency-jdbc on the classpath
- * and a {@code DataSource} bean, the store is a {@code JdbcStore} ({@link IdempotencyJdbcConfiguration});
- * with idempotency-micrometer and a {@code MeterRegistry} bean, the engine has meters
- * ({@link IdempotencyMetricsConfiguration}).
+ * {@code enabled}, {@code paths}, {@code order} and {@code purge.*} are read (its {@code Store} or
+ * {@code AsyncStore} bean is purged unless {@code idempotency.purge.enabled=false}); the others are
+ * still checked, and those it sets named in a warning ({@link ApplicationEngine}). With
+ * idempotency-jdbc on the classpath and a {@code DataSource} bean, the store is a {@code JdbcStore}
+ * ({@link IdempotencyJdbcConfiguration}); else with idempotency-r2dbc and a {@code ConnectionFactory}
+ * bean, an {@code R2dbcStore} ({@link IdempotencyR2dbcConfiguration}); with idempotency-micrometer
+ * and a {@code MeterRegistry} bean, the engine has meters ({@link IdempotencyMetricsConfiguration}).
  *
  * <p>Each authenticated caller's records are its own ({@code getUserPrincipal()}, unless a
  * {@code CallerResolver} bean says otherwise); {@code idempotency.share-records-across-callers}
@@ -51,11 +58,12 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
 @ConditionalOnProperty(prefix = "idempotency", name = "enabled", havingValue = "true")
 @EnableConfigurationProperties({IdempotencyProperties.class, IdempotencyPurgeProperties.class})
-@Import({IdempotencyJdbcConfiguration.class, IdempotencyMetricsConfiguration.class,
+@Import({IdempotencyJdbcConfiguration.class, IdempotencyR2dbcConfiguration.class, IdempotencyMetricsConfiguration.class,
         IdempotencyAutoConfiguration.DatabaseInitializationOrder.class, IdempotencyHealthConfiguration.class})
 public class IdempotencyAutoConfiguration {
 
@@ -78,6 +86,44 @@ public class IdempotencyAutoConfiguration {
     @ConditionalOnProperty(prefix = PurgeSettings.PREFIX, name = "enabled", matchIfMissing = true)
     ScheduledPurge idempotencyPurge(IdempotencyPurgeProperties purge, Store store, IdempotencyEngine engine) {
         return ScheduledPurge.start(purge, store, engine.config().clock());
+    }
+
+    /**
+     * The purge of the application's asynchronous store (the auto-configured {@code R2dbcStore}, or
+     * an {@code AsyncStore} bean of its own) when it has no blocking one; its runs wait on the purge's
+     * own thread, never on an event loop.
+     */
+    @Bean(destroyMethod = "close")
+    @Lazy(false)
+    @ConditionalOnBean(AsyncStore.class)
+    @ConditionalOnMissingBean(Store.class)
+    @ConditionalOnProperty(prefix = PurgeSettings.PREFIX, name = "enabled", matchIfMissing = true)
+    ScheduledPurge idempotencyAsyncPurge(IdempotencyPurgeProperties purge, AsyncStore store, IdempotencyEngine engine) {
+        return ScheduledPurge.start(purge, store, engine.config().clock());
+    }
+
+    /**
+     * With an {@code IdempotencyEngine} bean of the application's own: its settings checked, the
+     * keys it ignores and a store nothing purges named at start ({@link ApplicationEngine}), and
+     * its atomic lease over its {@code AsyncStore} bean checked ({@link AtomicLease}).
+     */
+    @Bean
+    @Lazy(false)
+    static SmartInitializingSingleton idempotencyApplicationEngineReport(ConfigurableListableBeanFactory beans,
+                                                                          Environment environment) {
+        return () -> {
+            if (ApplicationEngine.isTheApplications(beans)) {
+                IdempotencyProperties properties = beans.getBean(IdempotencyProperties.class);
+                IdempotencyPurgeProperties purge = beans.getBean(IdempotencyPurgeProperties.class);
+                boolean stored = beans.getBeanNamesForType(Store.class).length > 0
+                        || beans.getBeanNamesForType(AsyncStore.class).length > 0;
+                ApplicationEngine.report(properties, environment, stored || !purge.isEnabled());
+                AsyncStore async = beans.getBeanProvider(AsyncStore.class).getIfUnique();
+                if (async != null) {
+                    AtomicLease.check(beans.getBean(IdempotencyEngine.class).config(), async);
+                }
+            }
+        };
     }
 
     /**

@@ -51,8 +51,10 @@ class IdempotencyJdbcConfiguration {
                                                                   IdempotencyJdbcProperties properties,
                                                                   ObjectProvider<DataSource> dataSources,
                                                                   BeanFactory beans) {
-            return new IdempotencySchemaInitializer(idempotencyStore, dataSource(properties, dataSources, beans),
-                    properties.getInitializeSchema(), EmbeddedDatabases.detector(idempotencyStore));
+            DataSource dataSource = dataSource(properties, dataSources, beans);
+            return new IdempotencySchemaInitializer(() -> properties.getInitializeSchema()
+                    .creates(() -> EmbeddedDatabases.detector(idempotencyStore).test(dataSource)),
+                    idempotencyStore::createTableIfMissing);
         }
     }
 

@@ -1,7 +1,7 @@
 package dev.idempotency.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.testkit.internal.PostgresTestSchema;
@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
@@ -113,9 +114,15 @@ class FreshDatabaseStartTest {
     @Test
     void flywayWithoutTheTableFailsTheStartAfterFlywayRanNamingTheTable() {
         PostgresTestSchema schema = freshSchema();
-        assertThatThrownBy(() -> start(postgres(schema, "--spring.flyway.enabled=true")))
-                .hasStackTraceContaining("Idempotency schema check failed: table idempotency_keys does not exist");
+        Throwable failure = catchThrowable(() -> start(postgres(schema, "--spring.flyway.enabled=true")));
+        assertThat(failure).hasStackTraceContaining("Idempotency schema check failed: table idempotency_keys does not exist");
         assertThat(schema.hasTable("orders")).as("the application's Flyway ran before the check").isTrue();
+
+        FailureAnalysis analysis = new MissingTableFailureAnalyzer().analyze(failure);
+        assertThat(analysis.getDescription()).as("Boot's report, not a stack trace")
+                .startsWith("Idempotency schema check failed: table idempotency_keys does not exist")
+                .endsWith("or set idempotency.jdbc.initialize-schema=always to create it at start");
+        assertThat(analysis.getAction()).startsWith("Add the table to your migrations");
     }
 
     @Test

@@ -45,6 +45,15 @@ public class IdempotencySettings {
     private String problemTypeBase = DEFAULTS.problemTypeBase();
     private boolean shareRecordsAcrossCallers = DEFAULTS.shareRecordsAcrossCallers();
 
+    /**
+     * The keys only an engine the integration assembles reads: with an {@code IdempotencyEngine}
+     * of the application's own they are ignored (its {@code IdempotencyConfig} decides).
+     */
+    public static final List<String> ENGINE_KEYS = List.of("header-name", "methods", "key-required", "mode", "ttl",
+            "lease", "renew-lease", "in-flight-wait", "in-flight-poll-interval", "retry-after",
+            "max-request-body-bytes", "max-stored-body-bytes", "run-again-when-not-stored", "replayed-headers",
+            "problem-type-base", "share-records-across-callers").stream().map(name -> PREFIX + "." + name).toList();
+
     /** Settings whose filter order defaults to {@code defaultOrder}, the framework's place after its security filters. */
     protected IdempotencySettings(int defaultOrder) {
         this.order = defaultOrder;

@@ -4,7 +4,7 @@ import dev.idempotency.framework.internal.JdbcSchemaCheck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idempotency.framework.JdbcSettings.InitializeSchema;
+import dev.idempotency.framework.SqlTableSettings.InitializeSchema;
 import dev.idempotency.jdbc.JdbcStore;
 import java.sql.Connection;
 import java.sql.Statement;

@@ -139,8 +139,10 @@ public final class R2dbcStore implements AsyncStore {
      * Checks that the table exists and has every column the store uses ({@code JdbcStore.verifySchema()}'s
      * probe and messages): compose the application's start after it.
      *
-     * @return a stage that fails with {@link IllegalStateException} naming the missing table or
-     *         columns, or with {@link StorageUnavailableException} when the database cannot be reached
+     * @return a stage that fails with {@link IllegalStateException} naming the missing table (its
+     *         cause then a {@link StorageUnavailableException} {@code NOT_PROVISIONED}, as
+     *         {@code JdbcStore}'s) or columns, or with {@link StorageUnavailableException} when the
+     *         database cannot be reached
      */
     public CompletionStage<Void> verifySchema() {
         Mono<Void> checked = connected(c -> Flux.from(c.createStatement(db.columnsProbe).execute())
@@ -151,7 +153,7 @@ public final class R2dbcStore implements AsyncStore {
                     Throwable translated = R2dbcFailures.translate(failure, tableLabel);
                     return translated instanceof StorageUnavailableException unavailable
                             && unavailable.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED
-                            ? SchemaCheck.missingTable(tableLabel, db.catalog.dialect(), failure) : translated;
+                            ? SchemaCheck.missingTable(tableLabel, db.catalog.dialect(), unavailable) : translated;
                 })
                 .doOnNext(rows -> {
                     SchemaCheck.requireColumns(tableLabel, db.catalog.dialect(), rows.isEmpty() ? List.of() : rows.get(0));

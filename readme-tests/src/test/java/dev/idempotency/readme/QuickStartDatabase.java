@@ -50,6 +50,13 @@ final class QuickStartDatabase implements AutoCloseable {
                 : server.getPort()) + server.getPath() + "?search_path=" + schema;
     }
 
+    /** {@code r2dbc:postgresql://host:port/database?schema=<schema>}, for Spring Boot's {@code spring.r2dbc.url}. */
+    String r2dbcUrl() {
+        URI server = URI.create(jdbcUrl.substring("jdbc:".length()).replaceFirst("\\?.*$", ""));
+        return "r2dbc:postgresql://" + server.getHost() + ":" + (server.getPort() == -1 ? 5432 : server.getPort())
+                + server.getPath() + "?schema=" + schema;
+    }
+
     /** The server's JDBC URL with {@code currentSchema} set to the schema. */
     String jdbcUrl() {
         return jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema;

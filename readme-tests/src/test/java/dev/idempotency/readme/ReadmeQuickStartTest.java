@@ -28,7 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * build made), and send the same {@code POST /orders} twice: the second answer is the first's
  * replay, and a new key runs the handler again; a request without a key (keys are optional by
  * default) is answered by the handler too, never replayed. The Vert.x PostgreSQL one
- * also starts on a schema that does not exist and must exit. The Spring Boot and Micronaut builds
+ * also starts on a schema that does not exist and must exit; the WebFlux one, on R2DBC and Flyway,
+ * reports its health and must exit without its table. The Spring Boot and Micronaut builds
  * are started once more as their READMEs' PostgreSQL sections say, on an empty schema: migrated,
  * healthy, replaying, and purging an expired record by themselves. Rename a class in a README and
  * the build of its application fails here.
@@ -45,6 +46,8 @@ class ReadmeQuickStartTest {
     /** The applications the READMEs must describe completely. */
     private static final List<String> APPS = List.of("jakarta-rs", "javalin", "micronaut", "quarkus", "readme", "spring",
             "spring-webflux", "vertx", "vertx-pg");
+    /** Quick starts on PostgreSQL alone, each on an empty schema of its own. */
+    private static final List<String> ON_POSTGRES_ONLY = List.of("spring-webflux", "vertx-pg");
     /** Applications started on PostgreSQL only: the quick start with Liquibase instead of Flyway. */
     private static final List<String> LIQUIBASE_APPS = List.of("micronaut-liquibase", "spring-liquibase");
     /** The Micronaut quick start with micronaut-security and the README's tenant resolver. */
@@ -111,8 +114,9 @@ class ReadmeQuickStartTest {
     @MethodSource("apps")
     void theQuickStartBuildsStartsAndReplaysARetry(String app) throws Exception {
         Build build = build(app);
-        QuickStartDatabase database = app.equals("vertx-pg") ? QuickStartDatabase.create() : null;
-        Map<String, String> environment = database == null ? Map.of() : Map.of("DATABASE_URL", database.vertxUri());
+        QuickStartDatabase database = ON_POSTGRES_ONLY.contains(app) ? QuickStartDatabase.create() : null;
+        Map<String, String> environment = database == null ? Map.of()
+                : app.equals("vertx-pg") ? Map.of("DATABASE_URL", database.vertxUri()) : onPostgres(app, database);
         try (QuickStartProcess running = build.start(environment, List.of(), "app.log")) {
             HttpResponse<String> first = running.postOrder("quick-start-1");
             HttpResponse<String> retry = running.postOrder("quick-start-1");
@@ -139,7 +143,17 @@ class ReadmeQuickStartTest {
                         .isEqualTo(3);
                 assertThat(database.count("SELECT count(*) FROM idempotency_keys WHERE state = 'COMPLETED'"))
                         .as(app + ": records stored").isEqualTo(2);
-                doesNotStartWithoutItsTable(build, database);
+                if (app.equals("spring-webflux")) {
+                    assertThat(running.get("/actuator/health").body()).as(app + ": the idempotency component")
+                            .containsPattern("\"idempotency\":\\{[^{}]*\"status\":\"UP\"");
+                    try (QuickStartDatabase empty = QuickStartDatabase.create()) {
+                        doesNotStartWithoutItsTable(build, onPostgres(app, empty),
+                                List.of("--idempotency.r2dbc.initialize-schema=never"), "APPLICATION FAILED TO START");
+                    }
+                } else {
+                    doesNotStartWithoutItsTable(build, Map.of("DATABASE_URL", database.vertxUriOfAMissingSchema()),
+                            List.of(), "Not started: ");
+                }
             }
         } finally {
             if (database != null) {
@@ -221,8 +235,13 @@ class ReadmeQuickStartTest {
      * The same start with a short ttl and purge schedule: a keyed record exists, then the
      * application's own purge deletes it once it has expired, with nothing else asked of it.
      */
+    /** The applications that purge by themselves: those of {@link #operatedApps()}, and WebFlux's on R2DBC. */
+    static Stream<String> purgingApps() {
+        return Stream.concat(operatedApps(), Stream.of("spring-webflux"));
+    }
+
     @ParameterizedTest
-    @MethodSource("operatedApps")
+    @MethodSource("purgingApps")
     void onPostgresItPurgesAnExpiredRecordByItself(String app) throws Exception {
         Build build = build(app);
         List<String> shortTimes = List.of("--idempotency.ttl=2s", "--idempotency.lease=1s",
@@ -281,6 +300,10 @@ class ReadmeQuickStartTest {
     }
 
     private static Map<String, String> onPostgres(String app, QuickStartDatabase database) {
+        if (app.equals("spring-webflux")) { // its quick start: R2DBC, and Flyway's own JDBC URL
+            return Map.of("R2DBC_URL", database.r2dbcUrl(), "JDBC_DATABASE_URL", database.jdbcUrl(),
+                    "DATABASE_USERNAME", database.user(), "DATABASE_PASSWORD", database.password());
+        }
         return Map.of(app.startsWith("spring") ? "SPRING_PROFILES_ACTIVE" : "MICRONAUT_ENVIRONMENTS", "postgres",
                 "JDBC_DATABASE_URL", database.jdbcUrl(),
                 "JDBC_DATABASE_USERNAME", database.user(),
@@ -369,24 +392,28 @@ class ReadmeQuickStartTest {
     }
 
     /**
-     * The same application on a schema that does not exist: its start fails and it exits, without
-     * ever listening, rather than answering 503 to every request.
+     * The same application without its table — on a schema that does not exist (Vert.x), or with
+     * the table's creation turned off after its Flyway (WebFlux) — with {@code environment} and
+     * {@code args}: its start fails and it exits, without ever listening, rather than answering 503
+     * to every request, and says {@code failure} and which table.
      */
-    private static void doesNotStartWithoutItsTable(Build build, QuickStartDatabase database) throws Exception {
+    private static void doesNotStartWithoutItsTable(Build build, Map<String, String> environment, List<String> args,
+                                                    String failure) throws Exception {
         Path failedLog = build.dir().resolve("app-without-table.log");
         List<String> command = new ArrayList<>(List.of(QuickStartProcess.javaExecutable()));
         command.addAll(QuickStartProcess.JVM_OPTIONS);
         command.addAll(build.launch());
+        command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).directory(build.dir().toFile()).redirectErrorStream(true)
                 .redirectOutput(failedLog.toFile());
-        builder.environment().put("DATABASE_URL", database.vertxUriOfAMissingSchema());
+        builder.environment().putAll(environment);
         builder.environment().put("PORT", String.valueOf(QuickStartProcess.freePort()));
         Process failed = builder.start();
         try {
             assertThat(failed.waitFor(QuickStartProcess.START_LIMIT.toSeconds(), TimeUnit.SECONDS))
                     .as("without its table the application exits; " + QuickStartProcess.tail(failedLog)).isTrue();
             assertThat(failed.exitValue()).as("its exit code").isEqualTo(1);
-            assertThat(Files.readString(failedLog)).as("what it says").contains("Not started: ")
+            assertThat(Files.readString(failedLog)).as("what it says").contains(failure)
                     .contains("idempotency_keys");
         } finally {
             failed.destroyForcibly();

@@ -22,8 +22,8 @@ import reactor.core.publisher.Mono;
  * {@code WebFilterChainProxy}, -100, by default), over the engine of {@link IdempotencyAutoConfiguration}
  * (or the application's own {@code IdempotencyEngine} bean). A blocking store's calls run on bounded
  * elastic schedulers of the filter's own, {@code idempotency} and {@code idempotency-completion}.
- * The atomic mode runs over an asynchronous transactional store (an {@code R2dbcStore} in the
- * application's own engine bean), whose transaction the handler joins through spring-r2dbc
+ * The atomic mode runs over an asynchronous transactional store (the auto-configured
+ * {@code R2dbcStore}, or one of the application's), whose transaction the handler joins through spring-r2dbc
  * ({@link R2dbcTransactionJoin}); over a blocking store it is refused at start, as a reactive
  * handler cannot join a JDBC transaction.
  */
@@ -35,8 +35,8 @@ public class IdempotencyWebFluxAutoConfiguration {
 
     static final String ATOMIC_REFUSED = "idempotency.mode=atomic is not available over a blocking store in a Spring "
             + "WebFlux application: the atomic mode runs the handler inside the store's transaction, which a reactive "
-            + "handler cannot join on JDBC. Declare an IdempotencyEngine bean over an R2dbcStore for the "
-            + "atomic mode, or use idempotency.mode=reserve (the default) or optimistic.";
+            + "handler cannot join on JDBC. For the atomic mode use the R2DBC store: idempotency-r2dbc with "
+            + "Spring Boot's R2DBC (spring.r2dbc.url) and no DataSource, or an R2dbcStore bean; or use idempotency.mode=reserve (the default) or optimistic.";
     private static final String SPRING_R2DBC = "org.springframework.r2dbc.connection.ConnectionFactoryUtils";
 
     @Bean(destroyMethod = "close")

@@ -42,7 +42,8 @@ class EarlierFiltersHeadersTest {
     @BeforeAll
     static void start() {
         context = new SpringApplication(CorsService.class).run("--server.port=0", "--server.address=127.0.0.1",
-                "--spring.autoconfigure.exclude=", "--idempotency.enabled=true", "--idempotency.paths=/orders");
+                "--spring.autoconfigure.exclude=" + R2dbcFreshDatabaseTest.BOOT_R2DBC,
+                "--idempotency.enabled=true", "--idempotency.paths=/orders");
         base = WebFluxConformanceTest.baseUri(context);
     }
 

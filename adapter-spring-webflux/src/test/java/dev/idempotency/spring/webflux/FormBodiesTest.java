@@ -67,7 +67,8 @@ class FormBodiesTest {
     @BeforeAll
     static void start() {
         SpringApplication application = new SpringApplication(FormService.class);
-        context = application.run("--server.port=0", "--server.address=127.0.0.1", "--spring.autoconfigure.exclude=",
+        context = application.run("--server.port=0", "--server.address=127.0.0.1",
+                "--spring.autoconfigure.exclude=" + R2dbcFreshDatabaseTest.BOOT_R2DBC,
                 "--idempotency.enabled=true", "--idempotency.paths=/form,/csrf/form,/upload,/raw,/audited");
         base = WebFluxConformanceTest.baseUri(context);
         forms = context.getBean(Forms.class);

@@ -47,7 +47,8 @@ class KeepAliveTest {
     @BeforeAll
     static void start() {
         context = new SpringApplication(Service.class).run("--server.port=0", "--server.address=127.0.0.1",
-                "--spring.autoconfigure.exclude=", "--idempotency.enabled=true", "--idempotency.paths=/orders");
+                "--spring.autoconfigure.exclude=" + R2dbcFreshDatabaseTest.BOOT_R2DBC,
+                "--idempotency.enabled=true", "--idempotency.paths=/orders");
         port = WebFluxConformanceTest.baseUri(context).getPort();
     }
 

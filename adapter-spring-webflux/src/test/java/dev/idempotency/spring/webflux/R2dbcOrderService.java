@@ -89,7 +89,12 @@ class R2dbcOrderService {
      */
     @Bean
     R2dbcStore r2dbcStore(ConnectionPool pool) {
-        R2dbcStore store = R2dbcStore.create(pool);
+        return storeWithItsTable(pool);
+    }
+
+    /** A store on {@code factory}, its table created if missing (waited for: call it while the application starts). */
+    static R2dbcStore storeWithItsTable(ConnectionFactory factory) {
+        R2dbcStore store = R2dbcStore.create(factory);
         store.createTableIfMissing().toCompletableFuture().join();
         return store;
     }

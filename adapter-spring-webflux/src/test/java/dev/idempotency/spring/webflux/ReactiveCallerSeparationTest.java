@@ -67,7 +67,8 @@ class ReactiveCallerSeparationTest {
     private void start(String... settings) {
         store = new InMemoryStore();
         List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1",
-                "--spring.autoconfigure.exclude=", "--idempotency.enabled=true", "--idempotency.paths=/orders"));
+                "--spring.autoconfigure.exclude=" + R2dbcFreshDatabaseTest.BOOT_R2DBC,
+                "--idempotency.enabled=true", "--idempotency.paths=/orders"));
         args.addAll(List.of(settings));
         SpringApplication application = new SpringApplication(CallerService.class);
         application.addInitializers(c -> c.getBeanFactory().registerSingleton("idempotencyStore", store));

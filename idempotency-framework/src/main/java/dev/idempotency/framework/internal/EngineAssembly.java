@@ -11,6 +11,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.ReplayPolicy;
 import dev.idempotency.core.TenantResolver;
+import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.Store;
 import java.util.ArrayList;
@@ -25,10 +26,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Builds an integration's engine from its {@link IdempotencySettings} and the beans the
  * application defines, found in the framework's container; the engine's defaults fill the rest.
- * Read from the container: one {@link Store}, {@link TenantResolver}, {@link CallerResolver},
- * {@link BodyCanonicalizer} and {@link ReplayPolicy} each, and every {@link IdempotencyListener},
- * {@link StoreCheck} and {@link IdempotencyConfigCustomizer}. Without a store it warns and uses an
- * in-memory one; every check runs on the store, in order.
+ * Read from the container: one {@link Store} (or, without one, an {@link AsyncStore}),
+ * {@link TenantResolver}, {@link CallerResolver}, {@link BodyCanonicalizer} and {@link ReplayPolicy}
+ * each, and every {@link IdempotencyListener}, {@link StoreCheck} and
+ * {@link IdempotencyConfigCustomizer}. Without a store it warns and uses an in-memory one; every
+ * check runs on the store, in order; over an asynchronous store the atomic mode's lease is checked
+ * too ({@link AtomicLease}).
  */
 public final class EngineAssembly {
 
@@ -79,16 +82,25 @@ public final class EngineAssembly {
         beans.apply(IdempotencyListener.class).map(IdempotencyListener.class::cast).forEach(config::addListener);
         Stream.concat(customizers.stream(), beans.apply(IdempotencyConfigCustomizer.class)
                 .map(IdempotencyConfigCustomizer.class::cast)).forEach(customizer -> customizer.customize(config));
-        Store store = Objects.requireNonNullElseGet((Store) bean.apply(Store.class), EngineAssembly::inMemory);
-        Stream.concat(beans.apply(StoreCheck.class).map(StoreCheck.class::cast), checks.stream())
-                .forEach(check -> check.check(store));
-        return new IdempotencyEngine(store, config.build());
+        List<StoreCheck> all = Stream.concat(beans.apply(StoreCheck.class).map(StoreCheck.class::cast), checks.stream())
+                .toList();
+        Store store = (Store) bean.apply(Store.class);
+        AsyncStore async = store == null ? (AsyncStore) bean.apply(AsyncStore.class) : null;
+        if (async != null) {
+            all.forEach(check -> check.check(async));
+            IdempotencyConfig built = config.build();
+            AtomicLease.check(built, async);
+            return new IdempotencyEngine(async, built);
+        }
+        Store blocking = Objects.requireNonNullElseGet(store, EngineAssembly::inMemory);
+        all.forEach(check -> check.check(blocking));
+        return new IdempotencyEngine(blocking, config.build());
     }
 
     private static Store inMemory() {
         log.warn("No idempotency Store bean defined: using an in-memory store. Its records are lost on "
                 + "restart and not shared between instances; define a Store bean (or a DataSource, with "
-                + "idempotency-jdbc) in production.");
+                + "idempotency-jdbc, or a ConnectionFactory, with idempotency-r2dbc) in production.");
         return new InMemoryStore();
     }
 

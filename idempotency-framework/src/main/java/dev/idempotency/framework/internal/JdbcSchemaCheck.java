@@ -2,7 +2,6 @@ package dev.idempotency.framework.internal;
 
 import dev.idempotency.framework.JdbcSettings;
 import dev.idempotency.framework.StoreCheck;
-import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;
 
@@ -20,12 +19,7 @@ public final class JdbcSchemaCheck implements StoreCheck {
             try {
                 jdbc.verifySchema();
             } catch (IllegalStateException e) {
-                if (!(e.getCause() instanceof StorageUnavailableException missing
-                        && missing.reason() == StorageUnavailableException.Reason.NOT_PROVISIONED)) {
-                    throw e;
-                }
-                throw new IllegalStateException(e.getMessage() + ", or set " + JdbcSettings.PREFIX
-                        + ".initialize-schema=always to create it at start", e);
+                throw MissingTable.withHint(e, JdbcSettings.PREFIX);
             }
         }
     }

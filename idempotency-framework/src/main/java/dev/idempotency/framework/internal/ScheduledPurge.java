@@ -2,16 +2,18 @@ package dev.idempotency.framework.internal;
 
 import dev.idempotency.framework.InvalidSettingsException;
 import dev.idempotency.framework.PurgeSettings;
+import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.PurgeScheduler;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;
 import java.time.Clock;
 import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The purge an integration schedules over the application's store ({@link PurgeScheduler}), as
+ * The purge an integration schedules over the application's store, blocking or asynchronous ({@link PurgeScheduler}), as
  * {@link PurgeSettings} say, on the engine's clock; none when they turn it off or the store expires
  * its records itself (Redis). Closing it stops the
  * schedule. An invalid setting (an interval that is not positive, a batch size below one) fails
@@ -30,10 +32,26 @@ public final class ScheduledPurge implements AutoCloseable {
 
     /** Starts purging {@code store} as {@code settings} say. */
     public static ScheduledPurge start(PurgeSettings settings, Store store, Clock clock) {
-        if (!settings.isEnabled() || store.expiresRecordsItself()) {
+        ScheduledPurge purge = start(settings, store.expiresRecordsItself(), () -> PurgeScheduler.builder(store), clock);
+        if (purge.isScheduled() && JDBC_PRESENT && RowLevelSecurity.isOn(store)) {
+            log.warn("Row-level security is on: the scheduled purge runs with no tenant set and deletes nothing "
+                    + "unless the store's database role bypasses the policy (see the idempotency-jdbc README, "
+                    + "Purging); or set {}.enabled=false and purge with such a role", PurgeSettings.PREFIX);
+        }
+        return purge;
+    }
+
+    /** Starts purging an asynchronous {@code store} as {@code settings} say; a run waits for each batch, off the event loops. */
+    public static ScheduledPurge start(PurgeSettings settings, AsyncStore store, Clock clock) {
+        return start(settings, store.expiresRecordsItself(), () -> PurgeScheduler.builder(store), clock);
+    }
+
+    private static ScheduledPurge start(PurgeSettings settings, boolean expiresItself,
+                                        Supplier<PurgeScheduler.Builder> scheduler, Clock clock) {
+        if (!settings.isEnabled() || expiresItself) {
             return new ScheduledPurge(null);
         }
-        PurgeScheduler.Builder builder = PurgeScheduler.builder(store).clock(clock);
+        PurgeScheduler.Builder builder = scheduler.get().clock(clock);
         try {
             builder.interval(settings.getInterval())
                     .initialDelay(settings.getInitialDelay())
@@ -48,11 +66,6 @@ public final class ScheduledPurge implements AutoCloseable {
         }
         log.info("Purging expired idempotency records every {}, in batches of {}", settings.getInterval(),
                 settings.getBatchSize());
-        if (JDBC_PRESENT && RowLevelSecurity.isOn(store)) {
-            log.warn("Row-level security is on: the scheduled purge runs with no tenant set and deletes nothing "
-                    + "unless the store's database role bypasses the policy (see the idempotency-jdbc README, "
-                    + "Purging); or set {}.enabled=false and purge with such a role", PurgeSettings.PREFIX);
-        }
         return new ScheduledPurge(builder.start());
     }
 

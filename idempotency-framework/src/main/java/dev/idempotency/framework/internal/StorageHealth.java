@@ -32,11 +32,17 @@ public final class StorageHealth {
         try {
             engine.checkStorage();
             return Optional.empty();
-        } catch (StorageUnavailableException e) {
-            return Optional.of(e.reason().name());
         } catch (RuntimeException e) {
-            log.warn("Idempotency storage health check failed unexpectedly ({})", e.getClass().getName());
-            return Optional.of("UNEXPECTED");
+            return Optional.of(reason(e));
         }
+    }
+
+    /** Why the store is down, from the failure of {@link IdempotencyEngine#checkStorageAsync()} (unwrapped). */
+    public static String reason(Throwable failure) {
+        if (failure instanceof StorageUnavailableException unavailable) {
+            return unavailable.reason().name();
+        }
+        log.warn("Idempotency storage health check failed unexpectedly ({})", failure.getClass().getName());
+        return "UNEXPECTED";
     }
 }

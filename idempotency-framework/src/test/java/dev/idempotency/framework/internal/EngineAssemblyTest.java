@@ -3,12 +3,14 @@ package dev.idempotency.framework.internal;
 import dev.idempotency.framework.IdempotencyConfigCustomizer;
 import dev.idempotency.framework.IdempotencySettings;
 import dev.idempotency.framework.InvalidSettingsException;
+import dev.idempotency.framework.StoreCheck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.core.CallerResolver;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.TenantResolver;
+import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.Store;
 import java.time.Clock;
@@ -114,6 +116,28 @@ class EngineAssemblyTest {
             assertThat(engine.config().clock()).isSameAs(clock);
         }
         assertThat(steps).containsExactly("integration", "application 1");
+    }
+
+    @Test
+    void withAnAsyncStoreAndNoStoreTheEngineIsOverItAndTheChecksGetIt() {
+        AsyncStore given = AsyncStore.of(new InMemoryStore(), Runnable::run);
+        List<String> steps = new ArrayList<>();
+        StoreCheck check = new StoreCheck() {
+            @Override
+            public void check(Store store) {
+                steps.add("blocking");
+            }
+
+            @Override
+            public void check(AsyncStore store) {
+                steps.add("async " + (store == given));
+            }
+        };
+        try (IdempotencyEngine engine = EngineAssembly.of(new Settings()).check(check)
+                .build(type -> type == AsyncStore.class ? given : null, type -> Stream.empty())) {
+            assertThat(engine.blocksCaller()).isFalse();
+        }
+        assertThat(steps).containsExactly("async true");
     }
 
     /** The assembly over a container holding {@code store} (or no store) and nothing else. */

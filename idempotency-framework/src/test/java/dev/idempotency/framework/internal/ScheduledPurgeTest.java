@@ -9,6 +9,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.RecordKey;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;
@@ -22,6 +23,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,6 +62,22 @@ class ScheduledPurgeTest {
         try (ScheduledPurge purge = ScheduledPurge.start(settings, store, twoHoursLater)) {
             assertThat(purge.isScheduled()).isTrue();
             await().atMost(Duration.ofSeconds(30)).until(() -> rows() == 1);
+        }
+        assertThat(store.find(key("live"), T.plus(Duration.ofHours(2)))).isPresent();
+    }
+
+    @Test
+    void anAsyncStoreIsPurgedTheSameWay() throws SQLException {
+        PurgeSettings settings = new PurgeSettings();
+        settings.setInitialDelay(Duration.ZERO);
+        settings.setInterval(Duration.ofMillis(50));
+        Clock twoHoursLater = Clock.fixed(T.plus(Duration.ofHours(2)), ZoneOffset.UTC);
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try (ScheduledPurge purge = ScheduledPurge.start(settings, AsyncStore.of(store, executor), twoHoursLater)) {
+            assertThat(purge.isScheduled()).isTrue();
+            await().atMost(Duration.ofSeconds(30)).until(() -> rows() == 1);
+        } finally {
+            executor.shutdown();
         }
         assertThat(store.find(key("live"), T.plus(Duration.ofHours(2)))).isPresent();
     }

@@ -1,0 +1,1 @@
+CREATE TABLE orders (idempotency_key TEXT NOT NULL);
