@@ -7,7 +7,7 @@ import java.util.Set;
  * Where an example service keeps its idempotency records ({@code IDEMPOTENCY_STORE}): the
  * {@code JdbcStore} next to the orders, {@code PgStore} on the reactive Vert.x PostgreSQL client
  * (the Vert.x example only), {@code R2dbcStore} (the WebFlux example only), or {@code RedisStore}
- * (not the Quarkus example).
+ * (every example; Quarkus's on Lettuce 6.8).
  * The orders stay in PostgreSQL in every case.
  */
 enum BenchStore {
@@ -16,8 +16,7 @@ enum BenchStore {
     /** {@code PgStore} (idempotency-vertx-sql): Vert.x only; reserve, atomic and their replays. */
     PG("pg", "PgStore", Set.of(HttpConfig.RESERVE, HttpConfig.ATOMIC, HttpConfig.REPLAY)),
     /**
-     * {@code RedisStore}: any framework but Quarkus (which refuses {@code REDIS_URL}); no atomic mode
-     * (orders and records share no transaction).
+     * {@code RedisStore}: every framework; no atomic mode (orders and records share no transaction).
      */
     REDIS("redis", "RedisStore", Set.of(HttpConfig.OPTIMISTIC, HttpConfig.RESERVE, HttpConfig.REPLAY)),
     /** {@code R2dbcStore} (idempotency-r2dbc) on the orders' R2DBC pool: WebFlux only; every idempotent mode. */

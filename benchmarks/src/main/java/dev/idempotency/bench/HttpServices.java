@@ -60,18 +60,17 @@ final class HttpServices {
             String applicationName = "bench-" + runId + "-" + name;
             Map<String, String> env = new HashMap<>(mode.config().env());
             env.put("PORT", "0");
-            env.put("IDEMPOTENCY_STORE", mode.store().label());
-            switch (mode.store()) {
-                // WebFlux puts its orders on R2DBC only for a PostgreSQL URL: plain for every store
-                case JDBC -> env.put("DATABASE_URL", jdbcCounted(framework, mode.store())
-                        ? database.serviceUrl(schema, applicationName) : database.plainServiceUrl(schema, applicationName));
-                // the examples take PgStore and R2dbcStore only for a PostgreSQL URL, so not through the counting driver
-                case PG, R2DBC -> env.put("DATABASE_URL", database.plainServiceUrl(schema, applicationName));
-                case REDIS -> {
-                    env.put("DATABASE_URL", database.serviceUrl(schema, applicationName));
-                    env.put("REDIS_URL", options.redisUrl());
-                    env.put("REDIS_KEY_PREFIX", redisPrefix + name + ":");
-                }
+            if (!framework.equals("quarkus")) {
+                // Quarkus reads IDEMPOTENCY_STORE as idempotency.store and refuses to start on that unknown
+                // key; its example picks the store from REDIS_URL (redis, else jdbc), and wrongStore checks it
+                env.put("IDEMPOTENCY_STORE", mode.store().label());
+            }
+            // the reactive stores, WebFlux and Quarkus get a plain PostgreSQL URL (see jdbcCounted)
+            env.put("DATABASE_URL", jdbcCounted(framework, mode.store())
+                    ? database.serviceUrl(schema, applicationName) : database.plainServiceUrl(schema, applicationName));
+            if (mode.store() == BenchStore.REDIS) {
+                env.put("REDIS_URL", options.redisUrl());
+                env.put("REDIS_KEY_PREFIX", redisPrefix + name + ":");
             }
             List<String> jvm = new ArrayList<>(options.serverJvmArgs());
             if (jdbcCounted(framework, mode.store())) {
