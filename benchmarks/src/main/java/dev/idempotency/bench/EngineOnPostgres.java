@@ -22,6 +22,7 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -43,15 +44,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * and the request threads alone), and the CPU of the PostgreSQL backends serving the pool
  * (found by application name). Ratios are to {@code bare} of the same run.
  *
- * <p>{@code java -cp … dev.idempotency.bench.EngineOnPostgres [--threads=16] [--seconds=3]
- * [--rounds=3] [--warmup-seconds=5] [--cases=bare,floor-reserve,floor-atomic,optimistic,reserve,atomic] [--database-url=jdbc:postgresql://…] [--results=dir]}
+ * <p>{@code java -cp … dev.idempotency.bench.EngineOnPostgres [option...]}, the options of {@link EngineOptions}.
  */
 public final class EngineOnPostgres {
 
     private static final byte[] BODY = "{\"item\":\"book\",\"quantity\":1}".getBytes(StandardCharsets.UTF_8);
     private static final String INSERT = "INSERT INTO bench_orders (tenant, item, quantity, status) VALUES (?, ?, ?, ?)";
-    private static final List<String> ALL_CASES =
-            List.of("bare", "floor-reserve", "floor-atomic", "optimistic", "reserve", "atomic");
     /** The floor's reservation: the in-flight row, nothing else (no lease take-over, no replay read). */
     private static final String FLOOR_RESERVE = "INSERT INTO idempotency_keys (key, tenant_id, caller, method, path, "
             + "request_hash, state, owner_token, locked_until, format_version, expires_at, created_at) "
@@ -83,18 +81,14 @@ public final class EngineOnPostgres {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> o = options(args);
-        int threads = Integer.parseInt(o.getOrDefault("threads", "16"));
-        double seconds = Double.parseDouble(o.getOrDefault("seconds", "3"));
-        int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
-        double warmup = Double.parseDouble(o.getOrDefault("warmup-seconds", "5"));
-        String base = o.getOrDefault("database-url", System.getenv().getOrDefault("BENCH_DATABASE_URL",
-                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
-        List<String> cases = List.of(o.getOrDefault("cases", String.join(",", ALL_CASES)).split(","));
-        if (!ALL_CASES.containsAll(cases) || !cases.contains("bare")) {
-            throw new IllegalArgumentException("--cases: some of " + ALL_CASES + ", bare among them");
-        }
-        Path results = Path.of(o.getOrDefault("results", "benchmarks/results"));
+        EngineOptions o = EngineOptions.parse(args);
+        int threads = o.threads();
+        double seconds = o.seconds();
+        int rounds = o.rounds();
+        double warmup = o.warmupSeconds();
+        String base = o.databaseUrl();
+        List<String> cases = o.cases();
+        Path results = o.results();
 
         var started = Machine.now();
         double loadBefore = Machine.loadAverage();
@@ -116,11 +110,8 @@ public final class EngineOnPostgres {
                 EngineOnPostgres bench = new EngineOnPostgres(pool, store, cases);
                 try {
                     String text = bench.measure(database, application, threads, seconds, rounds, warmup);
-                    String head = "# Engine on PostgreSQL, fresh keys — " + started.format(DateTimeFormatter.ISO_LOCAL_DATE_TIME)
-                            + " UTC\n\n" + machine(Machine.describe(Path.of("."), database.describe())) + "\n\n"
-                            + String.format(Locale.ROOT, "Load average %.2f before, %.2f after. %d threads, one HikariCP pool of %d, "
-                                    + "%d rounds of %.1f s per case (rotated order) after %.1f s of warm-up per case.%n%n",
-                            loadBefore, Machine.loadAverage(), threads, threads, rounds, seconds, warmup);
+                    String head = header(o, started, Machine.describe(Path.of("."), database.describe()), loadBefore,
+                            Machine.loadAverage());
                     String all = head + text;
                     System.out.println(all);
                     Files.createDirectories(results);
@@ -370,18 +361,12 @@ public final class EngineOnPostgres {
         }
     }
 
-    private static String machine(Machine m) {
-        return m.cores() + " cores (" + m.cpu() + "), " + m.jdk() + ", " + m.database() + ", commit " + m.commit() + ".";
-    }
-
-    private static Map<String, String> options(String[] args) {
-        Map<String, String> o = new LinkedHashMap<>();
-        for (String a : args) {
-            if (!a.startsWith("--") || !a.contains("=")) {
-                throw new IllegalArgumentException("expected --name=value, got: " + a);
-            }
-            o.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
-        }
-        return o;
+    /** The results file's header: when, the command lines ({@link EngineOptions#header}), the machine, the load. */
+    static String header(EngineOptions o, ZonedDateTime started, Machine m, double loadBefore, double loadAfter) {
+        return "# Engine on PostgreSQL, fresh keys — " + started.format(DateTimeFormatter.ISO_LOCAL_DATE_TIME) + " UTC\n\n"
+                + o.header() + "\n" + m.cores() + " cores (" + m.cpu() + "), " + m.jdk() + ", " + m.database() + ", commit "
+                + m.commit() + ".\n\n" + String.format(Locale.ROOT, "Load average %.2f before, %.2f after. %d threads, one "
+                + "HikariCP pool of %d, %d rounds of %.1f s per case (rotated order) after %.1f s of warm-up per case.%n%n",
+                loadBefore, loadAfter, o.threads(), o.threads(), o.rounds(), o.seconds(), o.warmupSeconds());
     }
 }

@@ -1,17 +1,20 @@
 package dev.idempotency.bench;
 
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
- * The runner's settings: {@code --name=value} on the command line, with defaults sized for a full
- * run in under ten minutes on two cores.
+ * The runner's settings: {@code --name=value} on the command line ({@link #USAGE}), with defaults
+ * sized for a full run of a few minutes on two cores.
  *
  * @param root              the checkout (with built example modules)
  * @param frameworks        example services to load
@@ -22,7 +25,7 @@ import java.util.Set;
  * @param warmupTime        ... sent for at most this long
  * @param requests          closed-loop requests (capacity and JDBC counts)
  * @param openLoopRequests  open-loop requests (latency)
- * @param openLoopFraction  the open-loop rate as a fraction of the framework's {@code off} capacity
+ * @param openLoopFraction  the open-loop rate as a fraction of the framework's lowest capacity
  * @param phaseTimeLimit    the bound on each measured phase
  * @param serverJvmArgs     options for each service's JVM
  * @param jfr               record each service with Java Flight Recorder
@@ -36,31 +39,56 @@ import java.util.Set;
  * @param purgeRows         rows the purge suite fills the table with
  * @param stores            the stores the idempotent configurations run on ({@code jdbc}: the JdbcStore only)
  * @param redisUrl          the Redis server of the {@code redis} rows (a standalone {@code redis://host:port})
+ * @param args              the arguments as given
  */
 record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int connections, int rounds, int warmupRequests,
                Duration warmupTime, int requests, int openLoopRequests, double openLoopFraction,
                Duration phaseTimeLimit, List<String> serverJvmArgs, boolean jfr, boolean http, boolean jmh,
                Duration jmhIterationTime, String databaseUrl, Path resultsDir, double waitForLoad, boolean purge,
-               int purgeRows, List<BenchStore> stores, String redisUrl) {
+               int purgeRows, List<BenchStore> stores, String redisUrl, List<String> args) {
 
+    /** The options, one a line with its default; {@code ./benchmarks/run --help} prints this text. */
     static final String USAGE = """
-            usage: benchmarks/run [--frameworks=javalin,micronaut,vertx,spring,webflux,quarkus] [--configs=off,optimistic,reserve,atomic,replay]
-                                  [--stores=jdbc,pg,redis,r2dbc] [--redis-url=redis://127.0.0.1:6379]
-                                  [--connections=16] [--rounds=4] [--requests=2400] [--open-requests=800] [--open-fraction=0.5]
-                                  [--warmup-requests=3000] [--warmup-seconds=30] [--jfr] [--jmh-seconds=1] [--no-http] [--no-jmh] [--quick]
-                                  [--no-purge] [--purge-rows=1000000]
-                                  [--database-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres]
-                                  [--wait-for-load=1.5]
-              --frameworks: the example services (default javalin,micronaut,vertx,spring; webflux and quarkus
-                       on request; quarkus refuses the atomic mode)
-              --quick: a smoke run with few requests and short JMH iterations (numbers not for publishing)
-              --wait-for-load=L: start only once the 1-minute load average is below L (waits at most 10 min)
-              --stores: where the idempotent configurations keep their records (default jdbc, and r2dbc with
-                       webflux): jdbc = JdbcStore, pg = PgStore on the reactive Vert.x client (vertx only: reserve,
-                       atomic, replay), r2dbc = R2dbcStore (webflux only: optimistic, reserve, atomic, replay),
-                       redis = RedisStore (optimistic, reserve, replay); off opens no store and is measured once
-              --jfr:   record each service with Java Flight Recorder (benchmarks/target/bench-run/*.jfr);
-                       summarize a recording with dev.idempotency.bench.JfrTop
+            usage: ./benchmarks/run [option...]   the HTTP level, the purge suite and JMH;
+                                                  writes benchmarks/results/<date>.md
+              --frameworks=LIST      example services, of javalin,micronaut,vertx,spring,webflux,quarkus
+                                     (default javalin,micronaut,vertx,spring; quarkus refuses the atomic mode)
+              --configs=LIST         the configurations per framework (default off,optimistic,reserve,atomic,replay)
+              --stores=LIST          where the idempotent configurations keep their records, of jdbc,pg,redis,r2dbc
+                                     (default jdbc; jdbc,r2dbc when --frameworks names webflux): jdbc = JdbcStore,
+                                     pg = PgStore (vertx only: reserve, atomic, replay), r2dbc = R2dbcStore (webflux
+                                     only: optimistic, reserve, atomic, replay), redis = RedisStore (every framework:
+                                     optimistic, reserve, replay); off opens no store and is measured once
+              --redis-url=URL        the redis rows' server (default $BENCH_REDIS_URL, else redis://127.0.0.1:6379)
+              --database-url=URL     the PostgreSQL database of the run's schemas (default $BENCH_DATABASE_URL,
+                                     else jdbc:postgresql://127.0.0.1:5432/test?user=postgres)
+              --connections=16       concurrent keep-alive connections
+              --rounds=4             turns the configurations take in each phase (--quick: 2)
+              --requests=2400        closed-loop requests per configuration, over all rounds (--quick: 800)
+              --open-requests=800    open-loop requests per configuration, over all rounds (--quick: 400)
+              --open-fraction=0.5    the open-loop rate as a fraction of the framework's lowest capacity
+              --warmup-requests=3000 warm-up requests per configuration (--quick: 500) ...
+              --warmup-seconds=30    ... sent for at most this long (--quick: 10)
+              --jmh-seconds=1        length of JMH's 4 warm-up and 4 measurement iterations (--quick: 0.3)
+              --purge-rows=1000000   rows the purge suite fills the table with (--quick: 200000)
+              --wait-for-load=0      first wait (at most 10 minutes) until the 1-minute load average is below this;
+                                     0: don't
+              --no-http              skip the HTTP level
+              --no-purge             skip the purge suite
+              --no-jmh               skip the JMH benchmarks
+              --jfr                  record each service with Java Flight Recorder (benchmarks/target/bench-run/*.jfr;
+                                     summarize a recording with dev.idempotency.bench.JfrTop)
+              --quick                a smoke run with the --quick values above (numbers not for keeping)
+
+            usage: ./benchmarks/run --engine-pg [option...]   the engine on PostgreSQL without HTTP (EngineOnPostgres);
+                                                              writes benchmarks/results/<date>-engine-pg.md
+              --threads=16           request threads, sharing one HikariCP pool of as many connections
+              --seconds=3            length of a case's turn
+              --rounds=3             turns each case takes, in rotated order
+              --warmup-seconds=5     warm-up per case
+              --cases=bare,floor-reserve,floor-atomic,optimistic,reserve,atomic   (bare among them)
+              --database-url=URL     as above
+              --results=benchmarks/results   where the results file goes
             """;
 
     /** The example services benchmarks/run builds: {@code examples/example-<name>}. */
@@ -121,6 +149,47 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
                 !o.containsKey("--no-purge"),
                 Integer.parseInt(o.getOrDefault("--purge-rows", quick ? "200000" : "1000000")),
                 Arrays.stream(o.getOrDefault("--stores", defaultStores).split(",")).map(BenchStore::of).distinct().toList(),
-                o.getOrDefault("--redis-url", System.getenv().getOrDefault("BENCH_REDIS_URL", "redis://127.0.0.1:6379")));
+                o.getOrDefault("--redis-url", System.getenv().getOrDefault("BENCH_REDIS_URL", "redis://127.0.0.1:6379")),
+                List.of(args));
+    }
+
+    /**
+     * Every option with the value this run uses, in {@link #USAGE}'s order (flags only when set):
+     * arguments that make the same run with no defaults, {@code --quick} or environment involved.
+     */
+    List<String> resolvedArgs() {
+        List<String> resolved = new ArrayList<>(List.of(
+                "--frameworks=" + String.join(",", frameworks),
+                "--configs=" + configs.stream().map(HttpConfig::label).collect(Collectors.joining(",")),
+                "--stores=" + stores.stream().map(BenchStore::label).collect(Collectors.joining(",")),
+                "--redis-url=" + redisUrl,
+                "--database-url=" + databaseUrl,
+                "--connections=" + connections,
+                "--rounds=" + rounds,
+                "--requests=" + requests,
+                "--open-requests=" + openLoopRequests,
+                "--open-fraction=" + plain(openLoopFraction),
+                "--warmup-requests=" + warmupRequests,
+                "--warmup-seconds=" + warmupTime.toSeconds(),
+                "--jmh-seconds=" + plain(jmhIterationTime.toMillis() / 1000.0),
+                "--purge-rows=" + purgeRows,
+                "--wait-for-load=" + plain(waitForLoad)));
+        if (!http) {
+            resolved.add("--no-http");
+        }
+        if (!purge) {
+            resolved.add("--no-purge");
+        }
+        if (!jmh) {
+            resolved.add("--no-jmh");
+        }
+        if (jfr) {
+            resolved.add("--jfr");
+        }
+        return resolved;
+    }
+
+    private static String plain(double value) {
+        return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
     }
 }

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
-/** The results as Markdown: the run's conditions, the HTTP section ({@link HttpReport}), the JMH tables, the targets. */
+/** The results as Markdown: the run's conditions and command line, the HTTP section ({@link HttpReport}), the JMH tables, the targets. */
 final class Report {
 
     /** The measured figure, the bound and whether it holds. */
@@ -50,6 +50,7 @@ final class Report {
                 - commit: %s; the run took %d s
                 """, machine.cores(), machine.cpu(), machine.jdk(), machine.database(), loadBefore, loadAfter,
                 machine.commit(), seconds));
+        out.append(CommandLine.header("./benchmarks/run", options.args(), options.resolvedArgs()));
         if (http != null && http.redis() != null) {
             out.append("- Redis (the `redis` rows): ").append(http.redis()).append('\n');
         }
