@@ -89,14 +89,22 @@ final class SettingsBinding {
         if (jdbc) {
             keys(JdbcSettings.class, JdbcSettings.PREFIX, known);
         }
-        for (String name : ConfigProvider.getConfig().getPropertyNames()) {
+        var config = ConfigProvider.getConfig();
+        for (String name : config.getPropertyNames()) {
             String key = name.replaceAll("\\[\\d+]$", "");
-            if (key.startsWith(IdempotencySettings.PREFIX + ".") && !known.contains(key)
+            // An environment variable is no setting the user wrote for this library (IDEMPOTENCY_STORE may
+            // be the application's own): only properties and system properties are checked.
+            if (key.startsWith(IdempotencySettings.PREFIX + ".") && !known.contains(key) && !fromEnvironment(config, name)
                     && (jdbc || !key.startsWith(JdbcSettings.PREFIX + "."))) {
                 throw new InvalidSettingsException(List.of(name), name + " is not an idempotency setting; the keys are "
                         + known);
             }
         }
+    }
+
+    private static boolean fromEnvironment(org.eclipse.microprofile.config.Config config, String name) {
+        String source = config.getConfigValue(name).getSourceName();
+        return source != null && source.startsWith("EnvConfigSource");
     }
 
     private static void keys(Class<?> settings, String prefix, Set<String> keys) {
