@@ -363,6 +363,8 @@ public abstract class HttpConformanceTest {
         HttpResponse<byte[]> reused = post("/orders", key, "{\"item\":\"pen\",\"quantity\":2}");
 
         assertProblem(reused, 422, "idempotency_key_conflict");
+        assertThat(app.finished("orders")).as("the first still runs").isZero();
+        app.endWaits();
         assertThat(first.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
     }
 
@@ -379,6 +381,8 @@ public abstract class HttpConformanceTest {
 
         assertProblem(duplicate, 409, "idempotency_request_in_progress");
         assertThat(duplicate.headers().firstValue("Retry-After")).isPresent();
+        assertThat(app.finished("orders")).as("the first still runs").isZero();
+        app.endWaits();
         HttpResponse<byte[]> original = first.get(30, TimeUnit.SECONDS);
         HttpResponse<byte[]> retry = post("/orders?delayMs=1500", key, ORDER);
         assertThat(replayed(retry)).isTrue();
