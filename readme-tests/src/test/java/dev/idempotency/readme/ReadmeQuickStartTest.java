@@ -45,8 +45,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code idempotency.thirdPartyRepository}), so third-party artifacts are not downloaded again (and
  * a download lands there, as it would for the user).
  *
- * <p>The applications run two at a time (the pom's JUnit settings): each has its own port, its own
- * schema when it uses PostgreSQL, and its own log; the builds happen once, before any starts.
+ * <p>The tests run concurrently (the pom's JUnit settings), their applications at most two at a
+ * time ({@link QuickStartProcess}): each has its own port, its own schema when it uses PostgreSQL,
+ * and its own log; the builds happen once, before any starts.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Execution(ExecutionMode.CONCURRENT)
