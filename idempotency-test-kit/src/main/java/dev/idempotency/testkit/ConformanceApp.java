@@ -10,7 +10,9 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -72,6 +74,8 @@ public final class ConformanceApp {
     private final AtomicInteger ids = new AtomicInteger();
     /** Where each call goes; {@code null}: this app itself. */
     private final Supplier<ConformanceApp> target;
+    /** Completed by {@link #endWaits()}: every {@code delayMs} wait of this app ends then, if not before. */
+    private final CompletableFuture<Void> waitsEnded = new CompletableFuture<>();
 
     public ConformanceApp() {
         this(null);
@@ -105,11 +109,26 @@ public final class ConformanceApp {
         return finished.computeIfAbsent(route, r -> new AtomicInteger()).get();
     }
 
+    /**
+     * Ends this app's {@code delayMs} waits now, those under way and any later one: for a test that
+     * has seen what it needed while a handler was waiting.
+     */
+    public void endWaits() {
+        if (target != null) {
+            target.get().endWaits();
+            return;
+        }
+        waitsEnded.complete(null);
+    }
+
     private int ran(String route) {
         return executions.computeIfAbsent(route, r -> new AtomicInteger()).incrementAndGet();
     }
 
-    /** Parses {@code {"item": .., "quantity": ..}}, waits {@code delayMs} if given, returns the order. */
+    /**
+     * Parses {@code {"item": .., "quantity": ..}}, waits {@code delayMs} if given (less after
+     * {@link #endWaits()}), returns the order.
+     */
     public Map<String, Object> createOrder(byte[] body, String delayMs) {
         if (target != null) {
             return target.get().createOrder(body, delayMs);
@@ -210,7 +229,7 @@ public final class ConformanceApp {
 
     /**
      * The asynchronous route: counts at once, then completes with an order (as
-     * {@link #createOrder}) {@code delayMs} later on another thread.
+     * {@link #createOrder}) {@code delayMs} later (or at {@link #endWaits()}) on another thread.
      */
     public CompletableFuture<Map<String, Object>> createOrderLater(byte[] body, String delayMs) {
         if (target != null) {
@@ -231,8 +250,10 @@ public final class ConformanceApp {
         ran(route);
         JsonNode json = parse(body);
         long delay = delayMs == null || delayMs.isBlank() ? 0 : Long.parseLong(delayMs);
-        CompletableFuture<Map<String, Object>> order = CompletableFuture.supplyAsync(() -> finish(route, newOrder(json)),
-                CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS));
+        CompletableFuture<Void> waited = new CompletableFuture<Void>()
+                .completeOnTimeout(null, delay, TimeUnit.MILLISECONDS);
+        waitsEnded.thenRun(() -> waited.complete(null));
+        CompletableFuture<Map<String, Object>> order = waited.thenApplyAsync(ignored -> finish(route, newOrder(json)));
         order.whenComplete((done, failure) -> {
             if (failure instanceof CancellationException) {
                 finish(route, null); // cancelled by the framework: the work ends here, unanswered
@@ -327,9 +348,14 @@ public final class ConformanceApp {
         }
     }
 
-    private static void sleep(long millis) {
+    /** Waits {@code millis}, or until {@link #endWaits()}. */
+    private void sleep(long millis) {
         try {
-            Thread.sleep(millis);
+            waitsEnded.get(millis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            // waited the whole time
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

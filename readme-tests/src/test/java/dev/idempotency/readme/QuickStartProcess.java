@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,6 +26,8 @@ final class QuickStartProcess implements AutoCloseable {
     /** Quick to start on a small, shared machine: no optimising compiler, one GC thread. */
     static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
     private static final String ORDER = "{\"item\":\"book\",\"quantity\":1}";
+    /** At most two applications run at once, whatever the test engine's threads: 2 cores. */
+    private static final Semaphore RUNNING = new Semaphore(2);
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Process process;
@@ -39,6 +42,17 @@ final class QuickStartProcess implements AutoCloseable {
 
     /** Starts the application and waits until it answers HTTP; fails with the log's end when it exits first. */
     static QuickStartProcess start(Path dir, List<String> launch, Map<String, String> environment,
+            List<String> args, Path log) throws Exception {
+        RUNNING.acquire();
+        try {
+            return launch(dir, launch, environment, args, log);
+        } catch (Exception | AssertionError e) {
+            RUNNING.release();
+            throw e;
+        }
+    }
+
+    private static QuickStartProcess launch(Path dir, List<String> launch, Map<String, String> environment,
             List<String> args, Path log) throws Exception {
         int port = freePort();
         List<String> command = new ArrayList<>(List.of(javaExecutable()));
@@ -55,7 +69,7 @@ final class QuickStartProcess implements AutoCloseable {
         try {
             started.awaitListening();
         } catch (Exception | AssertionError e) {
-            started.close();
+            started.stop();
             throw e;
         }
         return started;
@@ -124,6 +138,14 @@ final class QuickStartProcess implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
+        try {
+            stop();
+        } finally {
+            RUNNING.release();
+        }
+    }
+
+    private void stop() throws InterruptedException {
         process.destroy();
         if (!process.waitFor(15, TimeUnit.SECONDS)) {
             process.destroyForcibly().waitFor(15, TimeUnit.SECONDS);

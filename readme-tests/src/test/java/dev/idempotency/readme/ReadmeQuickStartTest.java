@@ -12,11 +12,17 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -39,8 +45,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ({@code -Dmaven.repo.local}, else {@code ~/.m2/repository}; the pom passes it as
  * {@code idempotency.thirdPartyRepository}), so third-party artifacts are not downloaded again (and
  * a download lands there, as it would for the user).
+ *
+ * <p>The tests run concurrently (the pom's JUnit settings), their applications at most two at a
+ * time ({@link QuickStartProcess}): each has its own port, its own schema when it uses PostgreSQL,
+ * and its own log; the builds happen once, before any starts.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Execution(ExecutionMode.CONCURRENT)
 class ReadmeQuickStartTest {
 
     /** The applications the READMEs must describe completely. */
@@ -54,6 +65,7 @@ class ReadmeQuickStartTest {
     private static final String MICRONAUT_TENANTS = "micronaut-tenants";
     /** What quarkus-maven-plugin's {@code build} goal makes: a Quarkus application has no main class of its own. */
     private static final String QUARKUS_LAUNCHER = "target/quarkus-app/quarkus-run.jar";
+    private static final Pattern ARTIFACT_ID = Pattern.compile("<artifactId>([^<]+)</artifactId>");
     private static final Duration BUILD_LIMIT = Duration.ofMinutes(6);
     private static final Duration ALL_BUILDS_LIMIT = Duration.ofMinutes(12);
     private static final Duration PURGE_LIMIT = Duration.ofSeconds(20);
@@ -85,13 +97,16 @@ class ReadmeQuickStartTest {
         linkThirdPartyArtifacts(repository);
         List<String> install = snippets.installCommands();
         assertThat(install).as("the README's install command").isNotEmpty();
+        String modules = String.join(",", modulesOf(snippets.artifactsUsed()));
         for (String command : install) {
             // useIncrementalCompilation=false: classes this build already compiled are installed as they
             // are (stale sources are still compiled), rather than every module compiled again because
             // the jars it depends on were written anew. (A module whose dependency changed its API
             // since that build is then not recompiled: run the build over the changed modules first.)
-            run(root, work.resolve("install.log"), command + " -B -ntp -q -Dmaven.repo.local=" + repository
-                    + " -Dmaven.compiler.useIncrementalCompilation=false", BUILD_LIMIT);
+            // -pl … -am: only the modules the quick starts name and what they need; the examples,
+            // benchmarks and tests of the reactor are not what a user's build resolves.
+            run(root, work.resolve("install.log"), command + " -B -ntp -q -pl " + modules + " -am -Dmaven.repo.local="
+                    + repository + " -Dmaven.compiler.useIncrementalCompilation=false", BUILD_LIMIT);
         }
         assertThat(repository.resolve("dev/idempotency/idempotency-bom")).as("the BOM was installed").isDirectory();
     }
@@ -418,6 +433,25 @@ class ReadmeQuickStartTest {
         } finally {
             failed.destroyForcibly();
         }
+    }
+
+    /** The directories under {@link #root} of the modules with these artifactIds; fails for one that has none. */
+    private List<String> modulesOf(Set<String> artifactIds) throws IOException {
+        Map<String, String> modules = new HashMap<>();
+        try (Stream<Path> dirs = Files.list(root)) {
+            for (Path pom : dirs.map(d -> d.resolve("pom.xml")).filter(Files::isRegularFile).toList()) {
+                Matcher own = ARTIFACT_ID.matcher(Files.readString(pom).replaceFirst("(?s)<parent>.*?</parent>", ""));
+                if (own.find()) {
+                    modules.put(own.group(1), pom.getParent().getFileName().toString());
+                }
+            }
+        }
+        List<String> found = new ArrayList<>();
+        for (String artifactId : new TreeSet<>(artifactIds)) {
+            assertThat(modules).as("a module of the project builds " + artifactId).containsKey(artifactId);
+            found.add(modules.get(artifactId));
+        }
+        return found;
     }
 
     /** {@code command} in a shell in {@code dir}, its output to {@code log}; fails with the log's end. */

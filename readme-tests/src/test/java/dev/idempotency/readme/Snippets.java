@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -29,6 +31,8 @@ record Snippets(List<Snippet> all) {
     record Snippet(List<String> apps, String kind, String path, String content, String source) {
     }
 
+    private static final Pattern PROJECT_ARTIFACT = Pattern.compile(
+            "<groupId>dev\\.idempotency</groupId>\\s*<artifactId>([^<]+)</artifactId>");
     private static final Pattern MARKER = Pattern.compile(
             "^<!-- readme-test: (install|([a-z0-9-]+(?:,[a-z0-9-]+)*) (pom|file|gradle)(?: (\\S+))?) -->$");
 
@@ -98,6 +102,18 @@ record Snippets(List<Snippet> all) {
 
     List<Snippet> of(String app, String kind) {
         return all.stream().filter(s -> s.kind().equals(kind) && s.apps().contains(app)).toList();
+    }
+
+    /** The artifactIds of this project's group ({@code dev.idempotency}) that the pom blocks name. */
+    Set<String> artifactsUsed() {
+        Set<String> used = new TreeSet<>();
+        for (Snippet pom : all.stream().filter(s -> s.kind().equals("pom")).toList()) {
+            Matcher m = PROJECT_ARTIFACT.matcher(pom.content());
+            while (m.find()) {
+                used.add(m.group(1));
+            }
+        }
+        return used;
     }
 
     /** The install commands: the {@code mvn} lines of the block marked {@code install}. */
