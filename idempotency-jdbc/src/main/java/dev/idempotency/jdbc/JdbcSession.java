@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.jdbc.internal.SqlFailures;
 import dev.idempotency.sql.SqlCatalog;
 import dev.idempotency.sql.SqlConnections;
 import dev.idempotency.sql.SqlDialect;
@@ -47,8 +48,7 @@ final class JdbcSession implements SqlSession {
 
         @Override
         public SqlError error(Throwable failure) {
-            return failure instanceof SQLException e ? new SqlError(e.getSQLState(), e.getErrorCode(), e.getMessage())
-                    : null;
+            return SqlFailures.error(failure);
         }
     }
 

@@ -30,8 +30,12 @@ import java.util.concurrent.TimeoutException;
  */
 final class R2dbcFailures {
 
-    private static final SqlOutages OUTAGES = new SqlOutages(t -> t instanceof R2dbcException e
-            ? new SqlError(e.getSqlState(), e.getErrorCode(), e.getMessage()) : null, R2dbcFailures::other);
+    private static final SqlOutages OUTAGES = new SqlOutages(R2dbcFailures::error, R2dbcFailures::other);
+
+    /** The SQLSTATE, vendor code and message of {@code t} when it is an {@link R2dbcException}, else {@code null}. */
+    static SqlError error(Throwable t) {
+        return t instanceof R2dbcException e ? new SqlError(e.getSqlState(), e.getErrorCode(), e.getMessage()) : null;
+    }
 
     private R2dbcFailures() {
     }

@@ -33,8 +33,7 @@ record R2dbcSession(R2dbcStore store, Database db, Connection connection, Atomic
 
             @Override
             public SqlError error(Throwable failure) {
-                return failure instanceof R2dbcException e ? new SqlError(e.getSqlState(), e.getErrorCode(), e.getMessage())
-                        : null;
+                return R2dbcFailures.error(failure);
             }
         };
     }

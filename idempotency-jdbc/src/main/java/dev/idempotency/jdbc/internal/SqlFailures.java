@@ -34,8 +34,13 @@ import org.jooq.exception.DataAccessException;
 public final class SqlFailures {
 
     private static final SqlOutages OUTAGES = new SqlOutages(
-            t -> t instanceof SQLException sql ? new SqlError(sql.getSQLState(), sql.getErrorCode(), sql.getMessage()) : null,
+            SqlFailures::error,
             SqlFailures::other, t -> t instanceof SQLException sql ? sql.getNextException() : null);
+
+    /** {@code t}'s SQLSTATE, vendor code and message when it is an {@link SQLException}, else {@code null}. */
+    public static SqlError error(Throwable t) {
+        return t instanceof SQLException sql ? new SqlError(sql.getSQLState(), sql.getErrorCode(), sql.getMessage()) : null;
+    }
 
     private SqlFailures() {
     }

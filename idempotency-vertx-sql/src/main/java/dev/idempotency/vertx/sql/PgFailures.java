@@ -49,8 +49,14 @@ final class PgFailures {
     static final String ACQUIRE_TIMEOUT = "Timeout";
 
     private static final SqlOutages OUTAGES = new SqlOutages(
-            t -> t instanceof DatabaseException db ? new SqlError(db.getSqlState(), 0, db.getMessage()) : null,
+            PgFailures::error,
             PgFailures::other);
+
+    /** The SQLSTATE and message of {@code failure} when it is a database error, else {@code null}. */
+    static SqlError error(Throwable failure) {
+        return SqlOutages.unwrap(failure) instanceof DatabaseException db ? new SqlError(db.getSqlState(), 0, db.getMessage())
+                : null;
+    }
 
     private PgFailures() {
     }

@@ -25,8 +25,7 @@ record PgSession(SqlConnection connection, SqlCatalog sql) implements SqlSession
 
             @Override
             public SqlError error(Throwable failure) {
-                String state = PgFailures.sqlState(failure);
-                return state == null ? null : new SqlError(state, 0, failure.getMessage());
+                return PgFailures.error(failure);
             }
         };
     }
