@@ -5,6 +5,7 @@ module dev.idempotency.jdbc {
     requires transitive org.jooq;
     requires dev.idempotency.sql;
     requires org.slf4j;
+    requires static jakarta.transaction;
 
     exports dev.idempotency.jdbc;
 }

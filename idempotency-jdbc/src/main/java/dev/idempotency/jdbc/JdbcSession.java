@@ -30,6 +30,7 @@ import org.jooq.SQLDialect;
  * In a transaction ({@link #begin}) autocommit is off and the level READ COMMITTED; its end puts
  * the connection back as it was lent. PostgreSQL sends statements given together, and the
  * transaction's isolation with the first of them, as one multi-statement string: one round trip.
+ * A transaction begun elsewhere ({@link Owner}: JTA's) is ended by its owner, not by the connection.
  */
 final class JdbcSession implements SqlSession {
 
@@ -38,7 +39,12 @@ final class JdbcSession implements SqlSession {
             implements SqlConnections {
 
         JdbcSession on(Connection connection) {
-            return new JdbcSession(connection, this);
+            return new JdbcSession(connection, this, null);
+        }
+
+        /** A session in {@code owner}'s transaction, which the connection takes part in. */
+        JdbcSession on(Connection connection, Owner owner) {
+            return new JdbcSession(connection, this, owner);
         }
 
         @Override
@@ -52,8 +58,19 @@ final class JdbcSession implements SqlSession {
         }
     }
 
+    /** The transaction a session takes part in, begun before its connection was taken ({@link JtaSessions}). */
+    interface Owner {
+        void commit() throws SQLException;
+
+        void rollback() throws SQLException;
+
+        /** What {@link #unwrap} gives besides the connection: the transaction itself. */
+        Object transaction();
+    }
+
     private final Connection connection;
     private final Sessions sessions;
+    private final Owner owner;
     private final SqlCatalog catalog;
     private boolean lentAutoCommit = true;
     private Integer lentIsolation;
@@ -63,9 +80,10 @@ final class JdbcSession implements SqlSession {
     private AtomicTransaction transaction;
     private boolean closed;
 
-    private JdbcSession(Connection connection, Sessions sessions) {
+    private JdbcSession(Connection connection, Sessions sessions, Owner owner) {
         this.connection = connection;
         this.sessions = sessions;
+        this.owner = owner;
         this.catalog = sessions.catalog();
     }
 
@@ -122,14 +140,17 @@ final class JdbcSession implements SqlSession {
     }
 
     /**
-     * Autocommit off; READ COMMITTED — PostgreSQL: sent with the next statement; MariaDB/MySQL: for
-     * the next transaction; H2: through the driver, put back at the end.
+     * Autocommit off (an {@link Owner}'s transaction has it off already); READ COMMITTED —
+     * PostgreSQL: sent with the next statement; MariaDB/MySQL: for the next transaction; H2: through
+     * the driver, put back at the end.
      */
     @Override
     public CompletionStage<Void> begin(String setUp) {
         return call(() -> {
-            lentAutoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(false);
+            if (owner == null) {
+                lentAutoCommit = connection.getAutoCommit();
+                connection.setAutoCommit(false);
+            }
             inTransaction = true;
             switch (catalog.dialect()) {
                 case POSTGRES -> isolationPending = true;
@@ -152,7 +173,11 @@ final class JdbcSession implements SqlSession {
     @Override
     public CompletionStage<Void> commit() {
         return call(() -> {
-            connection.commit();
+            if (owner == null) {
+                connection.commit();
+            } else {
+                owner.commit();
+            }
             return ended();
         });
     }
@@ -160,7 +185,11 @@ final class JdbcSession implements SqlSession {
     @Override
     public CompletionStage<Void> rollback() {
         return call(() -> {
-            connection.rollback();
+            if (owner == null) {
+                connection.rollback();
+            } else {
+                owner.rollback();
+            }
             return ended();
         });
     }
@@ -168,11 +197,11 @@ final class JdbcSession implements SqlSession {
     /**
      * PostgreSQL: the statement and the COMMIT in one string ({@code completeAndCommit},
      * {@code releaseAndCommit}). {@code completeAndCommit} fails on purpose, before its COMMIT, when
-     * its UPDATE found no row: then ROLLBACK, and 0.
+     * its UPDATE found no row: then ROLLBACK, and 0. An {@link Owner}'s transaction is ended by it.
      */
     @Override
     public CompletionStage<Long> updateAndEnd(String name, Map<String, ?> values, boolean onlyOne) {
-        if (catalog.dialect() != SqlDialect.POSTGRES) {
+        if (catalog.dialect() != SqlDialect.POSTGRES || owner != null) {
             return SqlSession.super.updateAndEnd(name, values, onlyOne);
         }
         return call(() -> {
@@ -251,8 +280,7 @@ final class JdbcSession implements SqlSession {
         }
         try (connection) {
             if (inTransaction && !connection.isClosed()) {
-                connection.rollback();
-                ended();
+                join(rollback());
             }
         } catch (SQLException | RuntimeException e) {
             // The pool resets the connection, or discards a broken one.
@@ -262,7 +290,7 @@ final class JdbcSession implements SqlSession {
 
     /**
      * In the atomic mode's transaction: {@link AtomicTransaction}, {@link Connection}, {@link DSLContext},
-     * and the {@link DataSource} the connection came from; nothing once closed.
+     * the {@link DataSource} the connection came from and an {@link Owner}'s transaction; nothing once closed.
      */
     @Override
     public <T> Optional<T> unwrap(Class<T> type) {
@@ -275,7 +303,8 @@ final class JdbcSession implements SqlSession {
         Object found = type == AtomicTransaction.class ? transaction
                 : type == Connection.class ? transaction.connection()
                 : type == DSLContext.class ? transaction.dsl()
-                : type == DataSource.class ? sessions.pool() : null;
+                : type == DataSource.class ? sessions.pool()
+                : owner != null ? owner.transaction() : null;
         return Optional.ofNullable(type.isInstance(found) ? type.cast(found) : null);
     }
 
@@ -295,7 +324,7 @@ final class JdbcSession implements SqlSession {
     private Void ended() throws SQLException {
         inTransaction = false;
         isolationPending = false;
-        if (connection.getAutoCommit() != lentAutoCommit) {
+        if (owner == null && connection.getAutoCommit() != lentAutoCommit) {
             connection.setAutoCommit(lentAutoCommit);
         }
         if (lentIsolation != null) {

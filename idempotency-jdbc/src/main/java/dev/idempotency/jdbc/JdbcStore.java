@@ -23,6 +23,7 @@ import dev.idempotency.sql.SqlReservation;
 import dev.idempotency.sql.SqlReserve;
 import dev.idempotency.sql.StatementTimeouts;
 import dev.idempotency.sql.TableName;
+import jakarta.transaction.TransactionManager;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -94,7 +95,8 @@ public final class JdbcStore implements Store {
         this.asynchronousReservationCommit = b.asynchronousReservationCommit;
         this.sessions = sessions;
         this.catalog = sessions.catalog();
-        this.atomic = new AtomicSql(catalog, sessions, tenantSetting, 0,
+        this.atomic = new AtomicSql(catalog,
+                b.transactionManager == null ? sessions : new JtaSessions(sessions, b.transactionManager), tenantSetting, 0,
                 failure -> failure instanceof Exception e ? SqlFailures.translate(e, tableLabel) : failure,
                 SqlReservation::new);
         this.connections = new TenantConnections(b.dataSource, tenantSetting, tableLabel);
@@ -283,6 +285,7 @@ public final class JdbcStore implements Store {
         private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
         private boolean verifySchema;
         private boolean readBack;
+        private TransactionManager transactionManager;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -343,6 +346,18 @@ public final class JdbcStore implements Store {
         /** Whether {@link #build()} runs {@link JdbcStore#verifySchema()} (and so needs the database); default false. */
         public Builder verifySchema(boolean verifySchema) {
             this.verifySchema = verifySchema;
+            return this;
+        }
+
+        /**
+         * The atomic mode's transaction as a JTA transaction begun on {@code manager} on the request's
+         * thread, in which the data source enlists the reservation's connection (Agroal; an
+         * application server's data source). Code on that thread writing in the current transaction
+         * (a {@code @Transactional} REQUIRED method, Hibernate ORM) takes part: it commits or rolls
+         * back with the stored response. The other modes do not use it.
+         */
+        public Builder transactionManager(TransactionManager manager) {
+            this.transactionManager = Objects.requireNonNull(manager, "manager");
             return this;
         }
 
