@@ -160,8 +160,23 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
      * registered before the engine exists).
      */
     public Optional<Providers> providers(ResourceInfo resource) {
+        return providers(resource, (status, headers) -> { });
+    }
+
+    /** {@link #providers(ResourceInfo)} for a runtime that has taken the head from the writer chain ({@link Head}). */
+    public Optional<Providers> providers(ResourceInfo resource, Head head) {
         return filterFor(resource)
-                .map(filter -> new Providers(filter, new IdempotencyWriter(filter.engine(), statusSent)));
+                .map(filter -> new Providers(filter, new IdempotencyWriter(filter.engine(), statusSent, head)));
+    }
+
+    /**
+     * The status and headers that replace a response's, for a runtime that took them from the writer
+     * chain before its body is written (Quarkus REST), where setting them on the Jakarta REST
+     * contexts comes too late.
+     */
+    @FunctionalInterface
+    public interface Head {
+        void replaced(int status, Map<String, List<String>> headers);
     }
 
     /**
@@ -233,9 +248,11 @@ public final class IdempotencyFeature implements Feature, AutoCloseable {
             annotation = resource.getResourceClass().getAnnotation(Idempotent.class);
         }
         if (annotation != null) {
-            return Optional.of(new IdempotencyFilter(engineFor(Settings.of(annotation, httpMethod(method), method)), null));
+            return Optional.of(new IdempotencyFilter(engineFor(Settings.of(annotation, httpMethod(method), method)), null,
+                    IdempotencyFilter.asynchronous(method)));
         }
-        return annotatedOnly ? Optional.empty() : Optional.of(new IdempotencyFilter(engine, paths));
+        return annotatedOnly ? Optional.empty() : Optional.of(new IdempotencyFilter(engine, paths,
+                IdempotencyFilter.asynchronous(method)));
     }
 
     private IdempotencyEngine engineFor(Settings settings) {

@@ -6,18 +6,27 @@ import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.ProblemCode;
 import dev.idempotency.core.adapter.RequestPaths;
+import dev.idempotency.core.adapter.ThreadTransaction;
 import dev.idempotency.framework.internal.Exchange;
+import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The engine around one resource method: the request filter asks it before the method runs (a
  * replay or a problem aborts the request), the response filter finishes a response without an
- * entity; one with an entity is finished by {@link IdempotencyWriter}.
+ * entity; one with an entity is finished by {@link IdempotencyWriter}. When the atomic mode's
+ * transaction is bound to the request's thread ({@link ThreadTransaction}: JTA's), an asynchronous
+ * resource method is refused before it runs, and a transaction marked rollback-only is rolled back
+ * ({@link Exchange#rolledBack}).
  */
 final class IdempotencyFilter implements IdempotencyFeature.Filters {
 
@@ -28,13 +37,41 @@ final class IdempotencyFilter implements IdempotencyFeature.Filters {
     /** The request property holding its response context once the response filter saw it. */
     static final String RESPONSE = IdempotencyFilter.class.getName() + ".response";
 
+    /** Reactive return types, by name: the resource answers when they complete. */
+    private static final Set<String> REACTIVE = Set.of("io.smallrye.mutiny.Uni", "io.smallrye.mutiny.Multi",
+            "org.reactivestreams.Publisher", "java.util.concurrent.Flow$Publisher");
+
     private final IdempotencyEngine engine;
     private final PathPatterns paths;
+    private final boolean asynchronous;
 
-    /** {@code paths}: the patterns a request's path must match; {@code null}: every request. */
-    IdempotencyFilter(IdempotencyEngine engine, PathPatterns paths) {
+    /**
+     * {@code paths}: the patterns a request's path must match; {@code null}: every request.
+     * {@code asynchronous}: whether the resource method answers on another thread.
+     */
+    IdempotencyFilter(IdempotencyEngine engine, PathPatterns paths, boolean asynchronous) {
         this.engine = engine;
         this.paths = paths;
+        this.asynchronous = asynchronous;
+    }
+
+    /**
+     * Whether {@code method} answers on another thread: it takes an {@code AsyncResponse}
+     * ({@code @Suspended}), or returns a {@link CompletionStage} or a reactive type (Mutiny's
+     * {@code Uni} or {@code Multi}, a {@code Publisher}).
+     */
+    static boolean asynchronous(Method method) {
+        if (Arrays.asList(method.getParameterTypes()).contains(AsyncResponse.class)
+                || CompletionStage.class.isAssignableFrom(method.getReturnType())) {
+            return true;
+        }
+        for (Class<?> type = method.getReturnType(); type != null && type != Object.class; type = type.getSuperclass()) {
+            if (REACTIVE.contains(type.getName())
+                    || Arrays.stream(type.getInterfaces()).anyMatch(i -> REACTIVE.contains(i.getName()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     IdempotencyEngine engine() {
@@ -64,7 +101,12 @@ final class IdempotencyFilter implements IdempotencyFeature.Filters {
         if (decision instanceof Decision.Respond respond) {
             request.abortWith(Replies.response(respond.reply()));
         } else if (decision instanceof Decision.Proceed proceed) {
-            request.setProperty(EXCHANGE, new Exchange(engine, proceed.execution()));
+            Exchange exchange = new Exchange(engine, proceed.execution());
+            if (asynchronous && proceed.execution().unwrap(ThreadTransaction.class).isPresent()) {
+                exchange.refuseAsynchronous().join().ifPresent(reply -> request.abortWith(Replies.response(reply)));
+                return;
+            }
+            request.setProperty(EXCHANGE, exchange);
         }
     }
 
@@ -91,11 +133,15 @@ final class IdempotencyFilter implements IdempotencyFeature.Filters {
             return;
         }
         request.setProperty(RESPONSE, response);
-        if (response.hasEntity()) {
+        Optional<HttpReply> instead;
+        if (exchange.execution().unwrap(ThreadTransaction.class).filter(ThreadTransaction::rollbackOnly).isPresent()) {
+            instead = exchange.rolledBack(response.getStatus()).join();
+        } else if (response.hasEntity()) {
             return;
+        } else {
+            instead = exchange.finish(CapturedResponse.of(response.getStatus(), Replies.strings(response.getHeaders()),
+                    new byte[0])).join();
         }
-        Optional<HttpReply> instead = exchange.finish(
-                CapturedResponse.of(response.getStatus(), Replies.strings(response.getHeaders()), new byte[0])).join();
         instead.ifPresent(reply -> {
             response.setStatus(reply.status());
             Replies.replaceHeaders(response.getHeaders(), reply);

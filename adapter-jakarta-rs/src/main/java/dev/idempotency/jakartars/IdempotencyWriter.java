@@ -35,11 +35,17 @@ final class IdempotencyWriter implements WriterInterceptor {
 
     private final IdempotencyEngine engine;
     private final Predicate<ContainerResponseContext> statusSent;
+    private final IdempotencyFeature.Head head;
 
-    /** {@code statusSent}: whether the runtime sent a response's status line, once bytes passed on. */
-    IdempotencyWriter(IdempotencyEngine engine, Predicate<ContainerResponseContext> statusSent) {
+    /**
+     * {@code statusSent}: whether the runtime sent a response's status line, once bytes passed on;
+     * {@code head}: told the status and headers of a reply sent instead of the response.
+     */
+    IdempotencyWriter(IdempotencyEngine engine, Predicate<ContainerResponseContext> statusSent,
+                      IdempotencyFeature.Head head) {
         this.engine = engine;
         this.statusSent = statusSent;
+        this.head = head;
     }
 
     @Override
@@ -79,6 +85,7 @@ final class IdempotencyWriter implements WriterInterceptor {
             HttpReply reply = instead.get();
             response.setStatus(reply.status());
             Replies.replaceHeadersKeepingEncoding(context.getHeaders(), reply);
+            head.replaced(reply.status(), Replies.strings(context.getHeaders()));
             body = reply.body();
         }
         capture.release(body);

@@ -12,10 +12,15 @@ import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.ext.WriterInterceptor;
 import jakarta.ws.rs.ext.WriterInterceptorContext;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.jboss.resteasy.reactive.common.core.AbstractResteasyReactiveContext;
+import org.jboss.resteasy.reactive.server.core.CurrentRequestManager;
 import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
 import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext;
+import org.jboss.resteasy.reactive.server.spi.ServerHttpResponse;
 import org.jboss.resteasy.reactive.server.spi.ServerRequestContext;
 
 /**
@@ -56,10 +61,27 @@ final class BoundFilters {
         IdempotencyFeature now = feature.get();
         Bound current = bound;
         if (current == null || current.feature() != now) {
-            current = new Bound(now, now.providers(resource).orElse(null));
+            current = new Bound(now, now.providers(resource, BoundFilters::replaceHead).orElse(null));
             bound = current;
         }
         return current.providers();
+    }
+
+    /**
+     * Quarkus REST sets the status and headers on its own response as the writer chain ends, before
+     * the filters write the body they held: a reply sent instead replaces them there.
+     */
+    private static void replaceHead(int status, Map<String, List<String>> headers) {
+        ResteasyReactiveRequestContext context = CurrentRequestManager.get();
+        if (context == null || context.serverResponse().headWritten()) {
+            return;
+        }
+        ServerHttpResponse response = context.serverResponse();
+        response.setStatusCode(status);
+        List<String> names = new ArrayList<>();
+        response.getAllResponseHeaders().forEach(header -> names.add(header.getKey()));
+        names.forEach(response::removeResponseHeader);
+        headers.forEach((name, values) -> response.setResponseHeader(name, List.<CharSequence>copyOf(values)));
     }
 
     private record Bound(IdempotencyFeature feature, IdempotencyFeature.Providers providers) {

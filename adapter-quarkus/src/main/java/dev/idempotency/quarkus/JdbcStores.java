@@ -5,7 +5,9 @@ import dev.idempotency.framework.JdbcSettings;
 import dev.idempotency.framework.StoreCheck;
 import dev.idempotency.jdbc.JdbcStore;
 import io.quarkus.agroal.runtime.AgroalDataSourceUtil;
+import io.quarkus.arc.Arc;
 import io.quarkus.datasource.common.runtime.DataSourceUtil;
+import jakarta.transaction.TransactionManager;
 import java.util.Optional;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -14,7 +16,8 @@ import org.jooq.SQLDialect;
 /**
  * The {@code JdbcStore} over an Agroal data source, as {@code idempotency.jdbc.*} ({@link JdbcSettings})
  * says; loaded only with idempotency-jdbc (and, to create the store, quarkus-agroal) on the class
- * path. The table is created when {@code idempotency.jdbc.initialize-schema} says so (after the
+ * path. The atomic mode's transaction is a JTA transaction (Narayana's, which quarkus-agroal
+ * brings), so a resource's {@code @Transactional} writes on the data source join it. The table is created when {@code idempotency.jdbc.initialize-schema} says so (after the
  * application's Flyway or Liquibase, which migrate at start before beans are used); the schema
  * check runs with the engine's other store checks, and a missing table or column fails the start
  * with one line naming it and the fix ({@link StartFailure}).
@@ -40,7 +43,9 @@ final class JdbcStores {
             }
             return null;
         }
-        JdbcStore store = settings.toStoreBuilder(dataSource).build();
+        JdbcStore store = settings.toStoreBuilder(dataSource)
+                .transactionManager(Arc.container().instance(TransactionManager.class).get())
+                .build();
         if (settings.getInitializeSchema().creates(() -> store.dialect() == SQLDialect.H2)) {
             store.createTableIfMissing();
         }

@@ -17,6 +17,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -148,16 +149,13 @@ final class IdempotencyFilter extends OncePerRequestFilter {
     }
 
     /** The atomic mode's transaction cannot follow the handler to another thread: rolled back, and said so. */
-    private void refuseAsync(Exchange exchange, CapturingResponse captured, HttpServletResponse response)
+    private static void refuseAsync(Exchange exchange, CapturingResponse captured, HttpServletResponse response)
             throws IOException {
-        log.warn("An asynchronous handler was refused in the atomic mode (key_preview={}): its work would run "
-                + "outside the request's transaction", exchange.execution().key().keyPreview());
-        exchange.fail(new IllegalStateException("asynchronous handler refused in the atomic mode")).join();
+        Optional<HttpReply> problem = exchange.refuseAsynchronous().join();
         captured.reset();
-        ServletResponses.write(engine.problem("idempotency_async_not_atomic", "Asynchronous handler in the atomic mode", 500,
-                "This endpoint answers asynchronously; in the atomic mode its work would run outside the "
-                        + "request's transaction, so it was refused and the transaction rolled back").toReply(),
-                response);
+        if (problem.isPresent()) {
+            ServletResponses.write(problem.get(), response);
+        }
     }
 
     /**

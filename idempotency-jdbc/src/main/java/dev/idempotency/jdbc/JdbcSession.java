@@ -68,7 +68,9 @@ final class JdbcSession implements SqlSession {
         Object transaction();
     }
 
-    private final Connection connection;
+    private Connection connection;
+    /** An {@link Owner}'s transaction ended, and its connection with it: the next statement takes another. */
+    private boolean handedBack;
     private final Sessions sessions;
     private final Owner owner;
     private final SqlCatalog catalog;
@@ -132,7 +134,7 @@ final class JdbcSession implements SqlSession {
     public CompletionStage<Void> execute(String sql) {
         return call(() -> {
             sendIsolation();
-            try (Statement s = connection.createStatement()) {
+            try (Statement s = connection().createStatement()) {
                 s.execute(sql);
             }
             return null;
@@ -155,7 +157,7 @@ final class JdbcSession implements SqlSession {
             switch (catalog.dialect()) {
                 case POSTGRES -> isolationPending = true;
                 case H2 -> {
-                    int level = connection.getTransactionIsolation();
+                    int level = connection().getTransactionIsolation();
                     if (level != Connection.TRANSACTION_READ_COMMITTED) {
                         connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                         lentIsolation = level;
@@ -176,6 +178,7 @@ final class JdbcSession implements SqlSession {
             if (owner == null) {
                 connection.commit();
             } else {
+                handBack();
                 owner.commit();
             }
             return ended();
@@ -188,6 +191,7 @@ final class JdbcSession implements SqlSession {
             if (owner == null) {
                 connection.rollback();
             } else {
+                handBack();
                 owner.rollback();
             }
             return ended();
@@ -258,7 +262,7 @@ final class JdbcSession implements SqlSession {
             return SqlSession.super.readUncommitted(read);
         }
         return call(() -> {
-            int level = connection.getTransactionIsolation();
+            int level = connection().getTransactionIsolation();
             connection.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED);
             try {
                 return join(read.get());
@@ -278,19 +282,24 @@ final class JdbcSession implements SqlSession {
         if (transaction != null) {
             transaction.close();
         }
-        try (connection) {
+        try {
             if (inTransaction && !connection.isClosed()) {
                 join(rollback());
             }
         } catch (SQLException | RuntimeException e) {
             // The pool resets the connection, or discards a broken one.
         }
+        try {
+            connection.close(); // the one taken after an owner's transaction ended, if any
+        } catch (SQLException e) {
+            // already gone
+        }
         return CompletableFuture.completedFuture(null);
     }
 
     /**
      * In the atomic mode's transaction: {@link AtomicTransaction}, {@link Connection}, {@link DSLContext},
-     * the {@link DataSource} the connection came from and an {@link Owner}'s transaction; nothing once closed.
+     * the {@link DataSource} the connection came from, and an {@link Owner} and its transaction; nothing once closed.
      */
     @Override
     public <T> Optional<T> unwrap(Class<T> type) {
@@ -304,7 +313,8 @@ final class JdbcSession implements SqlSession {
                 : type == Connection.class ? transaction.connection()
                 : type == DSLContext.class ? transaction.dsl()
                 : type == DataSource.class ? sessions.pool()
-                : owner != null ? owner.transaction() : null;
+                : owner == null ? null
+                : type.isInstance(owner) ? owner : owner.transaction();
         return Optional.ofNullable(type.isInstance(found) ? type.cast(found) : null);
     }
 
@@ -324,7 +334,11 @@ final class JdbcSession implements SqlSession {
     private Void ended() throws SQLException {
         inTransaction = false;
         isolationPending = false;
-        if (owner == null && connection.getAutoCommit() != lentAutoCommit) {
+        if (owner != null) {
+            lentIsolation = null; // the pool resets what the transaction changed as the connection returns
+            return null;
+        }
+        if (connection.getAutoCommit() != lentAutoCommit) {
             connection.setAutoCommit(lentAutoCommit);
         }
         if (lentIsolation != null) {
@@ -337,7 +351,7 @@ final class JdbcSession implements SqlSession {
     private void sendIsolation() throws SQLException {
         if (isolationPending) {
             isolationPending = false;
-            try (Statement s = connection.createStatement()) {
+            try (Statement s = connection().createStatement()) {
                 s.execute(catalog.sql("readCommitted"));
             }
         }
@@ -345,7 +359,28 @@ final class JdbcSession implements SqlSession {
 
     /** Statement {@code name} prepared with its values bound by name, under the query timeout. */
     private PreparedStatement prepare(String name, Map<String, ?> values) throws SQLException {
-        return Rows.prepare(connection, catalog.questionMarks(name), catalog.dialect(), values, sessions.timeoutSeconds());
+        return Rows.prepare(connection(), catalog.questionMarks(name), catalog.dialect(), values, sessions.timeoutSeconds());
+    }
+
+    /**
+     * Closes the connection before its {@link Owner}'s transaction ends (the pool keeps it enlisted
+     * until then, and would otherwise close it itself, warning): a statement after the end takes another.
+     */
+    private void handBack() {
+        handedBack = true;
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            // the transaction's end returns it to the pool, or discards it
+        }
+    }
+
+    private Connection connection() throws SQLException {
+        if (handedBack) {
+            handedBack = false;
+            connection = sessions.pool().getConnection();
+        }
+        return connection;
     }
 
     interface Work<T> {

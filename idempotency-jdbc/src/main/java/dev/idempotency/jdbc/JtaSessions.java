@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.core.adapter.ThreadTransaction;
 import dev.idempotency.sql.SqlConnections;
 import dev.idempotency.sql.SqlSession;
 import jakarta.transaction.NotSupportedException;
@@ -62,7 +63,17 @@ final class JtaSessions implements SqlConnections {
     }
 
     /** Ends {@code transaction}: on the thread it is current on, through the manager; elsewhere, itself. */
-    private record Owner(TransactionManager manager, Transaction transaction) implements JdbcSession.Owner {
+    private record Owner(TransactionManager manager, Transaction transaction)
+            implements JdbcSession.Owner, ThreadTransaction {
+
+        @Override
+        public boolean rollbackOnly() {
+            try {
+                return transaction.getStatus() == Status.STATUS_MARKED_ROLLBACK;
+            } catch (SystemException e) {
+                return false;
+            }
+        }
 
         @Override
         public void commit() throws SQLException {

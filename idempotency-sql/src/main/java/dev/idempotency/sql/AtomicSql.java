@@ -160,7 +160,8 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
     private CompletionStage<AtomicAttempt<AsyncReservation>> failed(SqlSession s, Request r, Throwable failure) {
         SqlConnections.SqlError error = connections.error(failure);
         if (error != null && SqlErrors.isLockTimeout(error.sqlState(), error.code())) {
-            return settle(s.rollback().thenCompose(v -> holder(s, r)), CompletableFuture::completedFuture,
+            return settle(restoreLockWait(s).thenCompose(v -> s.rollback()).thenCompose(v -> holder(s, r)),
+                    CompletableFuture::completedFuture,
                     unknown -> {
                         log.log(Level.WARNING, "Could not tell which request body holds key_preview={0}; answering"
                                 + " in flight: {1}", r.key().keyPreview(), unknown.toString());
@@ -185,16 +186,21 @@ public record AtomicSql(SqlCatalog sql, SqlConnections connections, String tenan
         }
         Map<String, Object> values = Records.keyValues(r.key());
         values.put("now", r.now());
-        return s.execute(sql.sql("restoreLockWait"))
-                .thenCompose(v -> s.readUncommitted(() -> s.query("find", values, row -> Records.read(r.key(), row))))
+        return s.readUncommitted(() -> s.query("find", values, row -> Records.read(r.key(), row)))
                 .thenApply(rows -> Records.holderOf(rows.stream().findFirst(), r.fingerprint(), r.now()));
     }
 
-    /** ROLLBACK (whatever it says), the session's settings given back, the connection closed. */
+    /**
+     * The session's settings given back, ROLLBACK (whatever each says), the connection closed: in this
+     * order, as a transaction another owns (JTA's) may take the connection with it when it ends.
+     */
     private CompletionStage<Void> end(SqlSession s) {
-        return quietly(s.rollback())
-                .thenCompose(v -> postgres() ? done() : quietly(s.execute(sql.sql("restoreLockWait"))))
-                .thenCompose(v -> s.close());
+        return quietly(restoreLockWait(s)).thenCompose(v -> quietly(s.rollback())).thenCompose(v -> s.close());
+    }
+
+    /** MariaDB/MySQL, H2: the session's lock wait given back; PostgreSQL's ends with the transaction. */
+    private CompletionStage<Void> restoreLockWait(SqlSession s) {
+        return postgres() ? done() : s.execute(sql.sql("restoreLockWait"));
     }
 
     static CompletionStage<Void> quietly(CompletionStage<Void> stage) {

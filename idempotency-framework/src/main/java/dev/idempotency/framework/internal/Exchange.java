@@ -131,6 +131,21 @@ public final class Exchange {
                                 500, "A transactional step failed; nothing of this request was committed").toReply()));
     }
 
+    /**
+     * The handler would go on on another thread, outside the atomic mode's transaction bound to the
+     * request's: refused before it runs on — nothing committed or stored, the key released — with a
+     * problem to send.
+     */
+    public CompletableFuture<Optional<HttpReply>> refuseAsynchronous() {
+        log.warn("An asynchronous handler was refused in the atomic mode (key_preview={}): its work would run "
+                + "outside the request's transaction", execution.key().keyPreview());
+        IllegalStateException cause = new IllegalStateException("asynchronous handler refused in the atomic mode");
+        return decide("release", () -> execution.failAsync(cause).thenApply(done -> Optional.of(engine.problem(
+                "idempotency_async_not_atomic", "Asynchronous handler in the atomic mode", 500,
+                "This endpoint answers asynchronously; in the atomic mode its work would run outside the "
+                        + "request's transaction, so it was refused and the transaction rolled back").toReply())));
+    }
+
     private CompletableFuture<Optional<HttpReply>> decide(String step,
                                                           Supplier<CompletionStage<Optional<HttpReply>>> engineStep) {
         return decided.compareAndSet(false, true) ? run(step, engineStep) : later();
