@@ -89,7 +89,7 @@ public final class ExampleApp implements AutoCloseable {
      * transaction is the framework's).
      */
     public static ExampleApp create(ExampleSettings settings, DataSource pool, UnaryOperator<JdbcStore.Builder> jdbcStore) {
-        ExampleSettings.StoreKind kind = settings.store(StoreSupport.BLOCKING.postgresKind());
+        ExampleSettings.StoreKind kind = settings.store(false);
         return create(settings, StoreSupport.BLOCKING, kind, ExampleDatabase.over(pool, settings), jdbcStore);
     }
 
