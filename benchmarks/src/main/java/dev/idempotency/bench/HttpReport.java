@@ -309,7 +309,7 @@ final class HttpReport {
         String what = String.format(Locale.ROOT, "%s: %s ≥ %.2f× off (req/s)", framework, config.label(), bound);
         http.rows().stream().filter(r -> r.framework().equals(framework) && r.config() == config
                         && r.store() == BenchStore.JDBC).findFirst()
-                // a mode the service refuses (WebFlux on jdbc, Quarkus: atomic) is no target; one that failed to start is missed
+                // a mode the service refuses (WebFlux on jdbc) is no target; one that failed to start is missed
                 .filter(row -> row.ran() || !"not available".equals(row.unavailable()))
                 .ifPresent(row -> {
                     if (!row.ran()) {

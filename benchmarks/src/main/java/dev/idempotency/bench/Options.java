@@ -52,7 +52,7 @@ record Options(Path root, List<String> frameworks, List<HttpConfig> configs, int
             usage: ./benchmarks/run [option...]   the HTTP level, the purge suite and JMH;
                                                   writes benchmarks/results/<date>.md
               --frameworks=LIST      example services, of javalin,micronaut,vertx,spring,webflux,quarkus
-                                     (default javalin,micronaut,vertx,spring; quarkus refuses the atomic mode)
+                                     (default javalin,micronaut,vertx,spring)
               --configs=LIST         the configurations per framework (default off,optimistic,reserve,atomic,replay)
               --stores=LIST          where the idempotent configurations keep their records, of jdbc,pg,redis,r2dbc
                                      (default jdbc; jdbc,r2dbc when --frameworks names webflux): jdbc = JdbcStore,

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.BiFunction;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 
 /**
@@ -77,13 +78,29 @@ public final class ExampleApp implements AutoCloseable {
     public static ExampleApp create(ExampleSettings settings, StoreSupport support) {
         // Before the database opens: IDEMPOTENCY_STORE=pg where there is no PgStore fails at once.
         ExampleSettings.StoreKind kind = settings.store(support.postgresKind());
-        ExampleDatabase database = ExampleDatabase.open(settings, kind == ExampleSettings.StoreKind.JDBC);
+        return create(settings, support, kind,
+                ExampleDatabase.open(settings, kind == ExampleSettings.StoreKind.JDBC), UnaryOperator.identity());
+    }
+
+    /**
+     * {@link #create(ExampleSettings)} over a pool the framework owns and closes, sized with
+     * {@link ExamplePool#of} (the Quarkus example's Agroal data source); {@code jdbcStore} completes
+     * the JDBC store's builder (Quarkus: {@code transactionManager}, so that the atomic mode's
+     * transaction is the framework's).
+     */
+    public static ExampleApp create(ExampleSettings settings, DataSource pool, UnaryOperator<JdbcStore.Builder> jdbcStore) {
+        ExampleSettings.StoreKind kind = settings.store(false);
+        return create(settings, StoreSupport.BLOCKING, kind, ExampleDatabase.over(pool, settings), jdbcStore);
+    }
+
+    private static ExampleApp create(ExampleSettings settings, StoreSupport support, ExampleSettings.StoreKind kind,
+                                     ExampleDatabase database, UnaryOperator<JdbcStore.Builder> jdbcStore) {
         try {
             if (!settings.idempotencyEnabled()) {
                 return new ExampleApp(settings, database, null, null, null);
             }
             ExampleStore store = switch (kind) {
-                case JDBC -> jdbcStore(database);
+                case JDBC -> jdbcStore(database, jdbcStore);
                 case REDIS -> RedisStores.open(settings, support.nonBlocking(), database.description());
                 case PG, R2DBC -> support.postgresStore().apply(settings, settings.postgres().orElseThrow());
             };
@@ -100,8 +117,8 @@ public final class ExampleApp implements AutoCloseable {
     }
 
     /** The records next to the orders and payments, in the same database. */
-    private static ExampleStore jdbcStore(ExampleDatabase database) {
-        JdbcStore store = JdbcStore.create(database.dataSource());
+    private static ExampleStore jdbcStore(ExampleDatabase database, UnaryOperator<JdbcStore.Builder> builder) {
+        JdbcStore store = builder.apply(JdbcStore.builder(database.dataSource())).build();
         store.createTableIfMissing();
         return ExampleStore.blocking(store, "JdbcStore (table " + JdbcStore.DEFAULT_TABLE + ") in "
                 + database.description(), () -> { });
@@ -179,7 +196,10 @@ public final class ExampleApp implements AutoCloseable {
         }
     }
 
-    /** The pool the example's tables (and, with a database store, the records) live in. */
+    /**
+     * The pool the example's tables (and, with a database store, the records) live in: HikariCP's, or
+     * the framework's own.
+     */
     public DataSource dataSource() {
         return database.dataSource();
     }
@@ -203,7 +223,7 @@ public final class ExampleApp implements AutoCloseable {
                 + " -H 'Content-Type: application/json' -d '{\"item\":\"book\",\"quantity\":1}'";
     }
 
-    /** Closes the engine, the store's connections and the pool. */
+    /** Closes the engine, the store's connections and the pool (unless the framework owns it). */
     @Override
     public void close() {
         if (engine != null) {

@@ -2,48 +2,29 @@ package dev.idempotency.examples;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.core.Mode;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
-import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * The example's database: a HikariCP pool over {@code DATABASE_URL}, or over a fresh embedded H2
- * database in memory, with the example's own tables created on start.
+ * database in memory, or a pool the framework owns ({@link #over}), with the example's own tables
+ * created on start.
  */
 final class ExampleDatabase implements AutoCloseable {
 
-    /**
-     * Connections for the reserve and optimistic modes and without idempotency: as many as the
-     * requests a service typically works on at once (the benchmark sends 16). A request borrows a
-     * connection per statement — three times in the reserve mode — and when borrowers outnumber
-     * the connections HikariCP hands a returned one over by spinning ({@code Thread.yield} in
-     * {@code ConcurrentBag.requite}) and wakes its connection-adder thread for every wait.
-     */
-    static final int POOL_SIZE = 16;
-    /** Connections kept open while idle, in every mode. */
-    static final int MIN_IDLE = 10;
-    /**
-     * Connections kept open while idle in the atomic mode when another pool holds its transactions
-     * (the Vert.x example's PgStore, up to 40 connections of its own): this pool then serves only
-     * the requests without a key and the reads. With {@link #MIN_IDLE} two such services after a
-     * burst of duplicates held 2 × (40 + 10) connections, PostgreSQL's default
-     * {@code max_connections} of 100, and the server refused further clients
-     * (example-reliability's {@code TwoInstancesTest}).
-     */
-    static final int MIN_IDLE_BESIDE_ATOMIC_POOL = 2;
-    /** Connections in the atomic mode: up to this many keyed requests in flight, with room to spare. */
-    static final int ATOMIC_POOL_SIZE = 40;
-
-    private final HikariDataSource dataSource;
+    private final DataSource dataSource;
+    /** Null when the framework owns the pool and closes it. */
+    private final HikariDataSource ownPool;
     private final boolean embedded;
     private final String description;
 
-    private ExampleDatabase(HikariDataSource dataSource, boolean embedded, String description) {
+    private ExampleDatabase(DataSource dataSource, HikariDataSource ownPool, boolean embedded, String description) {
         this.dataSource = dataSource;
+        this.ownPool = ownPool;
         this.embedded = embedded;
         this.description = description;
     }
@@ -53,41 +34,46 @@ final class ExampleDatabase implements AutoCloseable {
      *                         another store (PgStore's own pool) this one serves single statements only
      */
     static ExampleDatabase open(ExampleSettings settings, boolean transactionsHere) {
-        boolean embedded = settings.databaseUrl().isEmpty();
-        // A name of its own, so two services in one JVM (tests) never share rows.
-        String url = settings.jdbcUrl().orElse("jdbc:h2:mem:example-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        String url = settings.jdbcUrlOrFreshH2();
+        ExamplePool pool = ExamplePool.of(settings, transactionsHere);
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setPoolName("example");
-        // In the atomic mode every request in flight holds a connection (its transaction) until it
-        // is answered; the other modes borrow one per statement.
-        boolean oneConnectionPerRequest = transactionsHere && settings.mode() == Mode.ATOMIC
-                && settings.idempotencyEnabled();
-        config.setMaximumPoolSize(oneConnectionPerRequest ? ATOMIC_POOL_SIZE : POOL_SIZE);
-        // Opened on demand beyond the usual ten, so an idle service does not sit on 16 or 40 of
-        // the server's connections.
-        config.setMinimumIdle(!transactionsHere && settings.mode() == Mode.ATOMIC && settings.idempotencyEnabled()
-                ? MIN_IDLE_BESIDE_ATOMIC_POOL : MIN_IDLE);
-        // Fail fast when the database is gone: a request must get its 503 within two seconds, not
-        // after HikariCP's default 30 s. In the atomic mode a request takes one connection and
-        // keeps it (its write and its rollback use the same one), so it waits at most once; in the
-        // other modes it may wait up to three times (reservation, its own write, the release after
-        // that write failed).
-        config.setConnectionTimeout(oneConnectionPerRequest ? 1_500 : 600);
-        config.setValidationTimeout(250);
+        config.setMaximumPoolSize(pool.maxSize());
+        config.setMinimumIdle(pool.minIdle());
+        config.setConnectionTimeout(pool.acquisitionTimeout().toMillis());
+        config.setValidationTimeout(pool.validationTimeout().toMillis());
         HikariDataSource dataSource = new HikariDataSource(config);
+        try {
+            return prepare(dataSource, dataSource, settings, url);
+        } catch (RuntimeException e) {
+            dataSource.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The example's tables in {@code dataSource}, a pool over {@code settings}' database that the
+     * framework owns and closes (sized with {@link ExamplePool#of}).
+     */
+    static ExampleDatabase over(DataSource dataSource, ExampleSettings settings) {
+        return prepare(dataSource, null, settings, settings.jdbcUrl().orElse("jdbc:h2:mem:"));
+    }
+
+    private static ExampleDatabase prepare(DataSource dataSource, HikariDataSource ownPool, ExampleSettings settings,
+                                           String url) {
+        boolean embedded = settings.databaseUrl().isEmpty();
         try {
             String product = createTables(dataSource);
             String where = embedded ? "embedded H2 (in memory)" : product + " at " + withoutParameters(url);
-            return new ExampleDatabase(dataSource, embedded, where);
+            return new ExampleDatabase(dataSource, ownPool, embedded, where);
         } catch (SQLException | RuntimeException e) {
-            dataSource.close();
             throw new IllegalStateException("Could not prepare the database at " + withoutParameters(url) + ": "
                     + e.getMessage(), e);
         }
     }
 
-    HikariDataSource dataSource() {
+    DataSource dataSource() {
         return dataSource;
     }
 
@@ -100,8 +86,12 @@ final class ExampleDatabase implements AutoCloseable {
         return description;
     }
 
+    /** Closes the pool unless the framework owns it (then the framework closes it). */
     @Override
     public void close() {
+        if (ownPool == null) {
+            return;
+        }
         if (embedded) {
             try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
                 s.execute("SHUTDOWN"); // DB_CLOSE_DELAY=-1 would keep it for the JVM's lifetime
@@ -109,11 +99,11 @@ final class ExampleDatabase implements AutoCloseable {
                 // already gone
             }
         }
-        dataSource.close();
+        ownPool.close();
     }
 
     /** Creates the orders and payments tables if missing; returns the database product's name. */
-    private static String createTables(HikariDataSource dataSource) throws SQLException {
+    private static String createTables(DataSource dataSource) throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             String product = c.getMetaData().getDatabaseProductName();
             String id = product.toLowerCase(Locale.ROOT).contains("postgres")

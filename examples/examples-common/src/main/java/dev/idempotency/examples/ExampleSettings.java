@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
@@ -132,6 +133,14 @@ public record ExampleSettings(int port, Optional<String> databaseUrl, Mode mode,
      */
     public Optional<String> jdbcUrl() {
         return databaseUrl.map(url -> url.startsWith("jdbc:") ? url : PostgresUrl.parse(url).jdbcUrl());
+    }
+
+    /**
+     * {@link #jdbcUrl()}, or a fresh embedded H2 database in memory: a name of its own, so two
+     * services in one JVM (tests) never share rows.
+     */
+    public String jdbcUrlOrFreshH2() {
+        return jdbcUrl().orElseGet(() -> "jdbc:h2:mem:example-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
     }
 
     /** {@code DATABASE_URL} taken apart when it names PostgreSQL (either form); empty otherwise. */

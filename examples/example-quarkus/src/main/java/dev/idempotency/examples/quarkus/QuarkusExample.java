@@ -1,6 +1,5 @@
 package dev.idempotency.examples.quarkus;
 
-import dev.idempotency.core.Mode;
 import dev.idempotency.examples.ExampleApp;
 import dev.idempotency.examples.ExampleSettings;
 import io.quarkus.runtime.Quarkus;
@@ -15,50 +14,35 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * (application.properties, and {@code IDEMPOTENCY} below), over the engine and store of
  * {@link ExampleApp} (the ones every example builds, so all frameworks behave alike), which
  * {@link ExampleBeans} makes the application's {@code IdempotencyEngine} and {@code Store} beans.
- * The routes ({@link ShopResource}) are plain resource methods, run on worker threads.
+ * The orders, payments and records are in Quarkus's own data source (Agroal, {@link DataSources});
+ * the routes ({@link ShopResource}) are plain resource methods, run on worker threads.
  *
- * <p>The atomic mode is refused at start (one line on standard error, exit status 2), as
- * idempotency-quarkus gives a resource no handle on the reservation's transaction, so the order
- * could not commit with the stored response. {@code REDIS_URL} puts the records in Redis on
- * Lettuce 6.8 (this module's pom pins it: Lettuce 7 needs Netty 4.2, Quarkus runs 4.1).
+ * <p>In the atomic mode the JDBC store begins each keyed request's transaction as a JTA
+ * transaction (Narayana) on the request's thread, and the routes write through the
+ * {@code @Transactional} {@link JoinedWrites}, which joins it: the order commits with the stored
+ * response. {@code REDIS_URL} puts the records in Redis on Lettuce 6.8 (this module's pom pins it:
+ * Lettuce 7 needs Netty 4.2, Quarkus runs 4.1).
  */
 @QuarkusMain
 public class QuarkusExample implements QuarkusApplication {
-
-    static final String ATOMIC_REFUSED = "IDEMPOTENCY_MODE=atomic is not available in the Quarkus example: the atomic "
-            + "mode commits the order with the stored response in the reservation's transaction, and idempotency-quarkus "
-            + "gives a resource no handle on that transaction, so the order would commit on its own. Use "
-            + "IDEMPOTENCY_MODE=reserve or optimistic (or the atomic mode in the Javalin, Micronaut, Vert.x or Spring example).";
 
     @Inject
     ExampleApp app;
 
     /**
      * Reads the environment (a setting that makes no sense: one line on standard error, exit status
-     * 2), hands {@code PORT}, {@code HOST} and {@code IDEMPOTENCY} to Quarkus's configuration, and
-     * runs the application until it is stopped.
+     * 2), hands {@code PORT}, {@code HOST}, {@code IDEMPOTENCY} and the database to Quarkus's
+     * configuration, and runs the application until it is stopped.
      */
     public static void main(String[] args) {
-        ExampleSettings settings = ExampleSettings.fromEnvironmentOrExit(QuarkusExample::refuseUnsupported);
+        ExampleSettings settings = ExampleSettings.fromEnvironmentOrExit(DataSources::name);
         // System properties are read when Quarkus initialises, after this.
         System.setProperty("quarkus.http.port", Integer.toString(settings.port()));
         settings.host().ifPresent(host -> System.setProperty("quarkus.http.host", host)); // unset: every interface
         // IDEMPOTENCY=off: the same routes without the filters (the benchmark baseline).
         System.setProperty("idempotency.enabled", Boolean.toString(settings.idempotencyEnabled()));
+        DataSources.configure(settings);
         Quarkus.run(QuarkusExample.class, args);
-    }
-
-    /**
-     * What this example cannot run, with idempotency on: the atomic mode (also
-     * {@code IDEMPOTENCY_STORE=pg} or {@code r2dbc}, which {@link ExampleSettings#store} refuses).
-     */
-    static void refuseUnsupported(ExampleSettings settings) {
-        if (!settings.idempotencyEnabled()) {
-            return;
-        }
-        if (settings.mode() == Mode.ATOMIC) {
-            throw new IllegalArgumentException(ATOMIC_REFUSED);
-        }
     }
 
     /** Called once the server listens: prints the start-up line and waits for the stop. */

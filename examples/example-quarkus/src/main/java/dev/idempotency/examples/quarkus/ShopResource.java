@@ -2,10 +2,13 @@ package dev.idempotency.examples.quarkus;
 
 import dev.idempotency.examples.ExampleApp;
 import dev.idempotency.examples.ExampleRequests;
+import dev.idempotency.examples.NewOrder;
+import dev.idempotency.examples.NewPayment;
 import dev.idempotency.examples.Order;
 import dev.idempotency.examples.Payment;
 import dev.idempotency.examples.ProblemException;
 import dev.idempotency.examples.Tenants;
+import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -24,22 +27,27 @@ import java.util.Optional;
  * worker threads, where the idempotency filters may block on the store. Bodies are read as bytes
  * and checked by the shared rules ({@link ExampleRequests}), so every framework's example accepts
  * and refuses the same requests; a refusal is a {@link ProblemException}, answered by
- * {@link ProblemMapper}.
+ * {@link ProblemMapper}. In the atomic mode's transaction the writes go through {@link JoinedWrites}.
  */
 @Path("/")
 @Produces(MediaType.APPLICATION_JSON)
 public class ShopResource {
 
     private final ExampleApp app;
+    private final JoinedWrites joined;
 
-    ShopResource(ExampleApp app) {
+    ShopResource(ExampleApp app, JoinedWrites joined) {
         this.app = app;
+        this.joined = joined;
     }
 
     @POST
     @Path("orders")
     public Response createOrder(byte[] body, @QueryParam("delayMs") String delayMs, @Context HttpHeaders headers) {
-        Order created = app.createOrder(Optional.empty(), tenant(headers), ExampleRequests.order(body), delayMs);
+        NewOrder order = ExampleRequests.order(body);
+        Order created = atomic()
+                ? joined.createOrder(tenant(headers), order, delayMs)
+                : app.createOrder(Optional.empty(), tenant(headers), order, delayMs);
         // A header as written: Response.created would make the location absolute.
         return Response.status(Response.Status.CREATED).header("Location", "/orders/" + created.id())
                 .entity(created).build();
@@ -62,13 +70,25 @@ public class ShopResource {
     @POST
     @Path("payments")
     public Payment createPayment(byte[] body, @Context HttpHeaders headers) {
-        return app.createPayment(Optional.empty(), tenant(headers), ExampleRequests.payment(body));
+        NewPayment payment = ExampleRequests.payment(body);
+        return atomic()
+                ? joined.createPayment(tenant(headers), payment)
+                : app.createPayment(Optional.empty(), tenant(headers), payment);
     }
 
     @GET
     @Path("payments")
     public List<Payment> payments(@Context HttpHeaders headers) {
         return app.repository().payments(tenant(headers));
+    }
+
+    /**
+     * Whether this request runs in the atomic mode's transaction (a keyed request in that mode, whose
+     * JTA transaction the JDBC store began on this thread): then its writes go through
+     * {@link JoinedWrites}, which joins it, so that they commit with the stored response.
+     */
+    private static boolean atomic() {
+        return QuarkusTransaction.isActive();
     }
 
     /** The demo tenant header; real applications take the tenant from authentication. */

@@ -3,12 +3,11 @@ package dev.idempotency.examples.quarkus;
 import dev.idempotency.examples.ExampleContractTest;
 import dev.idempotency.examples.ExampleSettings;
 import dev.idempotency.examples.ExampleStorage;
-import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
  * The examples' HTTP contract against the Quarkus service, each service the built application in a
- * child process ({@link QuarkusProcess}); the atomic mode is refused. Subclassed per storage.
+ * child process ({@link QuarkusProcess}). Subclassed per storage.
  */
 abstract class QuarkusExampleContract extends ExampleContractTest {
 
@@ -22,11 +21,6 @@ abstract class QuarkusExampleContract extends ExampleContractTest {
     @Override
     protected ExampleStorage storage() {
         return storage;
-    }
-
-    @Override
-    protected Optional<String> atomicModeRefusal() {
-        return Optional.of("IDEMPOTENCY_MODE=atomic is not available in the Quarkus example");
     }
 
     /**

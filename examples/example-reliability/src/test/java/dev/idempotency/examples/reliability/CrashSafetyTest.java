@@ -30,16 +30,17 @@ import org.junit.jupiter.params.provider.EnumSource;
  * record stays in flight; a retry is refused with {@code 409} (never executed twice) until the
  * lease lapses — the weakness the atomic mode removes.
  *
- * <p>Both run against each {@link ExampleService} (the reserve mode only against the Quarkus
- * example, which refuses the atomic one): the Javalin example on {@code JdbcStore}, the
+ * <p>Both run against each {@link ExampleService}: the Javalin example on {@code JdbcStore}, the
  * Vert.x example on {@code PgStore}, whose atomic mode writes the order through the reservation's
  * reactive connection, and the Spring Boot example on {@code JdbcStore}, whose atomic mode writes it
  * with {@code JdbcTemplate} in a {@code @Transactional} service that joins the reservation's
  * transaction as Spring's current one, and the WebFlux example on {@code R2dbcStore}, whose atomic
  * mode writes it with {@code DatabaseClient} in a {@code TransactionalOperator} that joins the
- * reservation's transaction as Spring's current reactive one. Before the kill the test sees the
- * order's INSERT and the reservation's held by the same database backend, inside one open
- * transaction.
+ * reservation's transaction as Spring's current reactive one, and the Quarkus example on
+ * {@code JdbcStore}, whose atomic mode writes it in a {@code @Transactional} bean that joins the
+ * reservation's JTA transaction, Agroal lending it the connection enlisted there. Before the kill
+ * the test sees the order's INSERT and the reservation's held by the same database backend, inside
+ * one open transaction.
  */
 class CrashSafetyTest {
 
@@ -65,7 +66,7 @@ class CrashSafetyTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = ExampleService.class, mode = EnumSource.Mode.EXCLUDE, names = "QUARKUS_JDBC") // refuses atomic
+    @EnumSource(ExampleService.class)
     void atomicModeKilledInsideTheTransactionLeavesNothingAndTheRetryRunsOnce(ExampleService example) throws Exception {
         String key = "crash-" + UUID.randomUUID();
 

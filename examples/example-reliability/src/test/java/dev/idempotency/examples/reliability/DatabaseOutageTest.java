@@ -58,13 +58,15 @@ class DatabaseOutageTest {
      * Javalin in every mode as before; Vert.x/PgStore in the two modes with a reservation;
      * WebFlux/R2dbcStore in the reserve mode, its orders and records on one R2DBC pool;
      * Quarkus/JdbcStore in the reserve mode, the store's and the resource's failures answered
-     * through idempotency-quarkus's filters and the example's exception mapper.
+     * through idempotency-quarkus's filters and the example's exception mapper, and in the atomic
+     * mode, its JTA transactions on Agroal's connections.
      */
     static List<Arguments> proxyCases() {
         return List.of(Arguments.of(ExampleService.JAVALIN_JDBC, "reserve"), Arguments.of(ExampleService.JAVALIN_JDBC, "atomic"),
                 Arguments.of(ExampleService.JAVALIN_JDBC, "optimistic"),
                 Arguments.of(ExampleService.VERTX_PG, "reserve"), Arguments.of(ExampleService.VERTX_PG, "atomic"),
-                Arguments.of(ExampleService.WEBFLUX_R2DBC, "reserve"), Arguments.of(ExampleService.QUARKUS_JDBC, "reserve"));
+                Arguments.of(ExampleService.WEBFLUX_R2DBC, "reserve"), Arguments.of(ExampleService.QUARKUS_JDBC, "reserve"),
+                Arguments.of(ExampleService.QUARKUS_JDBC, "atomic"));
     }
 
     /**
@@ -74,12 +76,13 @@ class DatabaseOutageTest {
      * others do not: 3 December 2026, 65–78 × 201, 61–67 × 503 database_unavailable.) Spring Boot
      * in the atomic mode, where the terminated backend holds the transaction its
      * {@code @Transactional} {@code JdbcTemplate} writes joined; WebFlux/R2dbcStore likewise, the
-     * transaction its {@code TransactionalOperator} joined.
+     * transaction its {@code TransactionalOperator} joined; Quarkus/JdbcStore likewise, the JTA
+     * transaction its {@code @Transactional} bean joined.
      */
     static List<Arguments> terminateCases() {
         return List.of(Arguments.of(ExampleService.JAVALIN_JDBC, "reserve"), Arguments.of(ExampleService.JAVALIN_JDBC, "atomic"),
                 Arguments.of(ExampleService.VERTX_PG, "atomic"), Arguments.of(ExampleService.SPRING_JDBC, "atomic"),
-                Arguments.of(ExampleService.WEBFLUX_R2DBC, "atomic"));
+                Arguments.of(ExampleService.WEBFLUX_R2DBC, "atomic"), Arguments.of(ExampleService.QUARKUS_JDBC, "atomic"));
     }
 
     @ParameterizedTest(name = "{0}, {1}")

@@ -49,7 +49,9 @@ enum ExampleService {
     /**
      * The Quarkus example (Quarkus REST, idempotency-quarkus) on {@code JdbcStore}, started from
      * the application its build augments ({@code java -jar target/quarkus-app/quarkus-run.jar}):
-     * Quarkus cannot run from a plain classpath. It refuses the atomic mode.
+     * Quarkus cannot run from a plain classpath. Its orders and records are in Quarkus's Agroal
+     * data source; in the atomic mode its keyed {@code POST}s write the order in a
+     * {@code @Transactional} bean that joins the reservation's JTA transaction (Narayana).
      */
     QUARKUS_JDBC("quarkus", "JdbcStore", "dev.idempotency.examples.quarkus.QuarkusExample");
 

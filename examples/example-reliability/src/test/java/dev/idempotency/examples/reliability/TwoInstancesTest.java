@@ -35,8 +35,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>{@code reserve} runs against each {@link ExampleService} (Javalin on {@code JdbcStore}, Vert.x
  * on {@code PgStore}, Spring Boot on {@code JdbcStore}, WebFlux on {@code R2dbcStore}, Quarkus on
- * {@code JdbcStore}), {@code atomic} against each but Quarkus, which refuses it; {@code optimistic},
- * which proves nothing about a store's exclusion, on Javalin only.
+ * {@code JdbcStore}), and so does {@code atomic}; {@code optimistic}, which proves nothing about a
+ * store's exclusion, on Javalin only.
  */
 class TwoInstancesTest {
 
@@ -53,7 +53,7 @@ class TwoInstancesTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = ExampleService.class, mode = EnumSource.Mode.EXCLUDE, names = "QUARKUS_JDBC") // refuses atomic
+    @EnumSource(ExampleService.class)
     void atomicModeRunsTheHandlerExactlyOnce(ExampleService example) throws Exception {
         Burst burst = burst(example, "atomic");
 
