@@ -61,10 +61,10 @@ class IdempotencyBeans {
     @Produces
     @Singleton
     @DefaultBean
-    Store idempotencyStore() {
+    Store idempotencyStore(IdempotencySettings settings) {
         if (Classes.present("dev.idempotency.jdbc.JdbcStore")
                 && Classes.present("io.quarkus.agroal.runtime.AgroalDataSourceUtil")) {
-            Store store = JdbcStores.create();
+            Store store = JdbcStores.create(settings);
             if (store != null) {
                 return store;
             }

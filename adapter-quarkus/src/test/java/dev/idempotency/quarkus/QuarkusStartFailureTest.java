@@ -51,6 +51,14 @@ class QuarkusStartFailureTest {
     }
 
     @Test
+    void aTransactionTimeoutShorterThanTheLeaseIsRefusedInTheAtomicMode(QuarkusMainLauncher launcher) {
+        assertFirstLine(launcher, Map.of("idempotency.mode", "atomic",
+                        "quarkus.transaction-manager.default-transaction-timeout", "5s"),
+                "quarkus.transaction-manager.default-transaction-timeout (PT5S) is shorter than idempotency.lease "
+                        + "(PT20S): in the atomic mode the transaction manager would roll back a request still running");
+    }
+
+    @Test
     void aMissingTableIsNamedWithTheFix(QuarkusMainLauncher launcher) {
         LaunchResult result = launch(launcher, Map.of("idempotency.jdbc.initialize-schema", "never"));
         assertThat(firstLine(result)).contains("quarkus_keys").contains("idempotency.jdbc.initialize-schema=always");

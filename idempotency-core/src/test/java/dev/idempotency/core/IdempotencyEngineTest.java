@@ -488,7 +488,7 @@ class IdempotencyEngineTest {
         Decision.Proceed running = proceed(engine.before(post("/orders", "k1", BODY)));
         JsonNode json = problem(engine.before(post("/orders", "k1", "{\"item\":\"pen\"}")), 422,
                 "idempotency_key_conflict");
-        assertThat(json.path("detail").asText()).isEqualTo("Idempotency-Key reused with a different request body");
+        assertThat(json.path("detail").asText()).isEqualTo("Idempotency-Key reused with a different request (its body, query string or media type)");
 
         running.execution().finish(created("{}"));
         problem(engine.before(post("/orders", "k1", "{\"item\":\"pen\"}")), 422, "idempotency_key_conflict");

@@ -348,7 +348,7 @@ public abstract class HttpConformanceTest {
         HttpResponse<byte[]> reused = post("/orders", key, "{\"item\":\"pen\",\"quantity\":2}");
 
         assertProblem(reused, 422, "idempotency_key_conflict");
-        assertThat(json(reused).path("detail").asText()).isEqualTo("Idempotency-Key reused with a different request body");
+        assertThat(json(reused).path("detail").asText()).isEqualTo("Idempotency-Key reused with a different request (its body, query string or media type)");
         assertThat(app.executions("orders")).isEqualTo(1);
     }
 

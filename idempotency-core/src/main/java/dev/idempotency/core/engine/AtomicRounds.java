@@ -146,8 +146,8 @@ public final class AtomicRounds {
 
     /** The key as held by an uncommitted transaction: in flight, with the holder's fingerprint as far as known. */
     private void inFlight(String holdersFingerprint) {
-        log.debug("Key_preview={} is held by an uncommitted transaction ({}); answering in flight", key.keyPreview(),
-                holdersFingerprint.equals(fingerprint) ? "the same body" : "another body");
+        log.debug("key_preview={} is held by an uncommitted transaction ({}); taken as in flight", key.keyPreview(),
+                holdersFingerprint.equals(fingerprint) ? "the same request" : "another request");
         result.complete(new AsyncReserveResult.Existing(new IdempotencyRecord(key, holdersFingerprint,
                 RecordState.IN_FLIGHT, null, now.plus(ttl), now.plus(lease))));
     }
