@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import javax.sql.DataSource;
@@ -64,7 +65,7 @@ final class ExampleDatabase implements AutoCloseable {
                                            String url) {
         boolean embedded = settings.databaseUrl().isEmpty();
         try {
-            String product = createTables(dataSource);
+            String product = ownPool != null ? createTables(dataSource) : patiently(() -> createTables(dataSource));
             String where = embedded ? "embedded H2 (in memory)" : product + " at " + withoutParameters(url);
             return new ExampleDatabase(dataSource, ownPool, embedded, where);
         } catch (SQLException | RuntimeException e) {
@@ -100,6 +101,37 @@ final class ExampleDatabase implements AutoCloseable {
             }
         }
         ownPool.close();
+    }
+
+    /** How long a pool the framework owns may take to open its first connection at start. */
+    static final Duration FIRST_CONNECTION = Duration.ofSeconds(10);
+
+    private interface Step<T> {
+        T run() throws SQLException;
+    }
+
+    /**
+     * {@code step} on a pool the framework owns, tried again until {@link #FIRST_CONNECTION} has
+     * passed: its first connection (H2 loading its engine, a loaded machine) may take longer than the
+     * wait a request is given ({@link ExamplePool}), which HikariCP's own first connection is not held to.
+     */
+    private static <T> T patiently(Step<T> step) throws SQLException {
+        long deadline = System.nanoTime() + FIRST_CONNECTION.toNanos();
+        while (true) {
+            try {
+                return step.run();
+            } catch (SQLException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     /** Creates the orders and payments tables if missing; returns the database product's name. */
