@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -62,22 +63,44 @@ class IdempotentCallsAsyncTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    void theActionRunsOnTheStoresThreadAndARepeatReplays(Mode mode) throws Exception {
+    void aRepeatReplaysTheFirstResult(Mode mode) throws Exception {
         IdempotentCalls calls = calls(mode);
         IdempotentCall call = IdempotentCall.of("payments", "k-0001", 500);
-        List<String> actionThreads = new ArrayList<>();
 
         CallOutcome<String> first = await(calls.runAsync(call, String.class, context -> {
             runs.incrementAndGet();
-            actionThreads.add(Thread.currentThread().getName());
             return CompletableFuture.completedFuture("receipt");
         }));
         String repeat = await(calls.callAsync(call, String.class, context -> CompletableFuture.completedFuture("again")));
 
         assertThat(first).isEqualTo(new CallOutcome.Executed<>("receipt"));
         assertThat(repeat).isEqualTo("receipt");
-        assertThat(actionThreads).containsExactly("store");
         assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void theCallerIsNotBlockedWhileTheStoreWorks() throws Exception {
+        CountDownLatch storeHeld = new CountDownLatch(1);
+        Store slow = new InterceptingStore(memory, operation -> {
+            try {
+                storeHeld.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        IdempotentCalls calls = calls(slow, Mode.RESERVE);
+        List<String> actionThreads = new ArrayList<>();
+
+        CompletionStage<CallOutcome<String>> outcome = calls.runAsync(IdempotentCall.of("payments", "k-0001", 1),
+                String.class, context -> {
+                    actionThreads.add(Thread.currentThread().getName());
+                    return CompletableFuture.completedFuture("receipt");
+                });
+
+        assertThat(outcome.toCompletableFuture()).as("returned while the store still works").isNotDone();
+        storeHeld.countDown();
+        assertThat(await(outcome)).isEqualTo(new CallOutcome.Executed<>("receipt"));
+        assertThat(actionThreads).as("started by the store's answer").containsExactly("store");
     }
 
     @ParameterizedTest

@@ -127,9 +127,9 @@ public final class IdempotentCalls implements AutoCloseable {
     }
 
     /**
-     * {@link #run} as a stage. Over an {@link AsyncStore} the calling thread is never blocked and the
-     * action starts on the store's thread; over a blocking {@link Store} the engine's part runs on the
-     * calling thread. A failing action's exception completes the stage unchanged; so does a refusal of
+     * {@link #run} as a stage. Over an {@link AsyncStore} the calling thread is never blocked, and the
+     * action starts where the engine's decision completes (see {@link AsyncCallAction}); over a
+     * blocking {@link Store} the engine's part runs on the calling thread. A failing action's exception completes the stage unchanged; so does a refusal of
      * the call itself ({@link IllegalArgumentException}).
      */
     public <R> CompletionStage<CallOutcome<R>> runAsync(IdempotentCall call, Class<R> resultType,
