@@ -13,7 +13,6 @@ import dev.idempotency.core.store.Store;
 import dev.idempotency.testkit.InterceptingStore;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -194,13 +193,7 @@ class IdempotentCallsAsyncTest {
 
     @Test
     void theAtomicActionReachesItsTransactionThroughTheContext() throws Exception {
-        Store transactional = new TestStores.Transactional(memory, inner -> new TestStores.ForwardingReservation(inner) {
-            @Override
-            public <T> Optional<T> unwrap(Class<T> type) {
-                return type == String.class ? Optional.of(type.cast("the transaction")) : Optional.empty();
-            }
-        });
-        IdempotentCalls calls = calls(transactional, Mode.ATOMIC);
+        IdempotentCalls calls = calls(TestStores.transactional(memory), Mode.ATOMIC);
 
         String seen = await(calls.callAsync(IdempotentCall.of("payments", "k-0001", 1), String.class,
                 context -> CompletableFuture.completedFuture(context.unwrap(String.class).orElse("none"))));

@@ -60,7 +60,7 @@ class IdempotentCallsTest {
     }
 
     private IdempotentCalls calls(Mode mode, UnaryOperator<IdempotencyConfig.Builder> customize) {
-        Store store = mode == Mode.ATOMIC ? atomic(memory) : memory;
+        Store store = mode == Mode.ATOMIC ? TestStores.transactional(memory) : memory;
         return open(new IdempotentCalls(store, customize.apply(IdempotencyConfig.builder().clock(clock).mode(mode)).build()));
     }
 
@@ -306,17 +306,7 @@ class IdempotentCallsTest {
         return new RecordKey(tenant, IdempotentCalls.METHOD, "/payments", key);
     }
 
-    /** The in-memory store as a transactional one whose "transaction" is a marker string. */
-    private static Store atomic(Store memory) {
-        return new TestStores.Transactional(memory, inner -> new TestStores.ForwardingReservation(inner) {
-            @Override
-            public <T> Optional<T> unwrap(Class<T> type) {
-                return type == String.class ? Optional.of(type.cast("the transaction")) : Optional.empty();
-            }
-        });
-    }
-
-    /** {@link #atomic}, whose commit (the completion) is refused. */
+    /** {@link TestStores#transactional}, whose commit (the completion) is refused. */
     private static Store atomicFailingCommit(Store memory) {
         return new TestStores.Transactional(memory, inner -> new TestStores.ForwardingReservation(inner) {
             @Override
