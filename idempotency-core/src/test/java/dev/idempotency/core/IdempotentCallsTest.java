@@ -142,11 +142,12 @@ class IdempotentCallsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Mode.class, names = {"RESERVE", "OPTIMISTIC"})
+    @EnumSource(Mode.class)
     void aStorageOutageIsAnOutcomeAndRunsNothing(Mode mode) {
-        Store down = new InterceptingStore(memory, operation -> {
+        Store failing = new InterceptingStore(memory, operation -> {
             throw new StorageUnavailableException(StorageUnavailableException.Reason.BUSY, "pool exhausted", null);
         });
+        Store down = mode == Mode.ATOMIC ? new TestStores.Transactional(failing, r -> r) : failing;
         IdempotentCalls calls = open(new IdempotentCalls(down, IdempotencyConfig.builder().clock(clock).mode(mode).build()));
         IdempotentCall call = IdempotentCall.of("payments", "k-0001", new Charge("acct-1", 500));
 
@@ -255,6 +256,19 @@ class IdempotentCallsTest {
         assertThatThrownBy(() -> calls.run(IdempotentCall.of("payments", key, 1), Integer.class,
                 context -> runs.incrementAndGet()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key");
+        assertThat(runs).hasValue(0);
+    }
+
+    @Test
+    void aBlankCallerOrAnOverlongTenantIsRefused() {
+        IdempotentCalls calls = calls(Mode.RESERVE);
+        IdempotentCall call = IdempotentCall.of("payments", "k-0001", 1);
+
+        assertThatThrownBy(() -> calls.run(call.caller(""), Integer.class, context -> runs.incrementAndGet()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("caller");
+        assertThatThrownBy(() -> calls.run(call.tenant("t".repeat(RecordKey.MAX_TENANT_LENGTH + 1)), Integer.class,
+                context -> runs.incrementAndGet()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tenant");
         assertThat(runs).hasValue(0);
     }
 
