@@ -141,6 +141,19 @@ class IdempotentCallsTest {
         assertThat(runs).hasValue(2);
     }
 
+    @Test
+    void aResultTheCodecCannotEncodeFailsTheCallAndReleasesTheKey() {
+        IdempotentCalls calls = calls(Mode.RESERVE);
+        IdempotentCall call = IdempotentCall.of("payments", "k-0001", 1);
+
+        assertThatThrownBy(() -> calls.run(call, Object.class, context -> {
+            runs.incrementAndGet();
+            return new Object(); // no properties: Jackson refuses to write it
+        })).isInstanceOf(IllegalArgumentException.class).hasMessage("Cannot encode a java.lang.Object as JSON");
+        assertThat(calls.run(call, Object.class, context -> runs.incrementAndGet()))
+                .isEqualTo(new CallOutcome.Executed<Object>(2));
+    }
+
     @ParameterizedTest
     @EnumSource(Mode.class)
     void aStorageOutageIsAnOutcomeAndRunsNothing(Mode mode) {
