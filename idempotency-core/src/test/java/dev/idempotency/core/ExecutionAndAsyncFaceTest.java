@@ -118,7 +118,7 @@ class ExecutionAndAsyncFaceTest {
 
     @Test
     void inTheAtomicModeASecondFinishIsNotA503() {
-        IdempotencyEngine engine = blocking(transactional(memory), c -> c.mode(Mode.ATOMIC));
+        IdempotencyEngine engine = blocking(TestStores.transactional(memory), c -> c.mode(Mode.ATOMIC));
         Execution execution = proceed(engine.before(post("k1", BODY)));
 
         assertThat(execution.finish(created("{}"))).isEmpty();
@@ -198,7 +198,7 @@ class ExecutionAndAsyncFaceTest {
 
     @Test
     void theAtomicModeWorksThroughAnExecutor() throws Exception {
-        IdempotencyEngine engine = async(AsyncStore.of(transactional(memory), workers),
+        IdempotencyEngine engine = async(AsyncStore.of(TestStores.transactional(memory), workers),
                 c -> c.mode(Mode.ATOMIC));
         Execution execution = proceed(engine.beforeAsync(post("k1", BODY)).toCompletableFuture().get(5, TimeUnit.SECONDS));
         assertThat(execution.unwrap(String.class)).contains("the transaction");
@@ -231,16 +231,6 @@ class ExecutionAndAsyncFaceTest {
 
         respond(waiting.get(10, TimeUnit.SECONDS));
         assertThat(depths.subList(2, depths.size())).as("every poll at the depth of the first").containsOnly(depths.get(1));
-    }
-
-    /** The in-memory store as a transactional one whose "transaction" is a marker string. */
-    private static Store transactional(Store memory) {
-        return new TestStores.Transactional(memory, inner -> new TestStores.ForwardingReservation(inner) {
-            @Override
-            public <T> Optional<T> unwrap(Class<T> type) {
-                return type == String.class ? Optional.of(type.cast("the transaction")) : Optional.empty();
-            }
-        });
     }
 
     private static void await(CountDownLatch latch) {

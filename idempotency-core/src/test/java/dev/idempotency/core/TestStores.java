@@ -102,6 +102,16 @@ final class TestStores {
         }
     }
 
+    /** {@code memory} as a transactional store whose "transaction" is a marker string, {@code "the transaction"}. */
+    static Store transactional(Store memory) {
+        return new Transactional(memory, inner -> new ForwardingReservation(inner) {
+            @Override
+            public <T> Optional<T> unwrap(Class<T> type) {
+                return type == String.class ? Optional.of(type.cast("the transaction")) : Optional.empty();
+            }
+        });
+    }
+
     /** A reservation doing what {@code inner} does; override a step to change it. */
     static class ForwardingReservation extends AbstractReservation {
         private final Reservation inner;

@@ -52,6 +52,7 @@ class ModulePathTest {
 
                         import dev.idempotency.core.BodyCanonicalizer;
                         import dev.idempotency.core.IdempotencyConfig;
+                        import dev.idempotency.core.call.IdempotentCalls;
                         import dev.idempotency.core.store.InMemoryStore;
                         import dev.idempotency.core.store.Store;
                         import dev.idempotency.jdbc.JdbcStore;
@@ -60,6 +61,7 @@ class ModulePathTest {
 
                         public abstract class Uses extends StoreContractTest {
                             static final Class<?> STORE = JdbcStore.class;
+                            static final Class<?> CALLS = IdempotentCalls.class;
                             static byte[] canonical(byte[] body) {
                                 return BodyCanonicalizer.jcs().canonicalize(body, "application/json");
                             }
@@ -71,6 +73,79 @@ class ModulePathTest {
                         """));
 
         assertThat(errors).as("errors").isEmpty();
+    }
+
+    /**
+     * jackson-databind is an optional dependency of the core: the idempotent calls run without it,
+     * given a codec of the application's, and only the default codec asks for it, with a clear error.
+     */
+    @Test
+    void theCallsRunWithoutJacksonDatabind() throws Exception {
+        List<Diagnostic<? extends JavaFileObject>> errors = compile(Map.of(
+                "module-info.java", """
+                        module calls {
+                            requires dev.idempotency.core;
+                            exports calls;
+                        }
+                        """,
+                "calls/Run.java", """
+                        package calls;
+
+                        import dev.idempotency.core.IdempotencyConfig;
+                        import dev.idempotency.core.call.IdempotentCall;
+                        import dev.idempotency.core.call.IdempotentCalls;
+                        import dev.idempotency.core.call.ResultCodec;
+                        import dev.idempotency.core.store.InMemoryStore;
+                        import java.lang.reflect.Type;
+                        import java.nio.charset.StandardCharsets;
+
+                        public class Run {
+                            /** A codec of JSON strings only. */
+                            static final ResultCodec STRINGS = new ResultCodec() {
+                                public byte[] encode(Object value) {
+                                    return ('"' + String.valueOf(value) + '"').getBytes(StandardCharsets.UTF_8);
+                                }
+                                @SuppressWarnings("unchecked")
+                                public <T> T decode(byte[] bytes, Type type) {
+                                    String json = new String(bytes, StandardCharsets.UTF_8);
+                                    return (T) json.substring(1, json.length() - 1);
+                                }
+                            };
+
+                            public static String twice() {
+                                try (IdempotentCalls calls = new IdempotentCalls(new InMemoryStore(),
+                                        IdempotencyConfig.defaults(), STRINGS)) {
+                                    IdempotentCall call = IdempotentCall.of("jobs", "k-1", "in");
+                                    return calls.run(call, String.class, context -> "first") + " "
+                                            + calls.run(call, String.class, context -> "second");
+                                }
+                            }
+
+                            public static String jsonCodec() {
+                                try {
+                                    return ResultCodec.json().getClass().getSimpleName();
+                                } catch (IllegalStateException refused) {
+                                    return refused.getMessage();
+                                }
+                            }
+                        }
+                        """));
+        assertThat(errors).as("errors").isEmpty();
+
+        List<Path> withoutDatabind = Stream.concat(Stream.of(dir.resolve("out")),
+                Stream.of(modulePath().split(File.pathSeparator)).map(Path::of)
+                        .filter(entry -> !entry.getFileName().toString().startsWith("jackson-databind"))).toList();
+        ModuleFinder finder = ModuleFinder.of(withoutDatabind.toArray(Path[]::new));
+        assertThat(finder.find("com.fasterxml.jackson.databind")).isEmpty();
+        ModuleLayer layer = ModuleLayer.boot().defineModulesWithOneLoader(
+                ModuleLayer.boot().configuration().resolve(finder, ModuleFinder.of(), List.of("calls")),
+                ClassLoader.getPlatformClassLoader());
+        Class<?> run = layer.findLoader("calls").loadClass("calls.Run");
+
+        assertThat(run.getMethod("twice").invoke(null)).isEqualTo("Executed[value=first] Replayed[value=first]");
+        assertThat(run.getMethod("jsonCodec").invoke(null))
+                .isEqualTo("The default result codec needs com.fasterxml.jackson.core:jackson-databind; add it, "
+                        + "or give IdempotentCalls a ResultCodec of your own");
     }
 
     @Test

@@ -62,7 +62,8 @@ public final class Answers {
 
     Decision.Respond replay(RecordKey key, StoredResponse stored, Stopwatch watch) {
         emit(Outcome.REPLAYED, key, watch);
-        return new Decision.Respond(dated(replayOf(stored)), Decision.Respond.Outcome.REPLAYED);
+        return new Decision.Respond(dated(replayOf(stored)), Decision.Respond.Outcome.REPLAYED,
+                stored.bodyStored() ? null : ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED, null);
     }
 
     /**
@@ -108,10 +109,15 @@ public final class Answers {
         if (cause instanceof StorageUnavailableException unavailable) {
             log.warn("Idempotency storage unavailable ({}) for key_preview={}: {}", unavailable.reason(),
                     key.keyPreview(), unavailable.getMessage());
-            return reject(key, ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, storageDetail(unavailable.reason()), watch);
+            return withFailure(reject(key, ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE,
+                    storageDetail(unavailable.reason()), watch), cause);
         }
         log.error("Idempotency storage failed for key_preview={}", key.keyPreview(), cause);
-        return reject(key, ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, null, watch);
+        return withFailure(reject(key, ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE, null, watch), cause);
+    }
+
+    private static Decision withFailure(Decision.Respond refusal, Throwable cause) {
+        return new Decision.Respond(refusal.reply(), refusal.outcome(), refusal.problem(), cause);
     }
 
     /**
@@ -139,7 +145,7 @@ public final class Answers {
         return new Decision.PassThrough();
     }
 
-    Decision reject(RecordKey key, ProblemCode code, String detail, Stopwatch watch) {
+    Decision.Respond reject(RecordKey key, ProblemCode code, String detail, Stopwatch watch) {
         return reject(code, detail, key.method(), key.path(), key.tenant(), key.keyPreview(), watch);
     }
 
@@ -150,7 +156,7 @@ public final class Answers {
         boolean retryable = code == ProblemCode.IDEMPOTENCY_REQUEST_IN_PROGRESS
                 || code == ProblemCode.IDEMPOTENCY_STORAGE_UNAVAILABLE;
         HttpReply reply = dated(problem(code, detail).toReply(retryable ? config.retryAfter() : null));
-        return new Decision.Respond(reply, Decision.Respond.Outcome.REJECTED);
+        return new Decision.Respond(reply, Decision.Respond.Outcome.REJECTED, code, null);
     }
 
     public Problem problem(ProblemCode code, String detail) {
