@@ -9,6 +9,7 @@ module dev.idempotency.amqp {
     requires org.slf4j;
     requires static spring.aop;
     requires static spring.amqp;
+    requires static spring.rabbit;
 
     exports dev.idempotency.amqp;
     exports dev.idempotency.amqp.spring;

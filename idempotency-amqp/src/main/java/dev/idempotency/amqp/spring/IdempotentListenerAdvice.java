@@ -15,6 +15,7 @@ import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateRequeueAmqpException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
 
 /**
  * Idempotent Spring AMQP listeners: an advice for a listener container's advice chain
@@ -26,10 +27,11 @@ import org.springframework.amqp.core.MessageProperties;
  *   <li>{@code DONE}: the listener ran now, or not at all for a duplicate of one that ran; the advice
  *       returns and the container acknowledges;
  *   <li>{@code LATER} (a duplicate still running, or the store unavailable): after the requeue delay, an
- *       {@link ImmediateRequeueAmqpException}: the container requeues it, whatever its
- *       {@code defaultRequeueRejected};
+ *       {@link ImmediateRequeueAmqpException} (in a {@code ListenerExecutionFailedException}): the
+ *       container requeues it, whatever its {@code defaultRequeueRejected};
  *   <li>{@code REFUSED} (its key was first used with another body; or it has no key, or one the engine
- *       refuses, or a body over {@code maxRequestBodyBytes}): an {@link AmqpRejectAndDontRequeueException}:
+ *       refuses, or a body over {@code maxRequestBodyBytes}): an {@link AmqpRejectAndDontRequeueException}
+ *       (in a {@code ListenerExecutionFailedException}):
  *       rejected without requeue, to the queue's dead-letter exchange if any. Such a message never runs.
  * </ul>
  * A listener that throws releases the key and its exception reaches the container unchanged, for its
@@ -86,11 +88,20 @@ public final class IdempotentListenerAdvice implements MethodInterceptor, AutoCl
         });
         return switch (settlement) {
             case DONE -> null;
-            case LATER -> throw new ImmediateRequeueAmqpException("Not now: its duplicate runs, or the idempotency "
-                    + "store is unavailable");
-            case REFUSED -> throw new AmqpRejectAndDontRequeueException("Refused: no usable key, or its key was "
-                    + "first used with another body");
+            case LATER -> throw failed(message, new ImmediateRequeueAmqpException("Not now: its duplicate runs, or "
+                    + "the idempotency store is unavailable"));
+            case REFUSED -> throw failed(message, new AmqpRejectAndDontRequeueException("Refused: no usable key, or "
+                    + "its key was first used with another body"));
         };
+    }
+
+    /**
+     * {@code why} as a listener's failure, as Spring's own retry recoverers throw it: the simple container
+     * keeps its consumer for a listener's failure, and restarts it (after its recovery interval) for any
+     * other exception.
+     */
+    private static ListenerExecutionFailedException failed(Message message, RuntimeException why) {
+        return new ListenerExecutionFailedException(why.getMessage(), why, message);
     }
 
     private String scopeOf(MessageProperties properties) {
