@@ -8,8 +8,6 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.call.Settlement;
 import dev.idempotency.core.store.InMemoryStore;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -44,23 +42,13 @@ class IdempotentDeliveriesTest {
     @Test
     void severalConsumersRunEachDistinctMessageOnce() throws Exception {
         int distinct = 40;
-        int copies = 3;
-        consumers.start(queue, 4, 5, deliveries, (delivery, context) -> {
+                consumers.start(queue, 4, 5, deliveries, (delivery, context) -> {
             consumers.ran(delivery);
             Thread.sleep(5); // a little work, so that copies overlap
         });
-        List<Integer> order = new ArrayList<>();
-        for (int copy = 0; copy < copies; copy++) {
-            for (int i = 0; i < distinct; i++) {
-                order.add(i);
-            }
-        }
-        Collections.shuffle(order);
-        for (int i : order) {
-            queue.publish("order-" + i, "body-" + i);
-        }
+        queue.publishCopies("order", distinct, 3);
 
-        await().atMost(SOON).until(() -> consumers.count(Settlement.DONE) == (long) distinct * copies);
+        await().atMost(SOON).until(() -> consumers.count(Settlement.DONE) == 3L * distinct);
         assertThat(consumers.runs).hasSize(distinct);
         assertThat(consumers.runs.values()).allSatisfy(runs -> assertThat(runs.get()).isEqualTo(1));
         assertThat(consumers.count(Settlement.REFUSED)).isZero();

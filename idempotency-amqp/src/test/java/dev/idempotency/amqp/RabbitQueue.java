@@ -7,6 +7,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -60,6 +61,34 @@ public final class RabbitQueue implements AutoCloseable {
 
     public void publish(AMQP.BasicProperties properties, String body) throws Exception {
         admin.basicPublish("", name, properties, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Publishes {@code copies} copies of {@code distinct} messages in a shuffled order: message {@code i}
+     * has the id {@code <idPrefix>-i} and the body {@code body-ii} (two digits).
+     *
+     * @return the distinct bodies, in order
+     */
+    public List<String> publishCopies(String idPrefix, int distinct, int copies) throws Exception {
+        List<Integer> order = new ArrayList<>();
+        for (int copy = 0; copy < copies; copy++) {
+            for (int i = 0; i < distinct; i++) {
+                order.add(i);
+            }
+        }
+        Collections.shuffle(order);
+        for (int i : order) {
+            publish(idPrefix + "-" + i, body(i));
+        }
+        List<String> bodies = new ArrayList<>();
+        for (int i = 0; i < distinct; i++) {
+            bodies.add(body(i));
+        }
+        return bodies;
+    }
+
+    private static String body(int i) {
+        return String.format("body-%02d", i);
     }
 
     /** Messages ready in the queue (not those delivered and unacknowledged). */

@@ -11,8 +11,6 @@ import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.testkit.OutageStore;
 import com.rabbitmq.client.AMQP;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -55,16 +53,7 @@ class IdempotentListenerAdviceTest {
             app.ran(message);
             Thread.sleep(5); // a little work, so that copies overlap
         });
-        List<Integer> order = new ArrayList<>();
-        for (int copy = 0; copy < 3; copy++) {
-            for (int i = 0; i < distinct; i++) {
-                order.add(i);
-            }
-        }
-        Collections.shuffle(order);
-        for (int i : order) {
-            queue.publish("order-" + i, "body-" + i);
-        }
+        queue.publishCopies("order", distinct, 3);
 
         await().atMost(SOON).until(() -> app.count(Fate.DONE) == 3L * distinct);
         assertThat(app.runs).hasSize(distinct);

@@ -3,19 +3,13 @@ package dev.idempotency.amqp.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.amqp.EffectsTable;
 import dev.idempotency.amqp.RabbitQueue;
 import dev.idempotency.amqp.spring.SpringListeners.Fate;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.Mode;
-import dev.idempotency.jdbc.JdbcStore;
-import dev.idempotency.testkit.internal.PostgresTestSchema;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -29,25 +23,16 @@ import org.springframework.amqp.core.Message;
  */
 class PostgresAtomicListenerTest {
 
-    private PostgresTestSchema schema;
-    private HikariDataSource pool;
+    private EffectsTable db;
     private RabbitQueue queue;
     private IdempotentListenerAdvice advice;
     private SpringListeners app;
 
     @BeforeEach
     void open() throws Exception {
-        schema = new PostgresTestSchema();
-        schema.execute("CREATE TABLE effects (id BIGSERIAL PRIMARY KEY, body VARCHAR(100) NOT NULL)");
-        pool = new HikariDataSource();
-        pool.setJdbcUrl(schema.url());
-        pool.setUsername(PostgresTestSchema.USER);
-        pool.setPassword(PostgresTestSchema.PASSWORD);
-        pool.setMaximumPoolSize(10);
-        JdbcStore store = JdbcStore.create(pool);
-        store.createTableIfMissing();
+        db = new EffectsTable();
         queue = new RabbitQueue("amqp-spring-atomic");
-        advice = IdempotentListenerAdvice.builder(store, IdempotencyConfig.builder().mode(Mode.ATOMIC).build())
+        advice = IdempotentListenerAdvice.builder(db.store, IdempotencyConfig.builder().mode(Mode.ATOMIC).build())
                 .requeueDelay(Duration.ofMillis(20)).build();
     }
 
@@ -58,54 +43,25 @@ class PostgresAtomicListenerTest {
         }
         advice.close();
         queue.close();
-        pool.close();
-        schema.close();
+        db.close();
     }
 
     private static void write(Message message) throws Exception {
-        Connection connection = IdempotentListenerAdvice.context().orElseThrow().unwrap(Connection.class).orElseThrow();
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO effects (body) VALUES (?)")) {
-            insert.setString(1, new String(message.getBody()));
-            insert.executeUpdate();
-        }
-    }
-
-    private List<String> effects() throws Exception {
-        List<String> bodies = new ArrayList<>();
-        try (Connection c = pool.getConnection(); PreparedStatement select = c.prepareStatement(
-                "SELECT body FROM effects ORDER BY body"); ResultSet rs = select.executeQuery()) {
-            while (rs.next()) {
-                bodies.add(rs.getString(1));
-            }
-        }
-        return bodies;
+        Connection transaction = IdempotentListenerAdvice.context().orElseThrow().unwrap(Connection.class).orElseThrow();
+        EffectsTable.write(transaction, message.getBody());
     }
 
     @Test
     void theEffectsAreTheDistinctMessagesExactly() throws Exception {
-        int distinct = 25;
         app = new SpringListeners(queue, advice, 3, 4, message -> {
             app.ran(message);
             write(message);
         });
-        List<Integer> order = new ArrayList<>();
-        for (int copy = 0; copy < 3; copy++) {
-            for (int i = 0; i < distinct; i++) {
-                order.add(i);
-            }
-        }
-        Collections.shuffle(order);
-        for (int i : order) {
-            queue.publish("pay-" + i, String.format("body-%02d", i));
-        }
+        List<String> distinct = queue.publishCopies("pay", 25, 3);
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> app.count(Fate.DONE) == 3L * distinct);
-        List<String> expected = new ArrayList<>();
-        for (int i = 0; i < distinct; i++) {
-            expected.add(String.format("body-%02d", i));
-        }
-        assertThat(effects()).containsExactlyElementsOf(expected);
-        assertThat(app.totalRuns()).isEqualTo(distinct);
+        await().atMost(Duration.ofSeconds(30)).until(() -> app.count(Fate.DONE) == 3L * distinct.size());
+        assertThat(db.effects()).containsExactlyElementsOf(distinct);
+        assertThat(app.totalRuns()).isEqualTo(distinct.size());
         assertThat(IdempotentListenerAdvice.context()).as("outside a listener").isEmpty();
     }
 
@@ -123,6 +79,6 @@ class PostgresAtomicListenerTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> app.count(Fate.DONE) == 1);
         assertThat(attempts.get()).isEqualTo(2);
         assertThat(app.count(Fate.FAILED)).isEqualTo(1);
-        assertThat(effects()).containsExactly("flaky");
+        assertThat(db.effects()).containsExactly("flaky");
     }
 }
