@@ -1,5 +1,6 @@
 package dev.idempotency.amqp.internal;
 
+import com.rabbitmq.client.LongString;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.call.CallContext;
 import dev.idempotency.core.call.CallOutcome;
@@ -73,7 +74,7 @@ public final class MessageCalls implements AutoCloseable {
             return new String(bytes, StandardCharsets.UTF_8);
         }
         if (value instanceof CharSequence || value instanceof Number
-                || value instanceof com.rabbitmq.client.LongString) {
+                || value instanceof LongString) {
             return value.toString();
         }
         return null;
