@@ -94,6 +94,21 @@ class DuplicatesTest {
 
     @Test
     void twoDispatchersOfAQueueGroupRunEachApplicationKeyOnce() throws Exception {
+        stream.management().addOrUpdateConsumer(stream.name, stream.consumer("pushed", Duration.ofSeconds(10))
+                .deliverSubject("deliver." + stream.name).deliverGroup("workers").build());
+        IdempotentConsumer consumer = IdempotentConsumer.builder(calls).keyHeader("Order-Id")
+                .redeliveryDelay(Duration.ofMillis(100)).build();
+        AtomicInteger handled = new AtomicInteger();
+        MessageAction<InterruptedException> counting = counting();
+        for (Connection connection : List.of(stream.connection, stream.connect())) {
+            Dispatcher dispatcher = connection.createDispatcher();
+            connection.jetStream().subscribe(null, "workers", dispatcher, consumer.handler((message, context) -> {
+                counting.handle(message, context);
+                handled.incrementAndGet();
+            }), false, PushSubscribeOptions.bind(stream.name, "pushed"));
+            connection.flush(Duration.ofSeconds(5));
+        }
+
         // JetStream knows nothing of Order-Id: every copy is stored, however close together.
         for (int copy = 0; copy < 3; copy++) {
             for (int i = 0; i < IDS; i++) {
@@ -102,25 +117,11 @@ class DuplicatesTest {
                 }
             }
         }
-        assertThat(stream.management().getStreamInfo(stream.name).getStreamState().getMsgCount())
-                .isEqualTo(published());
-        stream.management().addOrUpdateConsumer(stream.name, stream.consumer("pushed", Duration.ofSeconds(10))
-                .deliverSubject("deliver." + stream.name).deliverGroup("workers").build());
-        IdempotentConsumer consumer = IdempotentConsumer.builder(calls).keyHeader("Order-Id")
-                .redeliveryDelay(Duration.ofMillis(100)).build();
-        AtomicInteger handled = new AtomicInteger();
-        MessageAction<InterruptedException> counting = counting();
-
-        for (Connection connection : List.of(stream.connection, stream.connect())) {
-            Dispatcher dispatcher = connection.createDispatcher();
-            connection.jetStream().subscribe(null, "workers", dispatcher, consumer.handler((message, context) -> {
-                counting.handle(message, context);
-                handled.incrementAndGet();
-            }), false, PushSubscribeOptions.bind(stream.name, "pushed"));
-        }
 
         await().atMost(Duration.ofSeconds(20)).until(() -> stream.info("pushed").getNumAckPending() == 0
                 && stream.info("pushed").getNumPending() == 0 && runs.size() == IDS);
+        assertThat(stream.management().getStreamInfo(stream.name).getStreamState().getMsgCount())
+                .isEqualTo(published());
         assertThat(runs.values()).allMatch(count -> count.get() == 1);
         assertThat(handled).hasValue(IDS);
     }
