@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Handles JetStream deliveries (explicit acknowledgement) as {@link IdempotentCalls}: the key is the
  * message's {@value #MESSAGE_ID} header (or a header the application names), the input the message
- * body — its SHA-256, so a body of any size is fingerprinted — and the scope the consumer's name (or
- * one the application names). The delivery is settled from {@link Settlement#of}: {@code DONE} is
+ * body — its SHA-256, so a body of any size is fingerprinted — and the scope
+ * {@code <stream>.<consumer>}, the names of the stream and consumer that delivered it (or one the
+ * application names). The delivery is settled from {@link Settlement#of}: {@code DONE} is
  * {@link Message#ack()}, {@code LATER} {@link Message#nakWithDelay(Duration)}, {@code REFUSED}
  * {@link Message#term()}. A message without a key is refused without running, as is one the engine
  * refuses (a key that is not 1 to 255 printable ASCII characters). An action that throws leaves the
@@ -59,7 +60,7 @@ public final class IdempotentConsumer {
      * @return how the delivery was settled
      * @throws X                        what the action threw; the message is left unacknowledged
      * @throws IllegalArgumentException when the message is no JetStream delivery
-     * @throws IllegalStateException    when no scope was named and the consumer's name is not one
+     * @throws IllegalStateException    when no scope was named and the stream's and consumer's names make none
      */
     @SuppressWarnings("unchecked")
     public <X extends Exception> Settlement handle(Message message, MessageAction<X> action) throws X {
@@ -135,11 +136,12 @@ public final class IdempotentConsumer {
         if (scope != null) {
             return scope;
         }
-        String consumer = message.metaData().getConsumer();
+        // A consumer's name is unique within its stream only; neither name may contain a dot.
+        String streamAndConsumer = message.metaData().getStream() + "." + message.metaData().getConsumer();
         try {
-            return IdempotentCall.of(consumer, "scope-check", null).scope();
+            return IdempotentCall.of(streamAndConsumer, "scope-check", null).scope();
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("The consumer's name cannot be a scope (1 to "
+            throw new IllegalStateException("The stream's and consumer's names cannot make a scope (1 to "
                     + IdempotentCall.MAX_SCOPE_LENGTH + " letters, digits and '-', '.', '_', '~'): name one", e);
         }
     }
@@ -178,9 +180,9 @@ public final class IdempotentConsumer {
         }
 
         /**
-         * The scope the keys are filed under. Default: the name of the consumer the message was
-         * delivered by, so that two consumers of one stream each run a message once — name a durable
-         * consumer, or a scope: an ephemeral consumer's name changes.
+         * The scope the keys are filed under. Default: {@code <stream>.<consumer>}, the names of the
+         * stream and consumer that delivered the message, so that two consumers of one stream each run
+         * a message once — name a durable consumer, or a scope: an ephemeral consumer's name changes.
          *
          * @throws IllegalArgumentException when it is not 1 to 100 letters, digits and {@code - . _ ~}
          */

@@ -9,6 +9,8 @@ import dev.idempotency.core.call.Settlement;
 import dev.idempotency.core.store.InMemoryStore;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
 import io.nats.client.PushSubscribeOptions;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -124,6 +126,34 @@ class DuplicatesTest {
                 .isEqualTo(published());
         assertThat(runs.values()).allMatch(count -> count.get() == 1);
         assertThat(handled).hasValue(IDS);
+    }
+
+    @Test
+    void eachConsumerOfAStreamHandlesAMessageOnceUnderItsOwnScope() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            stream.publish(IdempotentConsumer.MESSAGE_ID, "order-" + i, "order-" + i);
+        }
+        IdempotentConsumer consumer = IdempotentConsumer.builder(calls).build();
+        AtomicInteger billed = new AtomicInteger();
+        AtomicInteger shipped = new AtomicInteger();
+        JetStreamSubscription billing = stream.pull(stream.connection, "billing", Duration.ofSeconds(10));
+        JetStreamSubscription shipping = stream.pull(stream.connection, "shipping", Duration.ofSeconds(10));
+
+        for (Message message : billing.fetch(3, Duration.ofSeconds(5))) {
+            assertThat(consumer.handle(message, (m, context) -> billed.incrementAndGet())).isEqualTo(Settlement.DONE);
+        }
+        for (Message message : shipping.fetch(3, Duration.ofSeconds(5))) {
+            assertThat(consumer.handle(message, (m, context) -> shipped.incrementAndGet())).isEqualTo(Settlement.DONE);
+        }
+        IdempotentConsumer named = IdempotentConsumer.builder(calls).scope(stream.name + ".billing").build();
+        stream.management().deleteConsumer(stream.name, "shipping");
+        JetStreamSubscription again = stream.pull(stream.connection, "shipping", Duration.ofSeconds(10));
+        for (Message message : again.fetch(3, Duration.ofSeconds(5))) {
+            assertThat(named.handle(message, (m, context) -> shipped.incrementAndGet())).isEqualTo(Settlement.DONE);
+        }
+
+        assertThat(billed).hasValue(3);
+        assertThat(shipped).as("shipped once, then replayed under billing's scope, named").hasValue(3);
     }
 
     @Test
