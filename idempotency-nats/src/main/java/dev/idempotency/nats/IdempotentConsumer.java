@@ -60,7 +60,8 @@ public final class IdempotentConsumer {
      * @return how the delivery was settled
      * @throws X                        what the action threw; the message is left unacknowledged
      * @throws IllegalArgumentException when the message is no JetStream delivery
-     * @throws IllegalStateException    when no scope was named and the stream's and consumer's names make none
+     * @throws IllegalStateException    when no scope was named and the stream's and consumer's names
+     *                                  make none
      */
     @SuppressWarnings("unchecked")
     public <X extends Exception> Settlement handle(Message message, MessageAction<X> action) throws X {
@@ -154,7 +155,8 @@ public final class IdempotentConsumer {
 
     private static String digest(byte[] body) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body == null ? new byte[0] : body));
+            byte[] bytes = body == null ? new byte[0] : body;
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("Every Java platform has SHA-256", e);
         }

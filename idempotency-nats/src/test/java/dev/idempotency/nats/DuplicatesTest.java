@@ -64,7 +64,8 @@ class DuplicatesTest {
     @Test
     void twoPullWorkersRunEachMessageIdOnceAndAckEveryCopy() throws Exception {
         for (int i = 0; i < IDS; i++) {
-            assertThat(stream.publish(IdempotentConsumer.MESSAGE_ID, "order-" + i, "order-" + i).isDuplicate()).isFalse();
+            String id = "order-" + i;
+            assertThat(stream.publish(IdempotentConsumer.MESSAGE_ID, id, id).isDuplicate()).isFalse();
         }
         // Within the window JetStream drops a copy itself (isDuplicate); once it has passed, it stores it.
         for (int copy = 0; copy < 2; copy++) {

@@ -44,7 +44,8 @@ class RefusedMessagesTest {
         calls = new IdempotentCalls(new InMemoryStore(), IdempotencyConfig.builder().build());
         consumer = IdempotentConsumer.builder(calls).keyHeader("Order-Id").build();
         subscription = stream.pull(stream.connection, "workers", ACK_WAIT);
-        terminations = stream.connection.subscribe("$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED." + stream.name + ".workers");
+        terminations = stream.connection.subscribe(
+                "$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED." + stream.name + ".workers");
         stream.connection.flush(Duration.ofSeconds(5));
     }
 
