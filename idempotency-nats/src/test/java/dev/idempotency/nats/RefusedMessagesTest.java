@@ -13,6 +13,7 @@ import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
 import io.nats.client.Subscription;
 import java.io.IOException;
+import java.lang.reflect.UndeclaredThrowableException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -157,6 +158,22 @@ class RefusedMessagesTest {
         synchronized (deliveries) {
             assertThat(deliveries).containsExactly(1L, 2L);
         }
+    }
+
+    @Test
+    void theHandlersCheckedExceptionReachesTheDispatcherWrapped() throws Exception {
+        stream.publish("Order-Id", "order-4", "pay 11");
+        IOException declined = new IOException("gateway down");
+
+        Message first = next();
+        assertThatThrownBy(() -> consumer.handler((message, context) -> {
+            throw declined;
+        }).onMessage(first)).isInstanceOf(UndeclaredThrowableException.class).hasCause(declined);
+        Message again = next();
+        consumer.handler(this::count).onMessage(again);
+
+        assertThat(runs).hasValue(1);
+        nothingComesBack();
     }
 
     @Test
