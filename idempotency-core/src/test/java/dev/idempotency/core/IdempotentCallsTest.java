@@ -142,6 +142,15 @@ class IdempotentCallsTest {
     }
 
     @Test
+    void theConfigIsTheOneGivenWithTheCallMethodCovered() {
+        IdempotentCalls calls = open(new IdempotentCalls(memory, IdempotencyConfig.builder().clock(clock)
+                .inFlightWait(java.time.Duration.ofSeconds(2)).build()));
+
+        assertThat(calls.config().inFlightWait()).isEqualTo(java.time.Duration.ofSeconds(2));
+        assertThat(calls.config().methods()).contains(IdempotentCalls.METHOD);
+    }
+
+    @Test
     void aResultTheCodecCannotEncodeFailsTheCallAndReleasesTheKey() {
         IdempotentCalls calls = calls(Mode.RESERVE);
         IdempotentCall call = IdempotentCall.of("payments", "k-0001", 1);

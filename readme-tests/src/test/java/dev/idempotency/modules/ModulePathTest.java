@@ -29,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The module descriptors, as an application on the module path meets them: a consumer module
- * compiles against the exported API of the core, the jOOQ store and the test kit, and one that
- * imports their internals does not (nor the jOOQ store's, exported to the Vert.x SQL store only). Compiled with javac, the module path made of the jars on this
+ * compiles against the exported API of the core, the jOOQ store, the test kit and the NATS
+ * consumer (jnats an automatic module), and one that imports their internals does not (nor the jOOQ store's, exported to the Vert.x SQL store only). Compiled with javac, the module path made of the jars on this
  * test's class path.
  */
 class ModulePathTest {
@@ -45,6 +45,7 @@ class ModulePathTest {
                         module consumer {
                             requires dev.idempotency.jdbc;
                             requires dev.idempotency.testkit;
+                            requires dev.idempotency.nats;
                         }
                         """,
                 "consumer/Uses.java", """
@@ -56,12 +57,19 @@ class ModulePathTest {
                         import dev.idempotency.core.store.InMemoryStore;
                         import dev.idempotency.core.store.Store;
                         import dev.idempotency.jdbc.JdbcStore;
+                        import dev.idempotency.nats.IdempotentConsumer;
                         import dev.idempotency.testkit.MutableClock;
                         import dev.idempotency.testkit.StoreContractTest;
 
                         public abstract class Uses extends StoreContractTest {
                             static final Class<?> STORE = JdbcStore.class;
                             static final Class<?> CALLS = IdempotentCalls.class;
+                            static IdempotentConsumer consumer(IdempotentCalls calls) {
+                                return IdempotentConsumer.builder(calls).build();
+                            }
+                            static io.nats.client.MessageHandler handler(IdempotentConsumer consumer) {
+                                return consumer.handler((message, context) -> message.getData());
+                            }
                             static byte[] canonical(byte[] body) {
                                 return BodyCanonicalizer.jcs().canonicalize(body, "application/json");
                             }

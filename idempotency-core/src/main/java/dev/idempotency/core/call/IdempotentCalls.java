@@ -236,6 +236,15 @@ public final class IdempotentCalls implements AutoCloseable {
         return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
+    /**
+     * The configuration calls are decided by: the one given, with the call method covered, every
+     * result stored and a call's own tenant first. For a binding's defaults, such as how long a
+     * message consumer waits before a duplicate in flight is delivered again.
+     */
+    public IdempotencyConfig config() {
+        return engine.config();
+    }
+
     /** Stops the engine's timer thread; calls still running lose their lease renewal. */
     @Override
     public void close() {
