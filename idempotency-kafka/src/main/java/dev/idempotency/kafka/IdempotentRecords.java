@@ -74,7 +74,7 @@ public final class IdempotentRecords {
         if (key == null) {
             log.warn("Record {}-{}@{} refused: it has no idempotency key", record.topic(), record.partition(),
                     record.offset());
-            throw new RecordRefusedException(record, null, "it has no idempotency key");
+            throw new RecordRefusedException(record, null, "it has no idempotency key", null);
         }
         AtomicBoolean started = new AtomicBoolean();
         CallOutcome<Void> outcome;
@@ -91,8 +91,7 @@ public final class IdempotentRecords {
             }
             log.warn("Record {}-{}@{} (key {}) refused: the engine does not accept its key, scope or body",
                     record.topic(), record.partition(), record.offset(), RecordKey.preview(key));
-            throw (RecordRefusedException) new RecordRefusedException(record, key,
-                    "the engine does not accept its key, scope or body").initCause(refused);
+            throw new RecordRefusedException(record, key, "the engine does not accept its key, scope or body", refused);
         }
         return settled(record, key, outcome);
     }
@@ -116,7 +115,7 @@ public final class IdempotentRecords {
             default -> {
                 log.warn("Record {}-{}@{} (key {}) refused: its key was first used with another body",
                         record.topic(), record.partition(), record.offset(), RecordKey.preview(key));
-                throw new RecordRefusedException(record, key, "its key was first used with another body");
+                throw new RecordRefusedException(record, key, "its key was first used with another body", null);
             }
         }
     }
@@ -169,7 +168,7 @@ public final class IdempotentRecords {
             this.calls = Objects.requireNonNull(calls, "calls");
         }
 
-        /** Where each record's key comes from; default: the header {@value #DEFAULT_KEY_HEADER}. */
+        /** Where each record's key comes from; default: the header {@value IdempotentRecords#DEFAULT_KEY_HEADER}. */
         public Builder keys(RecordKeys keys) {
             this.keys = Objects.requireNonNull(keys, "keys");
             return this;

@@ -11,7 +11,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 public final class RecordRefusedException extends IdempotentRecordException {
 
-    RecordRefusedException(ConsumerRecord<?, ?> record, String key, String why) {
-        super(Settlement.REFUSED, record, key, why, null);
+    RecordRefusedException(ConsumerRecord<?, ?> record, String key, String why, Throwable cause) {
+        super(Settlement.REFUSED, record, key, why, cause);
     }
 }
