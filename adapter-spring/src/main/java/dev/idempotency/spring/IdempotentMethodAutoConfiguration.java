@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.Ordered;
 import org.springframework.util.ClassUtils;
@@ -24,8 +25,9 @@ import org.springframework.util.ClassUtils;
  * auto-configured {@code JdbcStore} or {@code R2dbcStore}, or the application's {@code Store} or
  * {@code AsyncStore}): an {@link IdempotentCalls} over that store and the engine's configuration —
  * the {@code idempotency.*} settings, resolvers, listeners and customizers — which is a second
- * engine over the same store, with a timer thread of its own; and the advisor that applies the
- * annotation through Spring AOP's proxies (an infrastructure advisor: no AspectJ needed).
+ * engine over the same store, with a timer thread of its own, created when first needed; and the
+ * advisor that applies the annotation through Spring AOP's proxies (an infrastructure advisor, as
+ * {@code @Transactional}'s: no AspectJ needed).
  *
  * <p>The results' codec is the application's {@link ResultCodec} bean; else Jackson 3 over its
  * {@code ObjectMapper} bean (Spring Boot 4's {@code JsonMapper}); else {@link ResultCodec#json()}
@@ -41,7 +43,10 @@ public class IdempotentMethodAutoConfiguration {
      */
     public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
+    // Lazy: an application that never calls an @IdempotentMethod (nor injects IdempotentCalls) gets no
+    // second engine, timer thread and start-up warnings.
     @Bean(destroyMethod = "close")
+    @Lazy
     @ConditionalOnMissingBean
     @ConditionalOnBean(Store.class)
     IdempotentCalls idempotentCalls(Store store, IdempotencyEngine engine, ObjectProvider<ResultCodec> codecs,
@@ -50,6 +55,7 @@ public class IdempotentMethodAutoConfiguration {
     }
 
     @Bean(destroyMethod = "close")
+    @Lazy
     @ConditionalOnMissingBean({IdempotentCalls.class, Store.class})
     @ConditionalOnBean(AsyncStore.class)
     IdempotentCalls idempotentAsyncStoreCalls(AsyncStore store, IdempotencyEngine engine,
@@ -64,7 +70,8 @@ public class IdempotentMethodAutoConfiguration {
                                            ObjectProvider<TransactionJoin> transactions) {
         DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(
                 AnnotationMatchingPointcut.forMethodAnnotation(IdempotentMethod.class),
-                new IdempotentMethodInterceptor(calls::getObject, () -> transactions.getIfAvailable(() -> TransactionJoin.NONE)));
+                new IdempotentMethodInterceptor(calls::getObject,
+                        () -> transactions.getIfAvailable(() -> TransactionJoin.NONE)));
         advisor.setOrder(ORDER);
         return advisor;
     }
@@ -74,7 +81,8 @@ public class IdempotentMethodAutoConfiguration {
         if (codec != null) {
             return codec;
         }
-        return ClassUtils.isPresent("tools.jackson.databind.ObjectMapper", IdempotentMethodAutoConfiguration.class.getClassLoader())
-                ? JsonMapperResultCodec.of(beans) : ResultCodec.json();
+        boolean jackson3 = ClassUtils.isPresent("tools.jackson.databind.ObjectMapper",
+                IdempotentMethodAutoConfiguration.class.getClassLoader());
+        return jackson3 ? JsonMapperResultCodec.of(beans) : ResultCodec.json();
     }
 }

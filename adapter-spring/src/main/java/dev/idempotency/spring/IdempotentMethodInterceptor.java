@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
@@ -106,8 +107,8 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
             Class<?> returned = method.getReturnType();
             if (Future.class.isAssignableFrom(returned)
                     || ReactiveAdapterRegistry.getSharedInstance().getAdapter(returned) != null) {
-                throw new IllegalStateException("@IdempotentMethod runs methods whose result is there when they return; "
-                        + method + " returns a " + returned.getName());
+                throw new IllegalStateException("@IdempotentMethod runs methods whose result is there when they "
+                        + "return; " + method + " returns a " + returned.getName());
             }
             IdempotentCall.of(annotation.scope(), "checked", null); // the scope's checks, once
             Type result = returned == void.class ? Object.class
@@ -117,7 +118,7 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
 
         private static int[] input(Method method, String[] named) {
             if (named.length == 0) {
-                return java.util.stream.IntStream.range(0, method.getParameterCount()).toArray();
+                return IntStream.range(0, method.getParameterCount()).toArray();
             }
             String[] names = NAMES.getParameterNames(method);
             if (names == null) {
@@ -128,8 +129,8 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
             return Arrays.stream(named).mapToInt(name -> {
                 int index = declared.indexOf(name);
                 if (index < 0) {
-                    throw new IllegalStateException("@IdempotentMethod(input) names " + name + ", which is not a parameter of "
-                            + method);
+                    throw new IllegalStateException("@IdempotentMethod(input) names " + name
+                            + ", which is not a parameter of " + method);
                 }
                 return index;
             }).toArray();
@@ -139,10 +140,11 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         IdempotentCall call(Object[] arguments) {
             Object value = key.getValue(new MethodBasedEvaluationContext(null, method, arguments, NAMES));
             if (value == null) {
-                throw new IllegalArgumentException("The key of @IdempotentMethod on " + name + " (" + key.getExpressionString()
-                        + ") is null");
+                throw new IllegalArgumentException("The key of @IdempotentMethod on " + name + " ("
+                        + key.getExpressionString() + ") is null");
             }
-            return IdempotentCall.of(scope, value.toString(), Arrays.stream(input).mapToObj(i -> arguments[i]).toList());
+            List<Object> values = Arrays.stream(input).mapToObj(i -> arguments[i]).toList();
+            return IdempotentCall.of(scope, value.toString(), values);
         }
     }
 }

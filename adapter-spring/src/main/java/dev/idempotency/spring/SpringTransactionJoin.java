@@ -10,16 +10,16 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 /**
  * The atomic mode inside Spring's transaction management: while the controller or the
- * {@link IdempotentMethod} runs, the reservation's connection — the one whose transaction commits with the stored response, or rolls
- * back with it — is bound to the {@link DataSource} it was taken from ({@code JdbcStore}'s
- * {@code execution.unwrap(DataSource.class)}) as Spring's current transaction, exactly as
- * {@code DataSourceTransactionManager} binds its own. Whoever built the store and the engine, only
- * code writing through that same data source joins; a store on another database joins nothing. So {@code JdbcTemplate},
- * {@code JdbcClient} and {@code DataSourceUtils.getConnection(dataSource)} write through it, and a
- * {@code @Transactional} (REQUIRED) method joins it instead of opening another; one that fails
- * marks it rollback-only, which the filter and the method's interceptor honour by rolling
- * everything back.
- * {@code REQUIRES_NEW} still opens a transaction of its own, on another connection.
+ * {@link IdempotentMethod} runs, the reservation's connection — the one whose transaction commits
+ * with the stored response, or rolls back with it — is bound to the {@link DataSource} it was taken
+ * from ({@code JdbcStore}'s {@code execution.unwrap(DataSource.class)}) as Spring's current
+ * transaction, exactly as {@code DataSourceTransactionManager} binds its own. Whoever built the store
+ * and the engine, only code writing through that same data source joins; a store on another database
+ * joins nothing. So {@code JdbcTemplate}, {@code JdbcClient} and
+ * {@code DataSourceUtils.getConnection(dataSource)} write through it, and a {@code @Transactional}
+ * (REQUIRED) method joins it instead of opening another; one that fails marks it rollback-only, which
+ * the filter and the method's interceptor honour by rolling everything back. {@code REQUIRES_NEW}
+ * still opens a transaction of its own, on another connection.
  *
  * <p>The engine commits and rolls back; the connection refuses {@code commit()} and
  * {@code rollback()} from the application ({@code AtomicTransaction}), and Spring, participating

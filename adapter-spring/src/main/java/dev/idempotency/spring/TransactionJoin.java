@@ -27,7 +27,8 @@ interface TransactionJoin {
 
     /** The join of a request's execution: nothing unless it is the atomic mode of a store on a data source. */
     default Joined join(Execution execution) {
-        return join(execution.unwrap(Connection.class), execution.unwrap(DataSource.class), execution.key().keyPreview());
+        return join(execution.unwrap(Connection.class), execution.unwrap(DataSource.class),
+                execution.key().keyPreview());
     }
 
     /** The join of a call's execution: nothing unless it is the atomic mode of a store on a data source. */

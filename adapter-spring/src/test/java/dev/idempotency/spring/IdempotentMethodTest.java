@@ -97,6 +97,11 @@ class IdempotentMethodTest {
             runs.incrementAndGet();
         }
 
+        @IdempotentMethod(scope = "payments.typo", key = "#id", input = "ids")
+        public void typo(String id) {
+            runs.incrementAndGet();
+        }
+
         @IdempotentMethod(scope = "payments.later", key = "#id")
         public CompletableFuture<Receipt> later(String id) {
             runs.incrementAndGet();
@@ -277,6 +282,17 @@ class IdempotentMethodTest {
         assertThatThrownBy(() -> payments.later("l-1")).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("CompletableFuture");
         assertThat(payments.runs()).isEqualTo(0);
+    }
+
+    @Test
+    void aNullKeyOrAnInputThatIsNoParameterIsRefusedWithoutRunning() {
+        Payments payments = start(WithStore.class);
+
+        assertThatThrownBy(() -> payments.charge(new Charge(null, "acct-1", 500)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("(#charge.id) is null");
+        assertThatThrownBy(() -> payments.typo("t-1"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("names ids, which is not a parameter");
+        assertThat(payments.runs()).isZero();
     }
 
     @Test
