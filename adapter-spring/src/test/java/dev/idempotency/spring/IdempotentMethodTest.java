@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.idempotency.core.call.CallInFlightException;
 import dev.idempotency.core.call.IdempotentCalls;
 import dev.idempotency.core.call.KeyReusedException;
+import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.StorageUnavailableException;
 import dev.idempotency.core.store.Store;
@@ -132,6 +133,22 @@ class IdempotentMethodTest {
                     throw new StorageUnavailableException(StorageUnavailableException.Reason.UNREACHABLE, "down", null);
                 }
             });
+        }
+    }
+
+    /** A non-blocking store only, as a WebFlux application on R2DBC has. */
+    @Configuration(proxyBeanMethods = false)
+    @Import(Application.class)
+    static class WithAsyncStore {
+
+        @Bean(destroyMethod = "shutdown")
+        ExecutorService storeThreads() {
+            return Executors.newFixedThreadPool(2);
+        }
+
+        @Bean
+        AsyncStore store(ExecutorService storeThreads) {
+            return AsyncStore.of(new InMemoryStore(), storeThreads);
         }
     }
 
@@ -293,6 +310,16 @@ class IdempotentMethodTest {
         assertThatThrownBy(() -> payments.typo("t-1"))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("names ids, which is not a parameter");
         assertThat(payments.runs()).isZero();
+    }
+
+    @Test
+    void overAnAsyncStoreBeanTooTheFirstCallRunsAndARepeatReplays() throws Exception {
+        Payments payments = start(WithAsyncStore.class);
+
+        Receipt first = payments.charge(new Charge("c-1", "acct-1", 500));
+
+        assertThat(payments.charge(new Charge("c-1", "acct-1", 500))).isEqualTo(first);
+        assertThat(payments.runs()).isEqualTo(1);
     }
 
     @Test
