@@ -8,11 +8,13 @@ module dev.idempotency.spring {
     requires static jakarta.servlet;
     requires java.sql;
     requires org.slf4j;
+    requires spring.aop;
     requires spring.beans;
     requires spring.boot;
     requires spring.boot.autoconfigure;
     requires spring.context;
     requires spring.core;
+    requires spring.expression;
     requires spring.web;
     requires static dev.idempotency.jdbc;
     requires static dev.idempotency.micrometer;
@@ -27,6 +29,8 @@ module dev.idempotency.spring {
     requires static spring.security.core;
     requires static spring.security.oauth2.resource.server;
     requires static spring.tx;
+    requires static tools.jackson.core;
+    requires static tools.jackson.databind;
 
     exports dev.idempotency.spring;
     exports dev.idempotency.spring.internal to dev.idempotency.spring.webflux;

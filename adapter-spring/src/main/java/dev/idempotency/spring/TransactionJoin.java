@@ -1,18 +1,45 @@
 package dev.idempotency.spring;
 
 import dev.idempotency.core.adapter.Execution;
+import dev.idempotency.core.call.CallContext;
+import java.sql.Connection;
+import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
- * Lets the controller's own data access take part in the atomic mode's transaction while the
- * filter runs the chain ({@link SpringTransactionJoin}); a no-op otherwise.
+ * Lets the application's own data access take part in the atomic mode's transaction while a
+ * controller ({@link IdempotencyFilter}) or an {@link IdempotentMethod} runs
+ * ({@link SpringTransactionJoin}); a no-op otherwise.
  */
 interface TransactionJoin {
 
     /** Nothing joined: the execution's transaction, if any, stays the engine's alone. */
-    TransactionJoin NONE = execution -> Joined.NOTHING;
+    TransactionJoin NONE = (connection, dataSource, keyPreview) -> Joined.NOTHING;
 
-    /** Called on the request's thread before the chain runs; the result is closed after it. */
-    Joined join(Execution execution);
+    /**
+     * Called on the thread that runs the work, before it runs; the result is closed after it.
+     *
+     * @param connection the atomic mode's connection, whose transaction the engine commits or rolls back
+     * @param dataSource the data source it was taken from
+     * @param keyPreview the key as logs may show it
+     */
+    Joined join(Connection connection, DataSource dataSource, String keyPreview);
+
+    /** The join of a request's execution: nothing unless it is the atomic mode of a store on a data source. */
+    default Joined join(Execution execution) {
+        return join(execution.unwrap(Connection.class), execution.unwrap(DataSource.class),
+                execution.key().keyPreview());
+    }
+
+    /** The join of a call's execution: nothing unless it is the atomic mode of a store on a data source. */
+    default Joined join(CallContext context, String keyPreview) {
+        return join(context.unwrap(Connection.class), context.unwrap(DataSource.class), keyPreview);
+    }
+
+    private Joined join(Optional<Connection> connection, Optional<DataSource> dataSource, String keyPreview) {
+        return connection.isPresent() && dataSource.isPresent()
+                ? join(connection.get(), dataSource.get(), keyPreview) : Joined.NOTHING;
+    }
 
     /** A join in force until {@link #close}. */
     interface Joined extends AutoCloseable {
@@ -33,7 +60,7 @@ interface TransactionJoin {
             }
         };
 
-        /** Whether a transaction is bound to the request's thread (then the handler must not go asynchronous). */
+        /** Whether a transaction is bound to the thread (then the work must not go asynchronous). */
         boolean inForce();
 
         /** Whether a participating {@code @Transactional} method marked the transaction rollback-only. */

@@ -18,6 +18,7 @@ import dev.idempotency.core.store.Store;
 import dev.idempotency.core.store.StoredResponse;
 import dev.idempotency.testkit.InterceptingStore;
 import dev.idempotency.testkit.MutableClock;
+import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -105,6 +106,23 @@ class IdempotentCallsTest {
                 .isInstanceOf(KeyReusedException.class)
                 .hasMessageContaining("scope payments").hasMessageNotContaining("k-0001");
         assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void aGenericResultTypeIsReplayedAsThatType() throws Exception {
+        IdempotentCalls calls = calls(Mode.RESERVE);
+        Type receipts = IdempotentCallsTest.class.getDeclaredMethod("receipts").getGenericReturnType();
+        IdempotentCall call = IdempotentCall.of("payments", "k-0001", new Charge("acct-1", 500));
+
+        List<Receipt> first = calls.call(call, receipts, context -> List.of(pay(new Charge("acct-1", 500))));
+        List<Receipt> repeat = calls.call(call, receipts, context -> List.of(pay(new Charge("acct-1", 500))));
+
+        assertThat(repeat).isEqualTo(first).first().isInstanceOf(Receipt.class);
+        assertThat(runs).hasValue(1);
+    }
+
+    private static List<Receipt> receipts() {
+        return List.of();
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.idempotency.core.adapter.Execution;
 import dev.idempotency.core.adapter.HttpReply;
 import dev.idempotency.core.store.AsyncStore;
 import dev.idempotency.core.store.Store;
+import java.lang.reflect.Type;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -101,6 +102,16 @@ public final class IdempotentCalls implements AutoCloseable {
      */
     public <R, X extends Exception> CallOutcome<R> run(IdempotentCall call, Class<R> resultType,
                                                       CallAction<R, X> action) throws X {
+        return run(call, (Type) resultType, action);
+    }
+
+    /**
+     * {@link #run}, the stored result decoded as a generic type, such as a method's
+     * {@link java.lang.reflect.Method#getGenericReturnType() generic return type} ({@code List<Receipt>}).
+     * The caller answers for {@code R} being that type.
+     */
+    public <R, X extends Exception> CallOutcome<R> run(IdempotentCall call, Type resultType, CallAction<R, X> action)
+            throws X {
         Objects.requireNonNull(resultType, "resultType");
         Objects.requireNonNull(action, "action");
         Decision decision = engine.before(request(call));
@@ -123,6 +134,11 @@ public final class IdempotentCalls implements AutoCloseable {
     /** {@link #run}, with the value of the outcome, or a typed exception for the others. */
     public <R, X extends Exception> R call(IdempotentCall call, Class<R> resultType, CallAction<R, X> action)
             throws X {
+        return CallAnswers.valueOf(run(call, resultType, action), call);
+    }
+
+    /** {@link #run(IdempotentCall, Type, CallAction)}, with the value or a typed exception, as {@link #call}. */
+    public <R, X extends Exception> R call(IdempotentCall call, Type resultType, CallAction<R, X> action) throws X {
         return CallAnswers.valueOf(run(call, resultType, action), call);
     }
 
