@@ -214,13 +214,25 @@ public final class ExampleApp implements AutoCloseable {
     public String startupLine(String framework, int port) {
         String idempotency = engine == null
                 ? "idempotency OFF (same routes, no middleware)"
-                : "idempotency store: " + store.description() + ", mode: "
-                        + settings.mode().name().toLowerCase(Locale.ROOT);
+                : idempotencyDescription();
         String address = "http://" + settings.displayHost() + ":" + port;
         return "Orders/payments example (" + framework + ") listening on " + address
                 + " | " + idempotency
                 + " | try: curl -i -X POST " + address + "/orders -H 'Idempotency-Key: demo-1'"
                 + " -H 'Content-Type: application/json' -d '{\"item\":\"book\",\"quantity\":1}'";
+    }
+
+    /**
+     * {@code idempotency store: <the store>, mode: <mode>}, as the start-up line names them (the
+     * payments consumer prints it too).
+     *
+     * @throws IllegalStateException with {@code IDEMPOTENCY=off}
+     */
+    public String idempotencyDescription() {
+        if (store == null) {
+            throw new IllegalStateException("IDEMPOTENCY=off: no store");
+        }
+        return "idempotency store: " + store.description() + ", mode: " + settings.mode().name().toLowerCase(Locale.ROOT);
     }
 
     /** Closes the engine, the store's connections and the pool (unless the framework owns it). */

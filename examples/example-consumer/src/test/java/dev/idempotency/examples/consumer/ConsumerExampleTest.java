@@ -1,0 +1,146 @@
+package dev.idempotency.examples.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.Channel;
+import dev.idempotency.examples.ExampleApp;
+import dev.idempotency.examples.ExampleSettings;
+import dev.idempotency.examples.Payment;
+import dev.idempotency.examples.Tenants;
+import io.nats.client.Connection;
+import io.nats.client.Subscription;
+import io.nats.client.api.ConsumerInfo;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The payments consumer on the local RabbitMQ (127.0.0.1:5672) and NATS (127.0.0.1:4222), or
+ * {@code RABBITMQ_URL} / {@code NATS_URL}: a queue and a stream of its own per test (random names,
+ * deleted after), the example's embedded H2 database, in the reserve and atomic modes. Messages are
+ * published through {@link PaymentPublisher}, the path {@code ./examples/run consumer publish} takes:
+ * a payment, its duplicate, and another body under its id give one payment, an acknowledgement
+ * without running, and a rejection.
+ */
+class ConsumerExampleTest {
+
+    private static final String PAYMENT = "{\"amount\":100}";
+    private static final String OTHER_BODY = "{\"amount\":999,\"outcome\":\"failed\"}";
+
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+    private ConsumerSettings brokers;
+    private ExampleApp app;
+    private ConsumerExample example;
+
+    @BeforeEach
+    void names() {
+        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put("PAYMENTS_QUEUE", "payments-" + suffix);
+        env.put("PAYMENTS_STREAM", "PAYMENTS_" + suffix);
+        env.put("PAYMENTS_SUBJECT", "payments." + suffix);
+        brokers = ConsumerSettings.from(env);
+    }
+
+    private void start(String mode) throws Exception {
+        app = ExampleApp.create(ExampleSettings.from(Map.of("IDEMPOTENCY_MODE", mode)));
+        example = ConsumerExample.start(app, brokers, lines::add);
+        assertThat(example.startupLine()).contains("queue " + brokers.queue(), "stream " + brokers.stream(),
+                "mode: " + mode).doesNotContain("guest:guest");
+    }
+
+    @AfterEach
+    void delete() throws Exception {
+        if (example != null) {
+            example.close();
+        }
+        try (com.rabbitmq.client.Connection connection = RabbitPayments.connect(brokers);
+             Channel channel = connection.createChannel()) {
+            channel.queueDelete(brokers.queue());
+            channel.queueDelete(brokers.deadLetterQueue());
+        }
+        try (Connection connection = NatsPayments.connect(brokers)) {
+            connection.jetStreamManagement().deleteStream(brokers.stream());
+        }
+    }
+
+    private List<String> awaitLines(int count) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> lines.size() >= count);
+        return List.copyOf(lines);
+    }
+
+    private String deadLetter(Channel channel) throws java.io.IOException {
+        return new String(channel.basicGet(brokers.deadLetterQueue(), true).getBody(), StandardCharsets.UTF_8);
+    }
+
+    private List<Payment> payments() {
+        return app.repository().payments(Tenants.DEFAULT);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"reserve", "atomic"})
+    void rabbitmqRecordsAPaymentOncePerMessageId(String mode) throws Exception {
+        start(mode);
+        String source = "rabbitmq " + brokers.queue();
+
+        PaymentPublisher.publish(brokers, "rabbitmq", "pay-0001-rabbit", PAYMENT);
+        PaymentPublisher.publish(brokers, "rabbitmq", "pay-0001-rabbit", PAYMENT);
+        PaymentPublisher.publish(brokers, "rabbitmq", "pay-0001-rabbit", OTHER_BODY);
+        PaymentPublisher.publish(brokers, "rabbitmq", "pay-0002-rabbit", "{\"amount\":-5}");
+
+        assertThat(awaitLines(4)).containsExactly(
+                source + ": message pay-… recorded payment 1 (amount 100, succeeded)",
+                source + ": message pay-… is a duplicate: acknowledged without running",
+                source + ": message pay-… reuses an id with another body, or has none: rejected without running (to the dead-letter queue)",
+                source + ": message pay-… is not a payment (\"amount\" must be a positive whole number): refused without running");
+        assertThat(payments()).containsExactly(new Payment(1, 100, "succeeded"));
+        try (com.rabbitmq.client.Connection connection = RabbitPayments.connect(brokers);
+             Channel channel = connection.createChannel()) {
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertThat(channel.queueDeclarePassive(brokers.deadLetterQueue()).getMessageCount()).isEqualTo(2);
+                assertThat(channel.queueDeclarePassive(brokers.queue()).getMessageCount()).isZero();
+            });
+            assertThat(List.of(deadLetter(channel), deadLetter(channel))).containsExactly(OTHER_BODY, "{\"amount\":-5}");
+        }
+        assertThat(lines).hasSize(4);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"reserve", "atomic"})
+    void natsRecordsAPaymentOncePerMessageId(String mode) throws Exception {
+        start(mode);
+        String source = "nats " + brokers.stream();
+        try (Connection connection = NatsPayments.connect(brokers)) {
+            Subscription terminations = connection.subscribe("$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED."
+                    + brokers.stream() + "." + NatsPayments.CONSUMER);
+            connection.flush(Duration.ofSeconds(5));
+
+            assertThat(PaymentPublisher.publish(brokers, "nats", "pay-0001-nats", PAYMENT)).contains("sequence 1,");
+            assertThat(PaymentPublisher.publish(brokers, "nats", "pay-0001-nats", PAYMENT)).contains("sequence 2,");
+            assertThat(PaymentPublisher.publish(brokers, "nats", "pay-0001-nats", OTHER_BODY)).contains("sequence 3,");
+
+            assertThat(awaitLines(3)).containsExactly(
+                    source + ": message pay-… recorded payment 1 (amount 100, succeeded)",
+                    source + ": message pay-… is a duplicate: acknowledged without running",
+                    source + ": message pay-… reuses an id with another body, or has none: terminated without running");
+            assertThat(payments()).containsExactly(new Payment(1, 100, "succeeded"));
+            assertThat(terminations.nextMessage(Duration.ofSeconds(5))).as("a termination advisory").isNotNull();
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                ConsumerInfo info = connection.jetStreamManagement().getConsumerInfo(brokers.stream(),
+                        NatsPayments.CONSUMER);
+                assertThat(info.getNumAckPending()).isZero();
+                assertThat(info.getNumPending()).isZero();
+            });
+        }
+        assertThat(lines).hasSize(3);
+    }
+}
