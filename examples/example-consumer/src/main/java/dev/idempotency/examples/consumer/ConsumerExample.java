@@ -84,7 +84,7 @@ public final class ConsumerExample implements AutoCloseable {
                 + ConsumerSettings.display(brokers.rabbitmqUrl()) + " and NATS stream " + brokers.stream()
                 + " (subject " + brokers.subject() + ") at " + ConsumerSettings.display(brokers.natsUrl())
                 + " | " + app.idempotencyDescription()
-                + " | try: ./examples/run consumer publish rabbitmq pay-1 '{\"amount\":100}'";
+                + " | try: ./examples/run consumer publish rabbitmq payment-0001 '{\"amount\":100}'";
     }
 
     /** Stops both consumers, then closes the example's database and store. */
