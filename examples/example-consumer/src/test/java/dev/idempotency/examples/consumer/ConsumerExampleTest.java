@@ -12,7 +12,11 @@ import io.nats.client.Connection;
 import io.nats.client.Subscription;
 import io.nats.client.api.ConsumerInfo;
 import java.nio.charset.StandardCharsets;
+import java.io.InputStream;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +24,7 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -29,7 +34,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * deleted after), the example's embedded H2 database, in the reserve and atomic modes. Messages are
  * published through {@link PaymentPublisher}, the path {@code ./examples/run consumer publish} takes:
  * a payment, its duplicate, and another body under its id give one payment, an acknowledgement
- * without running, and a rejection.
+ * without running, and a rejection; and through the main class's {@code publish} in a process of its own.
  */
 class ConsumerExampleTest {
 
@@ -37,6 +42,7 @@ class ConsumerExampleTest {
     private static final String OTHER_BODY = "{\"amount\":999,\"outcome\":\"failed\"}";
 
     private final List<String> lines = new CopyOnWriteArrayList<>();
+    private final Map<String, String> env = new HashMap<>(System.getenv());
     private ConsumerSettings brokers;
     private ExampleApp app;
     private ConsumerExample example;
@@ -44,7 +50,6 @@ class ConsumerExampleTest {
     @BeforeEach
     void names() {
         String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        Map<String, String> env = new HashMap<>(System.getenv());
         env.put("PAYMENTS_QUEUE", "payments-" + suffix);
         env.put("PAYMENTS_STREAM", "PAYMENTS_" + suffix);
         env.put("PAYMENTS_SUBJECT", "payments." + suffix);
@@ -71,6 +76,23 @@ class ConsumerExampleTest {
         try (Connection connection = NatsPayments.connect(brokers)) {
             connection.jetStreamManagement().deleteStream(brokers.stream());
         }
+    }
+
+    /** {@code ./examples/run consumer ARGS} without the script: the main class in a JVM of its own. */
+    private Process commandLine(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), ConsumerExample.class.getName()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("the publisher exits").isTrue();
+        return process;
+    }
+
+    private static String output(InputStream stream) throws Exception {
+        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
     }
 
     private List<String> awaitLines(int count) {
@@ -112,6 +134,27 @@ class ConsumerExampleTest {
             assertThat(List.of(deadLetter(channel), deadLetter(channel))).containsExactly(OTHER_BODY, "{\"amount\":-5}");
         }
         assertThat(lines).hasSize(4);
+    }
+
+    @Test
+    void publishesFromTheCommandLine() throws Exception {
+        start("reserve");
+
+        Process rabbitmq = commandLine("publish", "rabbitmq", "payment-cli-1", PAYMENT);
+        assertThat(rabbitmq.exitValue()).isZero();
+        assertThat(output(rabbitmq.getInputStream())).startsWith("Published 14 bytes to RabbitMQ queue " + brokers.queue());
+        assertThat(awaitLines(1)).containsExactly(
+                "rabbitmq " + brokers.queue() + ": message paym… recorded payment 1 (amount 100, succeeded)");
+        Process nats = commandLine("publish", "nats", "payment-cli-1", PAYMENT);
+        assertThat(nats.exitValue()).isZero();
+        assertThat(output(nats.getInputStream())).startsWith("Published 14 bytes to NATS subject " + brokers.subject());
+        Process unknown = commandLine("publish", "kafka", "payment-cli-1", PAYMENT);
+        assertThat(unknown.exitValue()).isEqualTo(2);
+        assertThat(output(unknown.getErrorStream())).startsWith("usage: ./examples/run consumer publish rabbitmq|nats");
+
+        assertThat(awaitLines(2)).endsWith(
+                "nats " + brokers.stream() + ": message paym… recorded payment 2 (amount 100, succeeded)");
+        assertThat(payments()).hasSize(2);
     }
 
     @ParameterizedTest
