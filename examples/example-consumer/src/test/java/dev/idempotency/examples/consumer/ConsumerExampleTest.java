@@ -3,12 +3,10 @@ package dev.idempotency.examples.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.rabbitmq.client.Channel;
 import dev.idempotency.examples.ExampleApp;
 import dev.idempotency.examples.ExampleSettings;
 import dev.idempotency.examples.Payment;
 import dev.idempotency.examples.Tenants;
-import io.nats.client.Connection;
 import io.nats.client.Subscription;
 import io.nats.client.api.ConsumerInfo;
 import java.nio.charset.StandardCharsets;
@@ -17,10 +15,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,18 +38,15 @@ class ConsumerExampleTest {
     private static final String OTHER_BODY = "{\"amount\":999,\"outcome\":\"failed\"}";
 
     private final List<String> lines = new CopyOnWriteArrayList<>();
-    private final Map<String, String> env = new HashMap<>(System.getenv());
+    private TestBrokers test;
     private ConsumerSettings brokers;
     private ExampleApp app;
     private ConsumerExample example;
 
     @BeforeEach
-    void names() {
-        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        env.put("PAYMENTS_QUEUE", "payments-" + suffix);
-        env.put("PAYMENTS_STREAM", "PAYMENTS_" + suffix);
-        env.put("PAYMENTS_SUBJECT", "payments." + suffix);
-        brokers = ConsumerSettings.from(env);
+    void names() throws Exception {
+        test = new TestBrokers();
+        brokers = test.settings;
     }
 
     private void start(String mode) throws Exception {
@@ -65,16 +58,12 @@ class ConsumerExampleTest {
 
     @AfterEach
     void delete() throws Exception {
-        if (example != null) {
-            example.close();
-        }
-        try (com.rabbitmq.client.Connection connection = RabbitPayments.connect(brokers);
-             Channel channel = connection.createChannel()) {
-            channel.queueDelete(brokers.queue());
-            channel.queueDelete(brokers.deadLetterQueue());
-        }
-        try (Connection connection = NatsPayments.connect(brokers)) {
-            connection.jetStreamManagement().deleteStream(brokers.stream());
+        try {
+            if (example != null) {
+                example.close();
+            }
+        } finally {
+            test.close();
         }
     }
 
@@ -85,7 +74,7 @@ class ConsumerExampleTest {
                 "-cp", System.getProperty("java.class.path"), ConsumerExample.class.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command);
-        builder.environment().putAll(env);
+        builder.environment().putAll(test.env);
         Process process = builder.start();
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("the publisher exits").isTrue();
         return process;
@@ -100,8 +89,8 @@ class ConsumerExampleTest {
         return List.copyOf(lines);
     }
 
-    private String deadLetter(Channel channel) throws java.io.IOException {
-        return new String(channel.basicGet(brokers.deadLetterQueue(), true).getBody(), StandardCharsets.UTF_8);
+    private String deadLetter() throws java.io.IOException {
+        return new String(test.channel.basicGet(brokers.deadLetterQueue(), true).getBody(), StandardCharsets.UTF_8);
     }
 
     private List<Payment> payments() {
@@ -125,14 +114,11 @@ class ConsumerExampleTest {
                 source + ": message pay-… reuses an id with another body, or has none: rejected without running (to the dead-letter queue)",
                 source + ": message pay-… is not a payment (\"amount\" must be a positive whole number): refused without running");
         assertThat(payments()).containsExactly(new Payment(1, 100, "succeeded"));
-        try (com.rabbitmq.client.Connection connection = RabbitPayments.connect(brokers);
-             Channel channel = connection.createChannel()) {
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                assertThat(channel.queueDeclarePassive(brokers.deadLetterQueue()).getMessageCount()).isEqualTo(2);
-                assertThat(channel.queueDeclarePassive(brokers.queue()).getMessageCount()).isZero();
-            });
-            assertThat(List.of(deadLetter(channel), deadLetter(channel))).containsExactly(OTHER_BODY, "{\"amount\":-5}");
-        }
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(test.ready(brokers.deadLetterQueue())).isEqualTo(2);
+            assertThat(test.ready(brokers.queue())).isZero();
+        });
+        assertThat(List.of(deadLetter(), deadLetter())).containsExactly(OTHER_BODY, "{\"amount\":-5}");
         assertThat(lines).hasSize(4);
     }
 
@@ -162,28 +148,25 @@ class ConsumerExampleTest {
     void natsRecordsAPaymentOncePerMessageId(String mode) throws Exception {
         start(mode);
         String source = "nats " + brokers.stream();
-        try (Connection connection = NatsPayments.connect(brokers)) {
-            Subscription terminations = connection.subscribe("$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED."
-                    + brokers.stream() + "." + NatsPayments.CONSUMER);
-            connection.flush(Duration.ofSeconds(5));
+        Subscription terminations = test.nats.subscribe("$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED."
+                + brokers.stream() + "." + NatsPayments.CONSUMER);
+        test.nats.flush(Duration.ofSeconds(5));
 
-            assertThat(PaymentPublisher.publish(brokers, "nats", "pay-0001-nats", PAYMENT)).contains("sequence 1,");
-            assertThat(PaymentPublisher.publish(brokers, "nats", "pay-0001-nats", PAYMENT)).contains("sequence 2,");
-            assertThat(PaymentPublisher.publish(brokers, "nats", "pay-0001-nats", OTHER_BODY)).contains("sequence 3,");
+        assertThat(PaymentPublisher.publish(brokers, "nats", "pay-0001-nats", PAYMENT)).contains("sequence 1,");
+        assertThat(PaymentPublisher.publish(brokers, "nats", "pay-0001-nats", PAYMENT)).contains("sequence 2,");
+        assertThat(PaymentPublisher.publish(brokers, "nats", "pay-0001-nats", OTHER_BODY)).contains("sequence 3,");
 
-            assertThat(awaitLines(3)).containsExactly(
-                    source + ": message pay-… recorded payment 1 (amount 100, succeeded)",
-                    source + ": message pay-… is a duplicate: acknowledged without running",
-                    source + ": message pay-… reuses an id with another body, or has none: terminated without running");
-            assertThat(payments()).containsExactly(new Payment(1, 100, "succeeded"));
-            assertThat(terminations.nextMessage(Duration.ofSeconds(5))).as("a termination advisory").isNotNull();
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                ConsumerInfo info = connection.jetStreamManagement().getConsumerInfo(brokers.stream(),
-                        NatsPayments.CONSUMER);
-                assertThat(info.getNumAckPending()).isZero();
-                assertThat(info.getNumPending()).isZero();
-            });
-        }
+        assertThat(awaitLines(3)).containsExactly(
+                source + ": message pay-… recorded payment 1 (amount 100, succeeded)",
+                source + ": message pay-… is a duplicate: acknowledged without running",
+                source + ": message pay-… reuses an id with another body, or has none: terminated without running");
+        assertThat(payments()).containsExactly(new Payment(1, 100, "succeeded"));
+        assertThat(terminations.nextMessage(Duration.ofSeconds(5))).as("a termination advisory").isNotNull();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            ConsumerInfo info = test.natsConsumer();
+            assertThat(info.getNumAckPending()).isZero();
+            assertThat(info.getNumPending()).isZero();
+        });
         assertThat(lines).hasSize(3);
     }
 }
