@@ -36,6 +36,8 @@ public final class ConsumerExample implements AutoCloseable {
                 System.out.println(PaymentPublisher.publish(brokersOrExit(), args[1], args[2], args[3]));
             } catch (IllegalArgumentException e) {
                 exit(e.getMessage());
+            } catch (UnreachableBroker e) {
+                exit("Cannot publish: " + e.getMessage());
             }
             return;
         }
@@ -48,7 +50,13 @@ public final class ConsumerExample implements AutoCloseable {
             }
         });
         ConsumerSettings brokers = brokersOrExit();
-        ConsumerExample example = start(ExampleApp.create(settings), brokers, System.out::println);
+        ConsumerExample example;
+        try {
+            example = start(ExampleApp.create(settings), brokers, System.out::println);
+        } catch (UnreachableBroker e) {
+            exit("Cannot start the example: " + e.getMessage());
+            return;
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(example::close, "example-shutdown"));
         System.out.println(example.startupLine());
     }

@@ -2,6 +2,7 @@ package dev.idempotency.examples.consumer;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -63,7 +64,7 @@ public record ConsumerSettings(String rabbitmqUrl, String natsUrl, String queue,
     private static void check(String url, String name, String... schemes) {
         try {
             URI uri = new URI(url);
-            if (uri.getHost() == null || !java.util.List.of(schemes).contains(uri.getScheme())) {
+            if (uri.getHost() == null || !List.of(schemes).contains(uri.getScheme())) {
                 throw new IllegalArgumentException(name + " must be " + schemes[0] + "://host:port");
             }
         } catch (URISyntaxException e) {

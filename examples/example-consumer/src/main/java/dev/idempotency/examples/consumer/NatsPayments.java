@@ -46,7 +46,11 @@ final class NatsPayments implements AutoCloseable {
     }
 
     static Connection connect(ConsumerSettings settings) throws IOException, InterruptedException {
-        return Nats.connect(new Options.Builder().server(settings.natsUrl()).connectionName(CONSUMER).build());
+        try {
+            return Nats.connect(new Options.Builder().server(settings.natsUrl()).connectionName(CONSUMER).build());
+        } catch (IOException e) {
+            throw new UnreachableBroker("NATS", settings.natsUrl(), "NATS_URL", e);
+        }
     }
 
     /** Creates the stream on the subject unless it exists. */

@@ -41,7 +41,11 @@ final class RabbitPayments implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalArgumentException("RABBITMQ_URL is not an AMQP URL", e);
         }
-        return factory.newConnection("payments-example");
+        try {
+            return factory.newConnection("payments-example");
+        } catch (IOException e) {
+            throw new UnreachableBroker("RabbitMQ", settings.rabbitmqUrl(), "RABBITMQ_URL", e);
+        }
     }
 
     /** Declares the queue, dead-lettering into {@code <queue>.dead}, and that queue. */

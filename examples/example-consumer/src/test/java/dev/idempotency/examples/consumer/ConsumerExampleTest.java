@@ -1,6 +1,7 @@
 package dev.idempotency.examples.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.idempotency.examples.ExampleApp;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -141,6 +143,19 @@ class ConsumerExampleTest {
         assertThat(awaitLines(2)).endsWith(
                 "nats " + brokers.stream() + ": message paym… recorded payment 2 (amount 100, succeeded)");
         assertThat(payments()).hasSize(2);
+    }
+
+    @Test
+    void anUnreachableBrokerStopsTheStartWithOneLine() {
+        Map<String, String> env = new HashMap<>(test.env);
+        env.put("NATS_URL", "nats://127.0.0.1:1");
+        ExampleApp unstarted = ExampleApp.create(ExampleSettings.defaults());
+
+        assertThatThrownBy(() -> ConsumerExample.start(unstarted, ConsumerSettings.from(env), lines::add))
+                .isInstanceOf(UnreachableBroker.class)
+                .hasMessage("NATS cannot be reached at nats://127.0.0.1:1 (IOException): start it, or set NATS_URL");
+        assertThatThrownBy(() -> unstarted.repository().payments(Tenants.DEFAULT))
+                .as("the example's pool was closed").isInstanceOf(RuntimeException.class);
     }
 
     @ParameterizedTest
