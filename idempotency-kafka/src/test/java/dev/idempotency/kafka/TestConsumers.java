@@ -1,5 +1,7 @@
 package dev.idempotency.kafka;
 
+import static org.awaitility.Awaitility.await;
+
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
@@ -7,7 +9,10 @@ import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.MessageListener;
 import org.springframework.kafka.test.utils.ContainerTestUtils;
 
-/** A started container of {@code consumers} consumers in one group, each given its partitions. */
+/**
+ * A started container of {@code consumers} consumers (at most the partitions) in one group, each
+ * given its partitions.
+ */
 final class TestConsumers {
 
     private TestConsumers() {
@@ -26,6 +31,11 @@ final class TestConsumers {
         container.setCommonErrorHandler(errorHandler);
         container.start();
         ContainerTestUtils.waitForAssignment(container, partitions);
+        // The total can be reached while the first consumer to join holds every partition, before the
+        // rebalance that gives the others theirs; a handler that blocks then holds them all. Wait for it.
+        await().atMost(TestBroker.PATIENCE).until(() -> container.getContainers().stream()
+                .allMatch(consumer -> !consumer.getAssignedPartitions().isEmpty())
+                && container.getAssignedPartitions().size() == partitions);
         return container;
     }
 }
