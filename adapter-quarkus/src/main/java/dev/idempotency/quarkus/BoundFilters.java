@@ -4,6 +4,7 @@ import dev.idempotency.jakartars.IdempotencyFeature;
 import io.quarkus.arc.Arc;
 import io.quarkus.runtime.BlockingOperationControl;
 import io.quarkus.runtime.ExecutorRecorder;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
@@ -30,6 +31,9 @@ import org.jboss.resteasy.reactive.server.spi.ServerRequestContext;
  * registered then ({@link #filter()}, {@link #writer()}) hand each request on to these.
  */
 final class BoundFilters {
+
+    /** The request property saying the response filter saw the request's response. */
+    private static final String RESPONSE_SEEN = BoundFilters.class.getName() + ".responseSeen";
 
     private final ResourceInfo resource;
     private final Supplier<IdempotencyFeature> feature;
@@ -115,7 +119,24 @@ final class BoundFilters {
                 bound.filters().filter(request);
                 if (server != null && IdempotencyFeature.holdsKey(request)) {
                     server.serverResponse().addCloseHandler(() -> { });
+                    RoutingContext routing = server instanceof ResteasyReactiveRequestContext context
+                            ? context.serverRequest().unwrap(RoutingContext.class) : null;
+                    if (routing != null) {
+                        routing.addHeadersEndHandler(ignored -> unmapped(request, (ResteasyReactiveRequestContext) server));
+                    }
                 }
+            }
+        }
+
+        /**
+         * Just before Quarkus REST sends its answer to an exception nothing mapped (no response filter
+         * ran): the key is released then, before the client can retry, not after the response ended.
+         * On an event loop it is left to the completion callback.
+         */
+        private static void unmapped(ContainerRequestContext request, ResteasyReactiveRequestContext context) {
+            if (request.getProperty(RESPONSE_SEEN) == null && context.getThrowable() != null
+                    && IdempotencyFeature.holdsKey(request) && BlockingOperationControl.isBlockingAllowed()) {
+                IdempotencyFeature.requestEnded(request, context.getThrowable());
             }
         }
 
@@ -136,6 +157,7 @@ final class BoundFilters {
         public void filter(ContainerRequestContext request, ContainerResponseContext response) throws IOException {
             IdempotencyFeature.Providers bound = bound();
             if (bound != null) {
+                request.setProperty(RESPONSE_SEEN, Boolean.TRUE);
                 if (request instanceof ResteasyReactiveContainerRequestContext quarkus
                         && quarkus.getServerRequestContext() instanceof AbstractResteasyReactiveContext<?, ?> context
                         && context.getThrowable() != null) {
