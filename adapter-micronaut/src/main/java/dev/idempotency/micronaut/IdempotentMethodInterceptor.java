@@ -50,7 +50,7 @@ final class IdempotentMethodInterceptor implements MethodInterceptor<Object, Obj
                     + "bean: set idempotency.enabled=true and give the engine a Store (idempotency-jdbc's, or your own)");
         }
         Object[] arguments = context.getParameterValues();
-        IdempotentCall call = method.shape.call(method.key.value(arguments), arguments);
+        IdempotentCall call = method.shape.call(method.key.key(arguments), arguments);
         return calls.get().call(call, method.shape.resultType(), execution -> context.proceed());
     }
 

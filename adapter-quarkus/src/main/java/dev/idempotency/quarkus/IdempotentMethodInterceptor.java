@@ -43,7 +43,7 @@ class IdempotentMethodInterceptor {
         Described method = described.computeIfAbsent(List.of(context.getMethod(), target),
                 key -> Described.of(context.getMethod(), target));
         Object[] arguments = context.getParameters();
-        IdempotentCall call = method.shape.call(method.key.value(arguments), arguments);
+        IdempotentCall call = method.shape.call(method.key.key(arguments), arguments);
         return calls.get().call(call, method.shape.resultType(), execution -> context.proceed());
     }
 

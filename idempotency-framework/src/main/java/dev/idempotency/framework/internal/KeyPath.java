@@ -52,17 +52,21 @@ public final class KeyPath {
     }
 
     /**
-     * The path's value over these arguments; {@code null} when a value on the way is {@code null}.
+     * The path's value over these arguments.
      *
-     * @throws IllegalArgumentException when a value has no such property
+     * @throws IllegalArgumentException when it is {@code null} (or a value on the way is), or a value
+     *                                  has no such property
      */
-    public Object value(Object[] arguments) {
+    public Object key(Object[] arguments) {
         Object value = arguments[parameter];
         for (Property property : properties) {
             if (value == null) {
-                return null;
+                break;
             }
             value = property.of(value, expression);
+        }
+        if (value == null) {
+            throw new IllegalArgumentException("The key " + expression + " is null");
         }
         return value;
     }
