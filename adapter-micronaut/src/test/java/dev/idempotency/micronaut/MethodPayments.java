@@ -1,52 +1,60 @@
 package dev.idempotency.micronaut;
 
-import io.micronaut.serde.annotation.Serdeable;
+import dev.idempotency.testkit.IdempotentMethodChecks;
+import dev.idempotency.testkit.IdempotentMethodChecks.Charge;
+import dev.idempotency.testkit.IdempotentMethodChecks.Receipt;
+import io.micronaut.serde.annotation.SerdeImport;
 import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.IntStream;
 
-/** The {@link IdempotentMethod}s of {@link MicronautIdempotentMethodTest}. */
+/**
+ * The {@link IdempotentMethod}s of {@link MicronautIdempotentMethodTest} (test-kit's suite) and
+ * {@link MicronautIdempotentMethodOptimisticTest}; the suite's records made serializable for
+ * Micronaut Serialization with {@code @SerdeImport}.
+ */
 @Singleton
-public class MethodPayments {
+@SerdeImport(Charge.class)
+@SerdeImport(Receipt.class)
+public class MethodPayments implements IdempotentMethodChecks.Payments {
 
-    @Serdeable
-    public record Charge(String id, String account, long cents) {}
+    private final AtomicInteger runs = new AtomicInteger();
 
-    @Serdeable
-    public record Receipt(String id, long cents, int run) {}
+    @Override
+    public int runs() {
+        return runs.get();
+    }
 
-    static final AtomicInteger RUNS = new AtomicInteger();
-
+    @Override
     @IdempotentMethod(scope = "payments", key = "charge.id")
     public Receipt charge(Charge charge, long delayMs) throws InterruptedException {
-        int run = RUNS.incrementAndGet();
+        int run = runs.incrementAndGet();
         Thread.sleep(delayMs);
-        return new Receipt(charge.id(), charge.cents(), run);
+        return IdempotentMethodChecks.receipt(charge, run);
     }
 
-    /** A generic return type: a repeat decodes a list of receipts. Only {@code charge} is the input. */
+    @Override
     @IdempotentMethod(scope = "payments.split", key = "charge.id", input = "charge")
     public List<Receipt> split(Charge charge, int parts, String note) {
-        int run = RUNS.incrementAndGet();
-        return IntStream.range(0, parts).mapToObj(i -> new Receipt(charge.id() + "-" + i, charge.cents() / parts, run))
-                .toList();
+        return IdempotentMethodChecks.split(charge, parts, runs.incrementAndGet());
     }
 
+    @Override
     @IdempotentMethod(scope = "payments.declined", key = "charge.id")
     public Receipt decline(Charge charge, boolean fail) {
-        int run = RUNS.incrementAndGet();
+        int run = runs.incrementAndGet();
         if (fail) {
             throw new IllegalStateException("declined");
         }
-        return new Receipt(charge.id(), charge.cents(), run);
+        return IdempotentMethodChecks.receipt(charge, run);
     }
 
+    @Override
     @IdempotentMethod(scope = "payments.later", key = "id")
     public CompletionStage<String> later(String id) {
-        RUNS.incrementAndGet();
+        runs.incrementAndGet();
         return CompletableFuture.completedFuture(id);
     }
 }

@@ -2,13 +2,12 @@ package dev.idempotency.micronaut;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.micronaut.MethodPayments.Charge;
-import dev.idempotency.micronaut.MethodPayments.Receipt;
+import dev.idempotency.testkit.IdempotentMethodChecks.Charge;
+import dev.idempotency.testkit.IdempotentMethodChecks.Receipt;
 import dev.idempotency.testkit.internal.PostgresTestSchema;
 import io.micronaut.context.ApplicationContext;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -32,14 +31,7 @@ class MicronautIdempotentMethodOptimisticTest {
     @BeforeAll
     static void start() {
         schema = new PostgresTestSchema();
-        context = ApplicationContext.run(Map.of(
-                "datasources.default.url", schema.url(),
-                "datasources.default.username", PostgresTestSchema.USER,
-                "datasources.default.password", PostgresTestSchema.PASSWORD,
-                "datasources.default.driver-class-name", "org.postgresql.Driver",
-                "idempotency.enabled", true,
-                "idempotency.mode", "optimistic",
-                "idempotency.jdbc.initialize-schema", "always"));
+        context = MicronautIdempotentMethodTest.start(schema, "optimistic");
         payments = context.getBean(MethodPayments.class);
     }
 
@@ -57,7 +49,7 @@ class MicronautIdempotentMethodOptimisticTest {
     void concurrentCallsEachRunAndARepeatGetsTheFirstStored() throws Exception {
         int threads = 8;
         Charge charge = new Charge("c-" + UUID.randomUUID(), "acct-1", 700);
-        int runs = MethodPayments.RUNS.get();
+        int runs = payments.runs();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CountDownLatch start = new CountDownLatch(1);
         List<Future<Receipt>> answers = new ArrayList<>();
@@ -76,7 +68,7 @@ class MicronautIdempotentMethodOptimisticTest {
         } finally {
             pool.shutdownNow();
         }
-        int ran = MethodPayments.RUNS.get() - runs;
+        int ran = payments.runs() - runs;
 
         Receipt repeat = payments.charge(charge, 300); // the same arguments: the same call
 
@@ -84,6 +76,6 @@ class MicronautIdempotentMethodOptimisticTest {
         assertThat(results.stream().map(Receipt::run).distinct().count()).as("each got its own run's result")
                 .isEqualTo(ran);
         assertThat(results).contains(repeat);
-        assertThat(MethodPayments.RUNS.get()).as("the repeat did not run").isEqualTo(runs + ran);
+        assertThat(payments.runs()).as("the repeat did not run").isEqualTo(runs + ran);
     }
 }

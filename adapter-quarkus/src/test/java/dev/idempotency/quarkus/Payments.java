@@ -1,5 +1,8 @@
 package dev.idempotency.quarkus;
 
+import dev.idempotency.testkit.IdempotentMethodChecks;
+import dev.idempotency.testkit.IdempotentMethodChecks.Charge;
+import dev.idempotency.testkit.IdempotentMethodChecks.Receipt;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -12,17 +15,15 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.IntStream;
 
-/** The {@link IdempotentMethod}s of {@link QuarkusIdempotentMethodTest} and {@link QuarkusIdempotentMethodAtomicTest}. */
+/**
+ * The {@link IdempotentMethod}s of {@link QuarkusIdempotentMethodTest} (test-kit's suite) and, with
+ * {@link #ship}, of {@link QuarkusIdempotentMethodAtomicTest}.
+ */
 @ApplicationScoped
-public class Payments {
+public class Payments implements IdempotentMethodChecks.Payments {
 
-    public record Charge(String id, String account, long cents) {}
-
-    public record Receipt(String id, long cents, int run) {}
-
-    static final AtomicInteger RUNS = new AtomicInteger();
+    private final AtomicInteger runs = new AtomicInteger();
 
     @Inject
     EntityManager entities;
@@ -30,33 +31,39 @@ public class Payments {
     @Inject
     AgroalDataSource dataSource;
 
+    @Override
+    public int runs() {
+        return runs.get();
+    }
+
+    @Override
     @IdempotentMethod(scope = "payments", key = "charge.id")
     public Receipt charge(Charge charge, long delayMs) throws InterruptedException {
-        int run = RUNS.incrementAndGet();
+        int run = runs.incrementAndGet();
         Thread.sleep(delayMs);
-        return new Receipt(charge.id(), charge.cents(), run);
+        return IdempotentMethodChecks.receipt(charge, run);
     }
 
-    /** A generic return type: a repeat decodes a list of receipts. Only {@code charge} is the input. */
+    @Override
     @IdempotentMethod(scope = "payments.split", key = "charge.id", input = "charge")
     public List<Receipt> split(Charge charge, int parts, String note) {
-        int run = RUNS.incrementAndGet();
-        return IntStream.range(0, parts).mapToObj(i -> new Receipt(charge.id() + "-" + i, charge.cents() / parts, run))
-                .toList();
+        return IdempotentMethodChecks.split(charge, parts, runs.incrementAndGet());
     }
 
+    @Override
     @IdempotentMethod(scope = "payments.declined", key = "charge.id")
     public Receipt decline(Charge charge, boolean fail) {
-        int run = RUNS.incrementAndGet();
+        int run = runs.incrementAndGet();
         if (fail) {
             throw new IllegalStateException("declined");
         }
-        return new Receipt(charge.id(), charge.cents(), run);
+        return IdempotentMethodChecks.receipt(charge, run);
     }
 
+    @Override
     @IdempotentMethod(scope = "payments.later", key = "id")
     public CompletionStage<String> later(String id) {
-        RUNS.incrementAndGet();
+        runs.incrementAndGet();
         return CompletableFuture.completedFuture(id);
     }
 
@@ -67,7 +74,7 @@ public class Payments {
     @IdempotentMethod(scope = "shipments.method", key = "code")
     @Transactional
     public Receipt ship(String code, long delayMs, boolean fail) throws SQLException, InterruptedException {
-        int run = RUNS.incrementAndGet();
+        int run = runs.incrementAndGet();
         Shipment shipment = new Shipment();
         shipment.code = code;
         entities.persist(shipment);

@@ -3,7 +3,7 @@ package dev.idempotency.quarkus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idempotency.quarkus.Payments.Receipt;
+import dev.idempotency.testkit.IdempotentMethodChecks.Receipt;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -48,7 +48,7 @@ class QuarkusIdempotentMethodAtomicTest {
     @Test
     void theMethodsWritesAndTheRecordCommitTogetherAndARepeatReplays() throws Exception {
         String code = code();
-        int runs = Payments.RUNS.get();
+        int runs = payments.runs();
         long records = records();
 
         CompletableFuture<Receipt> first = CompletableFuture.supplyAsync(() -> ship(code, 1500, false));
@@ -61,14 +61,14 @@ class QuarkusIdempotentMethodAtomicTest {
         assertThat(meanwhile).as("nothing visible before the commit").containsExactly(0L, 0L, 0L);
         assertThat(shipped).isEqualTo(new Receipt(code, 0, runs + 1));
         assertThat(repeat).isEqualTo(shipped);
-        assertThat(Payments.RUNS.get()).isEqualTo(runs + 1);
+        assertThat(payments.runs()).isEqualTo(runs + 1);
         assertThat(List.of(shipments(code), audits(code), records() - records)).containsExactly(1L, 1L, 1L);
     }
 
     @Test
     void aMethodThatThrowsRollsBackItsWritesAndTheRecordAndARetryRuns() throws Exception {
         String code = code();
-        int runs = Payments.RUNS.get();
+        int runs = payments.runs();
         long records = records();
 
         assertThatThrownBy(() -> payments.ship(code, 0, true)).isInstanceOf(IllegalStateException.class)
@@ -90,11 +90,11 @@ class QuarkusIdempotentMethodAtomicTest {
         }
     }
 
-    private static void awaitRuns(int runs) throws InterruptedException {
-        for (int i = 0; i < 200 && Payments.RUNS.get() < runs; i++) {
+    private void awaitRuns(int runs) throws InterruptedException {
+        for (int i = 0; i < 200 && payments.runs() < runs; i++) {
             Thread.sleep(25);
         }
-        assertThat(Payments.RUNS.get()).isGreaterThanOrEqualTo(runs);
+        assertThat(payments.runs()).isGreaterThanOrEqualTo(runs);
     }
 
     private long shipments(String code) throws SQLException {
