@@ -1,6 +1,7 @@
 package dev.idempotency.micronaut;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.core.store.Store;
 import dev.idempotency.jdbc.JdbcStore;
@@ -69,6 +70,18 @@ class MicronautIdempotentMethodTest extends IdempotentMethodChecks {
 
         assertThat(context.getBean(Store.class)).isInstanceOf(JdbcStore.class);
         assertThat(calls()).isEqualTo(records + 1);
+    }
+
+    /** Without the engine there is nothing to decide: the method is refused rather than run unguarded. */
+    @Test
+    void withoutIdempotencyEnabledTheMethodIsRefusedNotRunUnguarded() {
+        try (ApplicationContext plain = ApplicationContext.run()) {
+            MethodPayments bean = plain.getBean(MethodPayments.class);
+
+            assertThatThrownBy(() -> bean.charge(new Charge("c-" + UUID.randomUUID(), "acct-1", 5), 0))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("idempotency.enabled=true");
+            assertThat(bean.runs()).isZero();
+        }
     }
 
     private static long calls() throws SQLException {
