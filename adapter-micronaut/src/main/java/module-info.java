@@ -5,6 +5,7 @@
 module dev.idempotency.micronaut {
     requires transitive dev.idempotency.core;
     requires transitive dev.idempotency.framework;
+    requires io.micronaut.micronaut_aop;
     requires io.micronaut.micronaut_context;
     requires io.micronaut.micronaut_core;
     requires io.micronaut.micronaut_core_reactive;
@@ -23,6 +24,7 @@ module dev.idempotency.micronaut {
     requires static micrometer.core;
     requires static org.jooq;
     requires static io.micronaut.security.micronaut_security;
+    requires static io.micronaut.micronaut_json_core;
 
     exports dev.idempotency.micronaut;
     opens dev.idempotency.micronaut;

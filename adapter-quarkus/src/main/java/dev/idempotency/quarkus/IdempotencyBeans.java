@@ -1,6 +1,8 @@
 package dev.idempotency.quarkus;
 
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.call.IdempotentCalls;
+import dev.idempotency.core.call.ResultCodec;
 import dev.idempotency.core.store.InMemoryStore;
 import dev.idempotency.core.store.Store;
 import dev.idempotency.framework.internal.EngineAssembly;
@@ -24,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The settings, store, engine, feature and purge of a Quarkus application. The settings are
+ * The settings, store, engine, feature, idempotent calls and purge of a Quarkus application. The settings are
  * idempotency-framework's classes bound from the configuration ({@link SettingsBinding}), read
  * afresh at each injection: the filters' binding reads them while the application is initialised
  * statically, the engine at run time. The engine is assembled ({@link EngineAssembly}) from them
@@ -98,6 +100,22 @@ class IdempotencyBeans {
 
     void closeEngine(@Disposes IdempotencyEngine engine) {
         engine.close();
+    }
+
+    /**
+     * What runs the {@link IdempotentMethod}s: over the store and the engine's configuration, with the
+     * application's {@link ResultCodec} bean (else {@link ResultCodec#json()}). A second engine with a
+     * timer thread of its own, made on the first call; an application's own bean replaces it.
+     */
+    @Produces
+    @Singleton
+    @DefaultBean
+    IdempotentCalls idempotentCalls(Store store, IdempotencyEngine engine, Instance<ResultCodec> codecs) {
+        return new IdempotentCalls(store, engine.config(), codecs.isResolvable() ? codecs.get() : ResultCodec.json());
+    }
+
+    void closeCalls(@Disposes IdempotentCalls calls) {
+        calls.close();
     }
 
     @Produces

@@ -3,22 +3,17 @@ package dev.idempotency.spring;
 import dev.idempotency.core.call.IdempotentCall;
 import dev.idempotency.core.call.IdempotentCalls;
 import dev.idempotency.core.store.RecordKey;
+import dev.idempotency.framework.internal.AnnotatedMethod;
 import java.lang.reflect.Method;
-import java.lang.reflect.Type;
 import java.lang.reflect.UndeclaredThrowableException;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
 import java.util.function.Supplier;
-import java.util.stream.IntStream;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
-import org.springframework.core.GenericTypeResolver;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.ReactiveAdapterRegistry;
@@ -55,11 +50,11 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
                 key -> Described.of(AopUtils.getMostSpecificMethod(invocation.getMethod(), target), target));
         IdempotentCall call = method.call(invocation.getArguments());
         TransactionJoin join = transactions.get();
-        return calls.get().call(call, method.resultType, context -> {
+        return calls.get().call(call, method.shape.resultType(), context -> {
             try (TransactionJoin.Joined joined = join.join(context, RecordKey.preview(call.key()))) {
                 Object value = proceed(invocation);
                 if (joined.rollbackOnly()) { // a @Transactional method that took part failed, and it was caught
-                    throw SpringTransactionJoin.rolledBack(method.name);
+                    throw SpringTransactionJoin.rolledBack(method.shape.name());
                 }
                 return value;
             }
@@ -76,23 +71,17 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         }
     }
 
-    /** A method's annotation, checked and parsed. */
+    /** A method's annotation, checked and parsed: the key's expression here, the rest shared. */
     private static final class Described {
 
-        final String name;
         final Method method;
-        final String scope;
         final Expression key;
-        final int[] input;
-        final Type resultType;
+        final AnnotatedMethod shape;
 
-        private Described(Method method, IdempotentMethod annotation, int[] input, Type resultType) {
-            this.name = method.getDeclaringClass().getSimpleName() + "." + method.getName();
+        private Described(Method method, Expression key, AnnotatedMethod shape) {
             this.method = method;
-            this.scope = annotation.scope();
-            this.key = PARSER.parseExpression(annotation.key());
-            this.input = input;
-            this.resultType = resultType;
+            this.key = key;
+            this.shape = shape;
         }
 
         /**
@@ -104,47 +93,22 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
             if (annotation == null) {
                 throw new IllegalStateException("No @IdempotentMethod on " + method);
             }
-            Class<?> returned = method.getReturnType();
-            if (Future.class.isAssignableFrom(returned)
-                    || ReactiveAdapterRegistry.getSharedInstance().getAdapter(returned) != null) {
-                throw new IllegalStateException("@IdempotentMethod runs methods whose result is there when they "
-                        + "return; " + method + " returns a " + returned.getName());
+            if (ReactiveAdapterRegistry.getSharedInstance().getAdapter(method.getReturnType()) != null) {
+                throw AnnotatedMethod.completesLater("@IdempotentMethod", method);
             }
-            IdempotentCall.of(annotation.scope(), "checked", null); // the scope's checks, once
-            Type result = returned == void.class ? Object.class
-                    : GenericTypeResolver.resolveType(method.getGenericReturnType(), target);
-            return new Described(method, annotation, input(method, annotation.input()), result);
-        }
-
-        private static int[] input(Method method, String[] named) {
-            if (named.length == 0) {
-                return IntStream.range(0, method.getParameterCount()).toArray();
-            }
-            String[] names = NAMES.getParameterNames(method);
-            if (names == null) {
-                throw new IllegalStateException("@IdempotentMethod(input = ...) needs the parameter names of " + method
-                        + ": compile with -parameters (Spring Boot's build plugins do)");
-            }
-            List<String> declared = Arrays.asList(names);
-            return Arrays.stream(named).mapToInt(name -> {
-                int index = declared.indexOf(name);
-                if (index < 0) {
-                    throw new IllegalStateException("@IdempotentMethod(input) names " + name
-                            + ", which is not a parameter of " + method);
-                }
-                return index;
-            }).toArray();
+            String[] names = annotation.input().length == 0 ? null : NAMES.getParameterNames(method);
+            return new Described(method, PARSER.parseExpression(annotation.key()), AnnotatedMethod.of(method, target,
+                    "@IdempotentMethod", annotation.scope(), annotation.input(), names));
         }
 
         /** The call of these arguments. */
         IdempotentCall call(Object[] arguments) {
             Object value = key.getValue(new MethodBasedEvaluationContext(null, method, arguments, NAMES));
             if (value == null) {
-                throw new IllegalArgumentException("The key of @IdempotentMethod on " + name + " ("
+                throw new IllegalArgumentException("The key of @IdempotentMethod on " + shape.name() + " ("
                         + key.getExpressionString() + ") is null");
             }
-            List<Object> values = Arrays.stream(input).mapToObj(i -> arguments[i]).toList();
-            return IdempotentCall.of(scope, value.toString(), values);
+            return shape.call(value, arguments);
         }
     }
 }
